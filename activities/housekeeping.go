@@ -1,0 +1,34 @@
+// Package activities holds the Temporal activities: every side effect of
+// the workflows (database, object store, mail, HTTP, parsing).
+package activities
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+
+	"ppwr/models"
+)
+
+// Housekeeping deletes state whose retention has passed.
+type Housekeeping struct {
+	DB *gorm.DB
+}
+
+// PurgeResult says how many rows were deleted.
+type PurgeResult struct {
+	IdempotencyKeys int64
+	RateBuckets     int64
+}
+
+// PurgeExpired deletes expired idempotency records and drained rate-limit
+// buckets. It is idempotent, so Temporal may retry it freely.
+func (h *Housekeeping) PurgeExpired(ctx context.Context) (PurgeResult, error) {
+	var r PurgeResult
+	var err error
+	if r.IdempotencyKeys, err = models.PurgeExpiredIdempotencyKeys(ctx, h.DB); err != nil {
+		return r, err
+	}
+	r.RateBuckets, err = models.PurgeIdleRateBuckets(ctx, h.DB)
+	return r, err
+}

@@ -1,0 +1,163 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"ppwr/internal/i18n"
+	"ppwr/models"
+)
+
+// Context keys of the request pipeline.
+const (
+	ctxRequestID  = "ppwr.requestID"
+	ctxLocale     = "ppwr.locale"
+	ctxOperation  = "ppwr.operation"
+	ctxCredential = "ppwr.credential"
+)
+
+func requestIDOf(c *gin.Context) string { return c.GetString(ctxRequestID) }
+
+func localeOf(c *gin.Context) i18n.Locale {
+	if l, ok := c.Get(ctxLocale); ok {
+		return l.(i18n.Locale)
+	}
+	return i18n.Default
+}
+
+func credentialOf(c *gin.Context) *models.Credential {
+	return c.MustGet(ctxCredential).(*models.Credential)
+}
+
+func operationOf(c *gin.Context) *Operation {
+	if op, ok := c.Get(ctxOperation); ok {
+		return op.(*Operation)
+	}
+	return nil
+}
+
+// withRequestID echoes a caller's X-Request-ID when it is a UUID (so that
+// ERP logs correlate) and otherwise assigns a fresh one.
+func withRequestID(c *gin.Context) {
+	id := c.GetHeader("X-Request-ID")
+	if _, err := uuid.Parse(id); err != nil {
+		id = uuid.NewString()
+	}
+	c.Set(ctxRequestID, id)
+	c.Header("X-Request-ID", id)
+}
+
+func withLocale(c *gin.Context) {
+	c.Set(ctxLocale, i18n.Parse(c.GetHeader("X-Locale")))
+	c.Header("Content-Language", string(localeOf(c)))
+}
+
+func withOperation(op *Operation) gin.HandlerFunc {
+	return func(c *gin.Context) { c.Set(ctxOperation, op) }
+}
+
+// recovery answers a panic with the 500 envelope instead of a closed socket.
+func recovery(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			slog.ErrorContext(c.Request.Context(), "panic", "request_id", requestIDOf(c), "panic", r, "stack", string(debug.Stack()))
+			render(c, newProblem(http.StatusInternalServerError, CodeInternal, "error.internal"))
+		}
+	}()
+	c.Next()
+}
+
+// authenticate resolves the bearer key: 401 when it is missing, malformed,
+// unknown or revoked.
+func (s *Server) authenticate(c *gin.Context) {
+	unauthenticated := func() {
+		p := newProblem(http.StatusUnauthorized, CodeUnauthenticated, "error.unauthenticated")
+		p.Headers = map[string]string{"WWW-Authenticate": `Bearer realm="ppwr"`}
+		render(c, p)
+	}
+	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !models.WellFormedToken(strings.TrimSpace(token)) {
+		unauthenticated()
+		return
+	}
+	cred, err := models.LookupCredential(c, s.DB, models.HashToken(strings.TrimSpace(token)), c.ClientIP())
+	if err == models.ErrUnknownToken || (err == nil && cred.Revoked) {
+		unauthenticated()
+		return
+	}
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Set(ctxCredential, cred)
+}
+
+// authorize enforces the organization scope (404) and then every condition
+// of the spec's rule 3 at once (403). The owner role never bypasses the
+// token's abilities.
+func (s *Server) authorize(op *Operation) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		cred := credentialOf(c)
+		if op.OrgScoped() {
+			if id, err := uuid.Parse(c.Param("organizationId")); err != nil || id != cred.OrganizationID {
+				render(c, NotFound())
+				return
+			}
+		}
+		switch {
+		case op.Ability != "" && !cred.HasAbility(op.Ability):
+			render(c, Forbidden(CodeMissingAbility))
+		case !cred.OrganizationOK:
+			render(c, Forbidden(CodeOrganizationSuspended))
+		case !cred.HasMembership || !cred.MembershipActive:
+			render(c, Forbidden(CodeMembershipInactive))
+		case !cred.EmailVerified:
+			render(c, Forbidden(CodeEmailUnverified))
+		case cred.RequireMFA && !cred.UserMFA:
+			render(c, Forbidden(CodeMFARequired))
+		case !cred.IPAllowed:
+			render(c, Forbidden(CodeIPNotAllowed))
+		case op.Permission != "" && !cred.HasPermission(op.Permission):
+			render(c, Forbidden(CodeMissingPermission))
+		}
+	}
+}
+
+// rateLimit charges the general per-user bucket and, for the operations
+// that have one, their extra bucket. State lives in Postgres so that every
+// replica enforces one limit.
+func (s *Server) rateLimit(op *Operation) gin.HandlerFunc {
+	type bucket struct {
+		suffix string
+		limit  int
+	}
+	buckets := []bucket{{"", s.Config.RateLimitPerMinute}}
+	if op.Rate == RateRecommendations {
+		buckets = append(buckets, bucket{":recommendations", s.Config.RecommendationRateLimitPerMinute})
+	}
+	return func(c *gin.Context) {
+		user := credentialOf(c).UserID.String()
+		for _, b := range buckets {
+			ok, wait, err := models.TakeRateToken(c, s.DB, "user:"+user+b.suffix, b.limit)
+			if err != nil {
+				fail(c, err)
+				return
+			}
+			if !ok {
+				p := newProblem(http.StatusTooManyRequests, CodeRateLimited, "error.rate_limited", wait)
+				p.Headers = map[string]string{"Retry-After": strconv.Itoa(wait)}
+				render(c, p)
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"gorm.io/datatypes"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"ppwr/internal/access"
+	"ppwr/models"
+)
+
+// adminCommand is the operator's administration panel: organizations,
+// users, memberships and keys are managed here, never through the API.
+func adminCommand() *cobra.Command {
+	admin := &cobra.Command{
+		Use:   "admin",
+		Short: "Operator commands (organizations, users, members, API keys); every command accepts --json",
+	}
+	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout")
+
+	org := &cobra.Command{Use: "org", Short: "Manage organizations"}
+	org.AddCommand(orgCreateCommand(), orgPolicyCommand())
+	user := &cobra.Command{Use: "user", Short: "Manage users"}
+	user.AddCommand(userCreateCommand())
+	member := &cobra.Command{Use: "member", Short: "Manage memberships"}
+	member.AddCommand(memberAddCommand())
+	key := &cobra.Command{Use: "key", Short: "Manage API keys"}
+	key.AddCommand(keyCreateCommand(), keyRevokeCommand())
+
+	admin.AddCommand(bootstrapCommand(), org, user, member, key)
+	return admin
+}
+
+// adminRun opens the database and runs fn in one transaction, then prints
+// its result: as one JSON object with --json, else as "key: value" lines.
+// Errors are printed as {"error": {"message": ...}} with --json too, so a
+// script always gets one object.
+func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		asJSON, _ := cmd.Flags().GetBool("json")
+		cmd.SilenceErrors = asJSON
+		out, err := func() (map[string]any, error) {
+			_, db, err := openDB(cmd.Context())
+			if err != nil {
+				return nil, err
+			}
+			var out map[string]any
+			err = db.WithContext(cmd.Context()).Transaction(func(tx *gorm.DB) error {
+				var ferr error
+				out, ferr = fn(cmd.Context(), tx)
+				return ferr
+			})
+			return out, err
+		}()
+		if err != nil {
+			if asJSON {
+				printJSON(cmd, map[string]any{"error": map[string]any{"message": err.Error()}})
+			}
+			return err
+		}
+		if asJSON {
+			printJSON(cmd, out)
+			return nil
+		}
+		for _, k := range sortedKeys(out) {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %v\n", k, out[k])
+		}
+		return nil
+	}
+}
+
+func printJSON(cmd *cobra.Command, v any) {
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	_ = enc.Encode(v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+func parseUUIDFlag(cmd *cobra.Command, name string) (uuid.UUID, error) {
+	raw, _ := cmd.Flags().GetString(name)
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("--%s must be a UUID, got %q", name, raw)
+	}
+	return id, nil
+}
+
+// auditOperator records an administration change in the organization's
+// audit log, in the same transaction as the change.
+func auditOperator(ctx context.Context, tx *gorm.DB, orgID uuid.UUID, operation, recordType string, recordID uuid.UUID, summary map[string]any) error {
+	raw, err := json.Marshal(summary)
+	if err != nil {
+		return err
+	}
+	return models.AppendAudit(ctx, tx, &models.AuditEntry{
+		OrganizationID: orgID, ActorKind: models.ActorOperator, Operation: operation,
+		RecordType: recordType, RecordID: &recordID, Summary: datatypes.JSON(raw),
+	})
+}
+
+func randomSuffix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func bootstrapCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bootstrap",
+		Short: "Create an organization with a verified owner and a key holding every ability",
+		Args:  cobra.NoArgs,
+	}
+	name := cmd.Flags().String("name", "Local development", "organization name")
+	email := cmd.Flags().String("email", "", "owner e-mail (default: a generated example.test address)")
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		suffix := randomSuffix()
+		org, err := models.CreateOrganization(ctx, tx, *name, models.Slugify(*name)+"-"+suffix)
+		if err != nil {
+			return nil, err
+		}
+		addr := *email
+		if addr == "" {
+			addr = "owner-" + suffix + "@example.test"
+		}
+		user, err := models.CreateUser(ctx, tx, addr, "Owner", true, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := models.UpsertMembership(ctx, tx, &models.Membership{OrganizationID: org.ID, UserID: user.ID, Role: access.Owner, Active: true}); err != nil {
+			return nil, err
+		}
+		all, _ := access.ParseAbilities("all")
+		key, token, err := models.CreateAPIKey(ctx, tx, org.ID, user.ID, "bootstrap", all)
+		if err != nil {
+			return nil, err
+		}
+		if err := auditOperator(ctx, tx, org.ID, "admin.bootstrap", "api_key", key.ID, map[string]any{"user_id": user.ID}); err != nil {
+			return nil, err
+		}
+		return map[string]any{"organizationId": org.ID, "userId": user.ID, "apiKey": token}, nil
+	})
+	return cmd
+}
+
+func organizationJSON(o *models.Organization) map[string]any {
+	return map[string]any{
+		"id": o.ID, "name": o.Name, "slug": o.Slug, "status": o.Status,
+		"requireMfa": o.RequireMFA, "dualControl": o.DualControl, "ipAllowList": []string(o.IPAllowList),
+	}
+}
+
+func orgCreateCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "create", Short: "Create an organization", Args: cobra.NoArgs}
+	name := cmd.Flags().String("name", "", "organization name (required)")
+	slug := cmd.Flags().String("slug", "", "URL slug (default: derived from the name)")
+	_ = cmd.MarkFlagRequired("name")
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		org, err := models.CreateOrganization(ctx, tx, *name, *slug)
+		if err != nil {
+			return nil, err
+		}
+		return organizationJSON(org), auditOperator(ctx, tx, org.ID, "admin.org.create", "organization", org.ID, map[string]any{"name": org.Name})
+	})
+	return cmd
+}
+
+func orgPolicyCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "policy", Short: "Change an organization's access policies (only the flags given)", Args: cobra.NoArgs}
+	cmd.Flags().String("org", "", "organization id (required)")
+	ipAllow := cmd.Flags().String("ip-allow", "", "comma-separated CIDRs or addresses; empty clears the allow-list")
+	mfa := cmd.Flags().Bool("require-mfa", false, "require members to have MFA")
+	dual := cmd.Flags().Bool("dual-control", false, "require a second reviewer for own documents")
+	_ = cmd.MarkFlagRequired("org")
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		id, err := parseUUIDFlag(cmd, "org")
+		if err != nil {
+			return nil, err
+		}
+		var org models.Organization
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&org, "id = ?", id).Error; err != nil {
+			return nil, fmt.Errorf("organization %s: %w", id, err)
+		}
+		changes := map[string]any{}
+		if cmd.Flags().Changed("ip-allow") {
+			cidrs, err := models.ParseCIDRs(strings.Split(*ipAllow, ","))
+			if err != nil {
+				return nil, err
+			}
+			org.IPAllowList, changes["ip_allow_list"] = cidrs, cidrs
+		}
+		if cmd.Flags().Changed("require-mfa") {
+			org.RequireMFA, changes["require_mfa"] = *mfa, *mfa
+		}
+		if cmd.Flags().Changed("dual-control") {
+			org.DualControl, changes["dual_control"] = *dual, *dual
+		}
+		if len(changes) > 0 {
+			changes["revision"] = gorm.Expr("revision + 1")
+			changes["updated_at"] = time.Now().UTC()
+			if err := tx.Model(&org).Updates(changes).Error; err != nil {
+				return nil, err
+			}
+			delete(changes, "revision")
+			if err := auditOperator(ctx, tx, org.ID, "admin.org.policy", "organization", org.ID, changes); err != nil {
+				return nil, err
+			}
+		}
+		return organizationJSON(&org), nil
+	})
+	return cmd
+}
+
+func userCreateCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "create", Short: "Create a user", Args: cobra.NoArgs}
+	email := cmd.Flags().String("email", "", "e-mail address (required)")
+	name := cmd.Flags().String("name", "", "display name")
+	verified := cmd.Flags().Bool("verified", true, "e-mail address is verified")
+	mfa := cmd.Flags().Bool("mfa", false, "user has MFA enabled")
+	_ = cmd.MarkFlagRequired("email")
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		u, err := models.CreateUser(ctx, tx, *email, *name, *verified, *mfa)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": u.ID, "email": u.Email, "name": u.Name, "emailVerified": u.EmailVerifiedAt != nil, "mfa": u.MFAEnabled}, nil
+	})
+	return cmd
+}
+
+func memberAddCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "add", Short: "Add a user to an organization, or change the membership", Args: cobra.NoArgs}
+	cmd.Flags().String("org", "", "organization id (required)")
+	cmd.Flags().String("user", "", "user id (required)")
+	role := cmd.Flags().String("role", "", "owner, admin or member (required)")
+	perms := cmd.Flags().String("permissions", "", "comma-separated permissions (members hold exactly these)")
+	active := cmd.Flags().Bool("active", true, "membership is active")
+	for _, f := range []string{"org", "user", "role"} {
+		_ = cmd.MarkFlagRequired(f)
+	}
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		orgID, err := parseUUIDFlag(cmd, "org")
+		if err != nil {
+			return nil, err
+		}
+		userID, err := parseUUIDFlag(cmd, "user")
+		if err != nil {
+			return nil, err
+		}
+		r, err := access.ParseRole(*role)
+		if err != nil {
+			return nil, err
+		}
+		p, err := access.ParsePermissions(*perms)
+		if err != nil {
+			return nil, err
+		}
+		m := &models.Membership{OrganizationID: orgID, UserID: userID, Role: r, Permissions: p, Active: *active}
+		if err := models.UpsertMembership(ctx, tx, m); err != nil {
+			return nil, err
+		}
+		out := map[string]any{"id": m.ID, "organizationId": m.OrganizationID, "userId": m.UserID, "role": m.Role, "permissions": []string(m.Permissions), "active": m.Active}
+		return out, auditOperator(ctx, tx, orgID, "admin.member.add", "membership", m.ID, out)
+	})
+	return cmd
+}
+
+func keyCreateCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "create", Short: "Create an API key (the token is shown once)", Args: cobra.NoArgs}
+	cmd.Flags().String("org", "", "organization id (required)")
+	cmd.Flags().String("user", "", "user id (required)")
+	abilities := cmd.Flags().String("abilities", "all", "comma-separated abilities, or all")
+	name := cmd.Flags().String("name", "", "label shown to operators")
+	_ = cmd.MarkFlagRequired("org")
+	_ = cmd.MarkFlagRequired("user")
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		orgID, err := parseUUIDFlag(cmd, "org")
+		if err != nil {
+			return nil, err
+		}
+		userID, err := parseUUIDFlag(cmd, "user")
+		if err != nil {
+			return nil, err
+		}
+		list, err := access.ParseAbilities(*abilities)
+		if err != nil {
+			return nil, err
+		}
+		key, token, err := models.CreateAPIKey(ctx, tx, orgID, userID, *name, list)
+		if err != nil {
+			return nil, err
+		}
+		if err := auditOperator(ctx, tx, orgID, "admin.key.create", "api_key", key.ID, map[string]any{"user_id": userID, "abilities": list, "name": *name}); err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": key.ID, "token": token, "organizationId": orgID, "userId": userID, "abilities": list, "name": key.Name}, nil
+	})
+	return cmd
+}
+
+func keyRevokeCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "revoke", Short: "Revoke an API key immediately", Args: cobra.NoArgs}
+	cmd.Flags().String("key", "", "key id (required)")
+	_ = cmd.MarkFlagRequired("key")
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		id, err := parseUUIDFlag(cmd, "key")
+		if err != nil {
+			return nil, err
+		}
+		key, err := models.RevokeAPIKey(ctx, tx, id)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": key.ID, "revokedAt": key.RevokedAt}, auditOperator(ctx, tx, key.OrganizationID, "admin.key.revoke", "api_key", key.ID, map[string]any{})
+	})
+	return cmd
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
+
+	"ppwr/api"
+	"ppwr/internal/config"
+	"ppwr/internal/database"
+	"ppwr/internal/storage"
+	"ppwr/internal/temporalclient"
+	"ppwr/migrations"
+	"ppwr/worker"
+)
+
+// app holds the connections a subcommand opened.
+type app struct {
+	cfg      config.Config
+	db       *gorm.DB
+	temporal client.Client
+	storage  *storage.Store
+}
+
+func openDB(ctx context.Context) (config.Config, *gorm.DB, error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return cfg, nil, err
+	}
+	db, err := database.Open(ctx, cfg.DatabaseURL)
+	return cfg, db, err
+}
+
+// openApp connects to everything the API and the worker need.
+func openApp(ctx context.Context) (*app, error) {
+	cfg, db, err := openDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace)
+	if err != nil {
+		return nil, err
+	}
+	store := storage.New(storage.Options{
+		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
+		AccessKeyID: cfg.AWSAccessKeyID, SecretAccessKey: cfg.AWSSecretAccessKey,
+	})
+	return &app{cfg: cfg, db: db, temporal: tc, storage: store}, nil
+}
+
+func (a *app) close() {
+	a.temporal.Close()
+	if sqlDB, err := a.db.DB(); err == nil {
+		_ = sqlDB.Close()
+	}
+}
+
+func migrate(ctx context.Context, db *gorm.DB) error {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return err
+	}
+	applied, err := migrations.Apply(ctx, sqlDB)
+	if err != nil {
+		return err
+	}
+	slog.Info("migrations applied", "versions", applied)
+	return nil
+}
+
+// serveHTTP runs the API until ctx is cancelled, then drains requests.
+func (a *app) serveHTTP(ctx context.Context) error {
+	engine, err := api.NewEngine(api.Deps{Config: a.cfg, DB: a.db, Temporal: a.temporal, Storage: a.storage})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: a.cfg.HTTPAddr, Handler: engine, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	slog.Info("api listening", "addr", a.cfg.HTTPAddr, "base_url", a.cfg.PublicBaseURL+"/api/v1")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// runWorker polls the task queue until ctx is cancelled.
+func (a *app) runWorker(ctx context.Context) error {
+	if err := worker.EnsureSchedules(ctx, a.temporal, a.cfg.TemporalTaskQueue); err != nil {
+		return err
+	}
+	w := worker.New(worker.Deps{DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue})
+	if err := w.Start(); err != nil {
+		return err
+	}
+	slog.Info("worker polling", "task_queue", a.cfg.TemporalTaskQueue)
+	<-ctx.Done()
+	w.Stop()
+	return nil
+}

@@ -1,0 +1,115 @@
+// Package config reads the service configuration from environment variables.
+// Every value has a default that points at the local stack `make run` starts,
+// so the binary works in a second terminal without any setup.
+package config
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is the whole configuration shared by every subcommand.
+type Config struct {
+	HTTPAddr           string
+	DatabaseURL        string
+	TemporalAddress    string
+	TemporalNamespace  string
+	TemporalTaskQueue  string
+	S3Endpoint         string
+	S3Bucket           string
+	S3Region           string
+	AWSAccessKeyID     string
+	AWSSecretAccessKey string
+	SMTPURL            string
+	MailFrom           string
+	PublicBaseURL      string
+	// TrustedProxies lists the CIDRs whose X-Forwarded-For is believed when
+	// the organization IP allow-list is evaluated; empty means the socket peer.
+	TrustedProxies []string
+	// RateLimitPerMinute and RecommendationRateLimitPerMinute are the spec's
+	// limits (120 and 10); they are configurable only so that load tests can
+	// exercise the full pipeline without being throttled.
+	RateLimitPerMinute               int
+	RecommendationRateLimitPerMinute int
+}
+
+// Variable documents one environment variable; README and `ppwr help` are
+// generated from this list so they cannot drift from the code.
+type Variable struct {
+	Name        string
+	Default     string
+	Description string
+}
+
+// Variables is every environment variable the service reads, with its default.
+var Variables = []Variable{
+	{"HTTP_ADDR", "127.0.0.1:8080", "address the HTTP API listens on"},
+	{"DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ppwr?sslmode=disable", "PostgreSQL connection URL"},
+	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
+	{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
+	{"TEMPORAL_TASK_QUEUE", "ppwr", "task queue of the worker"},
+	{"S3_ENDPOINT", "http://127.0.0.1:7070", "S3-compatible endpoint (empty for AWS S3)"},
+	{"S3_BUCKET", "ppwr", "bucket holding uploaded and generated files"},
+	{"S3_REGION", "us-east-1", "S3 region"},
+	{"AWS_ACCESS_KEY_ID", "ppwr-local", "S3 access key"},
+	{"AWS_SECRET_ACCESS_KEY", "ppwr-local-secret", "S3 secret key"},
+	{"SMTP_URL", "smtp://127.0.0.1:1025", "SMTP server for outgoing mail (smtp:// or smtps://, user:password@ optional)"},
+	{"MAIL_FROM", "ppwr@localhost", "sender address of outgoing mail"},
+	{"PUBLIC_BASE_URL", "http://127.0.0.1:8080", "external base URL, used in pagination links and mails"},
+	{"TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted"},
+	{"RATE_LIMIT_PER_MINUTE", "120", "requests per minute per user (spec: 120)"},
+	{"RECOMMENDATION_RATE_LIMIT_PER_MINUTE", "10", "extra limit on /packing-recommendations (spec: 10)"},
+}
+
+// FromEnv reads the configuration, applying defaults for unset variables.
+func FromEnv() (Config, error) {
+	get := func(name string) string {
+		if v, ok := os.LookupEnv(name); ok {
+			return v
+		}
+		for _, v := range Variables {
+			if v.Name == name {
+				return v.Default
+			}
+		}
+		panic("config: undeclared variable " + name)
+	}
+	c := Config{
+		HTTPAddr:           get("HTTP_ADDR"),
+		DatabaseURL:        get("DATABASE_URL"),
+		TemporalAddress:    get("TEMPORAL_ADDRESS"),
+		TemporalNamespace:  get("TEMPORAL_NAMESPACE"),
+		TemporalTaskQueue:  get("TEMPORAL_TASK_QUEUE"),
+		S3Endpoint:         get("S3_ENDPOINT"),
+		S3Bucket:           get("S3_BUCKET"),
+		S3Region:           get("S3_REGION"),
+		AWSAccessKeyID:     get("AWS_ACCESS_KEY_ID"),
+		AWSSecretAccessKey: get("AWS_SECRET_ACCESS_KEY"),
+		SMTPURL:            get("SMTP_URL"),
+		MailFrom:           get("MAIL_FROM"),
+		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
+	}
+	for _, p := range strings.Split(get("TRUSTED_PROXIES"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.TrustedProxies = append(c.TrustedProxies, p)
+		}
+	}
+	var err error
+	if c.RateLimitPerMinute, err = positiveInt("RATE_LIMIT_PER_MINUTE", get("RATE_LIMIT_PER_MINUTE")); err != nil {
+		return c, err
+	}
+	if c.RecommendationRateLimitPerMinute, err = positiveInt("RECOMMENDATION_RATE_LIMIT_PER_MINUTE", get("RECOMMENDATION_RATE_LIMIT_PER_MINUTE")); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func positiveInt(name, raw string) (int, error) {
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("config: %s must be a positive integer, got %q", name, raw)
+	}
+	return n, nil
+}

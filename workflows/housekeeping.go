@@ -1,0 +1,37 @@
+// Package workflows holds the Temporal workflow definitions. Code here must
+// be deterministic: all I/O happens in activities.
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"ppwr/activities"
+)
+
+// HousekeepingScheduleID and HousekeepingWorkflowID identify the hourly
+// purge in the Temporal UI.
+const (
+	HousekeepingScheduleID = "housekeeping"
+	HousekeepingWorkflowID = "housekeeping"
+)
+
+// Housekeeping runs the purge activity once; a Temporal schedule runs it
+// every hour.
+func Housekeeping(ctx workflow.Context) (activities.PurgeResult, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    5 * time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    5 * time.Minute,
+			MaximumAttempts:    10,
+		},
+	})
+	var h *activities.Housekeeping
+	var result activities.PurgeResult
+	err := workflow.ExecuteActivity(ctx, h.PurgeExpired).Get(ctx, &result)
+	return result, err
+}
