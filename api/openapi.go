@@ -102,12 +102,19 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 	t := func(key string, args ...any) string { return i18n.T(l, key, args...) }
 	paths := map[string]map[string]any{}
 	tagSet := map[string]bool{}
+	// The spec names one URL's parameter differently on different methods
+	// (GET {systemId}/items, POST {recordId}/items); OpenAPI treats those as
+	// one path, so the document keeps the first spelling for each shape.
+	canonical := map[string]string{}
 	for i := range s.operations {
 		op := &s.operations[i]
-		if paths[op.Path] == nil {
-			paths[op.Path] = map[string]any{}
+		shape := pathParam.ReplaceAllString(op.Path, "{}")
+		path, seen := canonical[shape]
+		if !seen {
+			path, canonical[shape] = op.Path, op.Path
+			paths[path] = map[string]any{}
 		}
-		paths[op.Path][strings.ToLower(op.Method)] = operationDoc(op, t)
+		paths[path][strings.ToLower(op.Method)] = operationDoc(op, pathParam.FindAllStringSubmatch(path, -1), t)
 		tagSet[op.Tag] = true
 	}
 	var tags []map[string]any
@@ -179,10 +186,10 @@ func errorResponses(t func(string, ...any) string) map[string]any {
 	return out
 }
 
-func operationDoc(op *Operation, t func(string, ...any) string) map[string]any {
+func operationDoc(op *Operation, pathParams [][]string, t func(string, ...any) string) map[string]any {
 	params := []any{}
-	for _, name := range op.PathParams() {
-		params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": uuidSchema(), "description": t("param.path_id", name)})
+	for _, m := range pathParams {
+		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": uuidSchema(), "description": t("param.path_id", m[1])})
 	}
 	params = append(params, map[string]any{"$ref": "#/components/parameters/XLocale"})
 	if op.Idempotent {

@@ -27,17 +27,27 @@ type Deps struct {
 // Server carries the dependencies and the operation table.
 type Server struct {
 	Deps
-	dicts      *dictionaries.Set
 	operations []Operation
 	openapi    map[string][]byte // rendered document per locale
+	dictJSON   map[string][]byte // dictionaries per locale, rendered once
 }
 
 // NewEngine builds the Gin engine with every operation of the spec.
 func NewEngine(d Deps) (*gin.Engine, error) {
-	s := &Server{Deps: d, dicts: dictionaries.Default()}
-	s.operations = s.table()
+	_, engine, err := newServer(d, (*Server).table)
+	return engine, err
+}
+
+// newServer builds the server from an operation table; tests pass the
+// spec's table plus synthetic operations to exercise the pipeline.
+func newServer(d Deps, table func(*Server) []Operation) (*Server, *gin.Engine, error) {
+	s := &Server{Deps: d}
+	s.operations = table(s)
 	if err := s.renderOpenAPI(); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if err := s.renderDictionaries(dictionaries.Default()); err != nil {
+		return nil, nil, err
 	}
 
 	gin.SetMode(gin.ReleaseMode)
@@ -45,7 +55,7 @@ func NewEngine(d Deps) (*gin.Engine, error) {
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
 	if err := r.SetTrustedProxies(d.Config.TrustedProxies); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.Use(recovery, withRequestID, withLocale)
 	r.NoRoute(func(c *gin.Context) { render(c, NotFound()) })
@@ -60,7 +70,7 @@ func NewEngine(d Deps) (*gin.Engine, error) {
 		op := &s.operations[i]
 		r.Handle(op.Method, op.ginPath(), s.chain(op)...)
 	}
-	return r, nil
+	return s, r, nil
 }
 
 // chain is the request pipeline of one operation, in the order of

@@ -1,10 +1,13 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
+	"ppwr/internal/dictionaries"
+	"ppwr/internal/i18n"
 	"ppwr/models"
 )
 
@@ -29,7 +32,21 @@ func (s *Server) listOrganizations(c *gin.Context) error {
 	return nil
 }
 
+// renderDictionaries serialises the code lists once per locale: they are
+// embedded data, identical for every request.
+func (s *Server) renderDictionaries(set *dictionaries.Set) error {
+	s.dictJSON = map[string][]byte{}
+	for _, l := range i18n.Locales {
+		raw, err := json.Marshal(set.For(string(l)))
+		if err != nil {
+			return err
+		}
+		s.dictJSON[string(l)] = raw
+	}
+	return nil
+}
+
 func (s *Server) getDictionaries(c *gin.Context) error {
-	c.JSON(http.StatusOK, s.dicts.For(string(localeOf(c))))
+	c.Data(http.StatusOK, "application/json; charset=utf-8", s.dictJSON[string(localeOf(c))])
 	return nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -252,6 +253,12 @@ func readJSONBody(c *gin.Context) ([]byte, bool) {
 			return nil, false
 		}
 		fail(c, err)
+		return nil, false
+	}
+	// Syntax errors are answered here, once for every operation, so no
+	// handler can turn a malformed body into a 500.
+	if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
+		render(c, newProblem(http.StatusUnprocessableEntity, CodeInvalidJSON, "error.invalid_json"))
 		return nil, false
 	}
 	c.Request.Body = io.NopCloser(bytes.NewReader(body))

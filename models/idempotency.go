@@ -28,6 +28,9 @@ type IdempotencyRecord struct {
 	ExpiresAt       time.Time
 }
 
+// TableName maps the record onto its table.
+func (IdempotencyRecord) TableName() string { return "idempotency_keys" }
+
 // ClaimIdempotencyKey reserves (keyID, key) inside tx. It returns nil when
 // the caller now owns the key and must execute the request, or the stored
 // record of an earlier request. Because the reservation is an INSERT in the
@@ -39,13 +42,13 @@ func ClaimIdempotencyKey(ctx context.Context, tx *gorm.DB, keyID uuid.UUID, key,
 	// its retention has passed even before housekeeping deletes it.
 	res := tx.WithContext(ctx).Exec(`
 INSERT INTO idempotency_keys (api_key_id, key, operation, fingerprint, response_status, response_body, expires_at)
-VALUES (?, ?, ?, ?, 0, '', now() + ?::interval)
+VALUES (?, ?, ?, ?, 0, '', now() + ?::bigint * interval '1 second')
 ON CONFLICT (api_key_id, key) DO UPDATE
    SET operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint,
        response_status = 0, response_body = '', response_headers = '{}',
        created_at = now(), expires_at = EXCLUDED.expires_at
  WHERE idempotency_keys.expires_at <= now()`,
-		keyID, key, operation, fingerprint, IdempotencyTTL.String())
+		keyID, key, operation, fingerprint, int64(IdempotencyTTL.Seconds()))
 	if res.Error != nil {
 		return nil, res.Error
 	}

@@ -14,7 +14,7 @@ import (
 // returns whether the request is allowed and, if not, the whole seconds to
 // wait. The database clock is used so that replicas with skewed clocks agree.
 func TakeRateToken(ctx context.Context, db *gorm.DB, bucket string, perMinute int) (bool, int, error) {
-	interval := time.Minute / time.Duration(perMinute)
+	us := (time.Minute / time.Duration(perMinute)).Microseconds()
 	var row struct {
 		Allowed bool
 		WaitMs  float64
@@ -25,14 +25,14 @@ func TakeRateToken(ctx context.Context, db *gorm.DB, bucket string, perMinute in
 	err := db.WithContext(ctx).Raw(`
 WITH now AS (SELECT clock_timestamp() AS t)
 INSERT INTO rate_limit_buckets AS b (bucket, tat, allowed)
-SELECT ?, now.t + ?::interval, true FROM now
+SELECT ?, now.t + (?::bigint * interval '1 microsecond'), true FROM now
 ON CONFLICT (bucket) DO UPDATE SET
-    allowed = GREATEST(b.tat, clock_timestamp()) + ?::interval <= clock_timestamp() + interval '1 minute',
-    tat = CASE WHEN GREATEST(b.tat, clock_timestamp()) + ?::interval <= clock_timestamp() + interval '1 minute'
-               THEN GREATEST(b.tat, clock_timestamp()) + ?::interval ELSE b.tat END
+    allowed = GREATEST(b.tat, clock_timestamp()) + (?::bigint * interval '1 microsecond') <= clock_timestamp() + interval '1 minute',
+    tat = CASE WHEN GREATEST(b.tat, clock_timestamp()) + (?::bigint * interval '1 microsecond') <= clock_timestamp() + interval '1 minute'
+               THEN GREATEST(b.tat, clock_timestamp()) + (?::bigint * interval '1 microsecond') ELSE b.tat END
 RETURNING allowed,
-    EXTRACT(EPOCH FROM (tat + ?::interval - interval '1 minute' - clock_timestamp())) * 1000 AS wait_ms`,
-		bucket, interval.String(), interval.String(), interval.String(), interval.String(), interval.String()).Scan(&row).Error
+    EXTRACT(EPOCH FROM (tat + (?::bigint * interval '1 microsecond') - interval '1 minute' - clock_timestamp())) * 1000 AS wait_ms`,
+		bucket, us, us, us, us, us).Scan(&row).Error
 	if err != nil {
 		return false, 0, err
 	}

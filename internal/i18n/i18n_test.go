@@ -19,6 +19,9 @@ func TestParseFallsBackToEnglish(t *testing.T) {
 
 var verb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
 
+// sameInBothLanguages are messages that are correctly identical in pl and en.
+var sameInBothLanguages = map[string]bool{"response.200": true}
+
 // Both catalogues must carry the same keys with the same fmt verbs, or a
 // Polish client would see an English message or a garbled one.
 func TestCataloguesMatch(t *testing.T) {
@@ -28,11 +31,13 @@ func TestCataloguesMatch(t *testing.T) {
 	require.Equal(t, en, pl)
 	for _, k := range en {
 		assert.Equal(t, verb.FindAllString(T(EN, k), -1), verb.FindAllString(T(PL, k), -1), "verbs of %s", k)
-		assert.NotEqual(t, T(EN, k), T(PL, k), "%s is not translated", k)
+		if !sameInBothLanguages[k] {
+			assert.NotEqual(t, T(EN, k), T(PL, k), "%s is not translated", k)
+		}
 	}
 }
 
 func TestTFormatsAndFallsBack(t *testing.T) {
 	assert.Equal(t, "no.such.key", T(PL, "no.such.key"))
-	assert.Contains(t, T(EN, "error.per_page_range", 1, 100), "100")
+	assert.Contains(t, T(EN, "field.per_page_range", 1, 100), "100")
 }

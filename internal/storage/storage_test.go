@@ -1,0 +1,47 @@
+package storage_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/internal/storage"
+	"ppwr/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// A multi-part-sized object goes through the real S3 server and comes back
+// byte for byte, with its content type.
+func TestPutGetDeleteRoundTrip(t *testing.T) {
+	store := testenv.Storage(t)
+	ctx := context.Background()
+	payload := make([]byte, 9<<20) // above the 8 MiB part size: a multipart upload
+	_, _ = rand.Read(payload)
+
+	// io.MultiReader hides the length, as a streamed upload would.
+	require.NoError(t, store.Put(ctx, "org/x/documents/a/b", io.MultiReader(bytes.NewReader(payload)), "application/pdf"))
+
+	obj, err := store.Get(ctx, "org/x/documents/a/b")
+	require.NoError(t, err)
+	defer obj.Body.Close()
+	got, err := io.ReadAll(obj.Body)
+	require.NoError(t, err)
+	assert.Equal(t, payload, got)
+	assert.Equal(t, "application/pdf", obj.ContentType)
+
+	require.NoError(t, store.Delete(ctx, "org/x/documents/a/b"))
+	_, err = store.Get(ctx, "org/x/documents/a/b")
+	assert.ErrorIs(t, err, storage.ErrNotFound)
+	assert.NoError(t, store.Delete(ctx, "org/x/documents/a/b"), "deleting a missing key is not an error")
+}
+
+func TestPingFailsForUnreachableStore(t *testing.T) {
+	store := storage.New(storage.Options{Endpoint: "http://127.0.0.1:1", Region: "us-east-1", Bucket: "b", AccessKeyID: "a", SecretAccessKey: "s"})
+	assert.Error(t, store.Ping(context.Background()))
+}

@@ -1,0 +1,289 @@
+// Package testenv gives tests the real backing services: a fresh, migrated
+// PostgreSQL database per test binary (so per package), the Temporal dev
+// server started from the locally built CLI, and a versitygw S3 server.
+// Each service starts on first use and is torn down by Main. A missing
+// service fails the test with instructions; nothing is skipped silently.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"gorm.io/gorm"
+
+	"ppwr/internal/config"
+	"ppwr/internal/database"
+	"ppwr/internal/storage"
+	"ppwr/internal/temporalclient"
+	"ppwr/migrations"
+)
+
+var (
+	mu        sync.Mutex
+	teardowns []func()
+
+	dbOnce sync.Once
+	dbURL  string
+	db     *gorm.DB
+	dbErr  error
+
+	temporalOnce sync.Once
+	devServer    *testsuite.DevServer
+	temporalErr  error
+
+	s3Once  sync.Once
+	s3Opts  storage.Options
+	s3Store *storage.Store
+	s3Err   error
+)
+
+// Main runs the package's tests and then stops every service they started
+// and drops their database. Use it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	mu.Lock()
+	for i := len(teardowns) - 1; i >= 0; i-- {
+		teardowns[i]()
+	}
+	mu.Unlock()
+	os.Exit(code)
+}
+
+func onTeardown(fn func()) {
+	mu.Lock()
+	teardowns = append(teardowns, fn)
+	mu.Unlock()
+}
+
+// RepoRoot is the module root (where go.mod is), found from the working
+// directory of the test binary.
+func RepoRoot() string {
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func randomName() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// adminURL is the server to create test databases on.
+func adminURL() string {
+	if v := os.Getenv("TEST_DATABASE_URL"); v != "" {
+		return v
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+}
+
+// DB returns the package's migrated database.
+func DB(t testing.TB) *gorm.DB {
+	t.Helper()
+	dbOnce.Do(func() { db, dbURL, dbErr = createDatabase() })
+	if dbErr != nil {
+		t.Fatalf("testenv: PostgreSQL: %v (run `make test`, which finds or starts a server, or set TEST_DATABASE_URL)", dbErr)
+	}
+	return db
+}
+
+// DatabaseURL is the connection URL of DB's database.
+func DatabaseURL(t testing.TB) string {
+	DB(t)
+	return dbURL
+}
+
+func createDatabase() (*gorm.DB, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := database.Open(ctx, adminURL())
+	if err != nil {
+		return nil, "", err
+	}
+	name := "ppwr_test_" + randomName()
+	if err := admin.Exec("CREATE DATABASE " + name).Error; err != nil {
+		return nil, "", err
+	}
+	u, err := url.Parse(adminURL())
+	if err != nil {
+		return nil, "", err
+	}
+	u.Path = "/" + name
+	conn, err := database.Open(ctx, u.String())
+	if err != nil {
+		return nil, "", err
+	}
+	sqlDB, err := conn.DB()
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := migrations.Apply(ctx, sqlDB); err != nil {
+		return nil, "", err
+	}
+	onTeardown(func() {
+		_ = sqlDB.Close()
+		admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		if a, err := admin.DB(); err == nil {
+			_ = a.Close()
+		}
+	})
+	return conn, u.String(), nil
+}
+
+func binary(envVar, name string) (string, error) {
+	path := os.Getenv(envVar)
+	if path == "" {
+		path = filepath.Join(RepoRoot(), "bin", name)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%s not found at %s (run `make tools` or `make test`, which build it)", name, path)
+	}
+	return path, nil
+}
+
+// Temporal returns a client of the package's Temporal dev server, which has
+// the OrganizationId and ResourceId search attributes registered.
+func Temporal(t testing.TB) client.Client {
+	t.Helper()
+	temporalOnce.Do(func() {
+		var path string
+		if path, temporalErr = binary("PPWR_TEMPORAL_BIN", "temporal"); temporalErr != nil {
+			return
+		}
+		devServer, temporalErr = testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
+			ExistingPath: path,
+			ClientOptions: &client.Options{
+				HostPort:  "127.0.0.1:" + freePort(),
+				Namespace: "default",
+			},
+			LogLevel: "error",
+			SearchAttributes: temporal.NewSearchAttributes(
+				temporalclient.OrganizationID.ValueSet(""), temporalclient.ResourceID.ValueSet(""),
+			),
+			ExtraArgs: []string{"--http-port", freePort(), "--metrics-port", freePort()},
+			Stdout:    os.Stderr,
+			Stderr:    os.Stderr,
+		})
+		if temporalErr == nil {
+			onTeardown(func() { _ = devServer.Stop() })
+		}
+	})
+	if temporalErr != nil {
+		t.Fatalf("testenv: Temporal dev server: %v", temporalErr)
+	}
+	return devServer.Client()
+}
+
+// TemporalAddress is the frontend host:port of the dev server.
+func TemporalAddress(t testing.TB) string {
+	Temporal(t)
+	return devServer.FrontendHostPort()
+}
+
+// Storage returns a store on the package's versitygw server, with its
+// bucket created.
+func Storage(t testing.TB) *storage.Store {
+	t.Helper()
+	s3Once.Do(func() { s3Store, s3Err = startS3() })
+	if s3Err != nil {
+		t.Fatalf("testenv: S3 (versitygw): %v", s3Err)
+	}
+	return s3Store
+}
+
+func startS3() (*storage.Store, error) {
+	path, err := binary("PPWR_VERSITYGW_BIN", "versitygw")
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ppwr-s3-")
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + freePort()
+	s3Opts = storage.Options{
+		Endpoint: "http://" + addr, Region: "us-east-1", Bucket: "ppwr-test",
+		AccessKeyID: "ppwr-test", SecretAccessKey: "ppwr-test-secret",
+	}
+	cmd := exec.Command(path, "--port", addr, "posix", dir)
+	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s3Opts.AccessKeyID, "ROOT_SECRET_ACCESS_KEY="+s3Opts.SecretAccessKey)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	onTeardown(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = os.RemoveAll(dir)
+	})
+	store := storage.New(s3Opts)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err = store.EnsureBucket(ctx)
+		cancel()
+		if err == nil {
+			return store, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("versitygw did not become ready: %v; output: %s", err, out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Config is a configuration pointing at every service the test touched
+// (call DB, Temporal and Storage first for the ones it needs).
+func Config(t testing.TB) config.Config {
+	t.Helper()
+	cfg, err := config.FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.PublicBaseURL = "http://ppwr.test"
+	if dbURL != "" {
+		cfg.DatabaseURL = dbURL
+	}
+	if devServer != nil {
+		cfg.TemporalAddress = devServer.FrontendHostPort()
+	}
+	if s3Store != nil {
+		cfg.S3Endpoint, cfg.S3Bucket, cfg.S3Region = s3Opts.Endpoint, s3Opts.Bucket, s3Opts.Region
+		cfg.AWSAccessKeyID, cfg.AWSSecretAccessKey = s3Opts.AccessKeyID, s3Opts.SecretAccessKey
+	}
+	return cfg
+}
+
+// freePort asks the kernel for a port that is free right now.
+func freePort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
