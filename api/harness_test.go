@@ -130,8 +130,10 @@ type req struct {
 	body         any
 	headers      map[string]string
 	// undocumented skips OpenAPI validation for answers that deliberately
-	// fall outside the document (unknown paths, 405).
+	// fall outside the document (unknown paths, 405, probes).
 	undocumented bool
+	// outsideAPI addresses paths outside /api/v1 (/healthz, /readyz).
+	outsideAPI bool
 }
 
 // do sends r through the engine and validates the answer against the
@@ -148,7 +150,11 @@ func (a *testAPI) do(r req) *response {
 		require.NoError(a.t, err)
 		body = bytes.NewReader(raw)
 	}
-	httpReq := httptest.NewRequest(r.method, testBase+r.path, body)
+	target := testBase + r.path
+	if r.outsideAPI {
+		target = strings.TrimSuffix(testBase, "/api/v1") + r.path
+	}
+	httpReq := httptest.NewRequest(r.method, target, body)
 	if body != nil {
 		httpReq.Header.Set("Content-Type", "application/json")
 	}

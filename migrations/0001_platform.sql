@@ -91,7 +91,10 @@ CREATE INDEX idempotency_keys_expiry_idx ON idempotency_keys (expires_at);
 
 -- Generic cell rate algorithm state: one row per bucket holding the
 -- theoretical arrival time, so every API replica enforces one limit.
-CREATE TABLE rate_limit_buckets (
+-- UNLOGGED: written on every request, so it skips the WAL (and its flush at
+-- commit); after a crash the table is empty, which only forgives a minute
+-- of rate-limit history.
+CREATE UNLOGGED TABLE rate_limit_buckets (
     bucket  text PRIMARY KEY,
     tat     timestamptz NOT NULL,
     allowed boolean NOT NULL

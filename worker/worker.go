@@ -33,8 +33,9 @@ func New(d Deps) sdkworker.Worker {
 	return w
 }
 
-// EnsureSchedules creates the service's schedules if they do not exist yet;
-// every worker replica calls it at start and all but the first find them.
+// EnsureSchedules creates the service's schedules, or brings existing ones
+// in line with this version (interval, task queue); every worker replica
+// calls it at start.
 func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) error {
 	ref := temporalclient.Ref{
 		WorkflowID:     workflows.HousekeepingWorkflowID,
@@ -42,17 +43,24 @@ func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) err
 		ResourceID:     workflows.HousekeepingWorkflowID,
 		TaskQueue:      taskQueue,
 	}
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID:   workflows.HousekeepingScheduleID,
-		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: time.Hour}}},
-		Action: &client.ScheduleWorkflowAction{
-			ID:                    ref.WorkflowID,
-			Workflow:              workflows.Housekeeping,
-			TaskQueue:             taskQueue,
-			TypedSearchAttributes: ref.SearchAttributes(),
-		},
-	})
-	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: time.Hour}}}
+	action := &client.ScheduleWorkflowAction{
+		ID:                    ref.WorkflowID,
+		Workflow:              workflows.Housekeeping,
+		TaskQueue:             taskQueue,
+		TypedSearchAttributes: ref.SearchAttributes(),
+	}
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: workflows.HousekeepingScheduleID, Spec: spec, Action: action})
+	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		err = c.ScheduleClient().GetHandle(ctx, workflows.HousekeepingScheduleID).Update(ctx, client.ScheduleUpdateOptions{
+			DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+				in.Description.Schedule.Spec = &spec
+				in.Description.Schedule.Action = action
+				return &client.ScheduleUpdate{Schedule: &in.Description.Schedule}, nil
+			},
+		})
+	}
+	if err != nil {
 		return fmt.Errorf("worker: housekeeping schedule: %w", err)
 	}
 	return nil

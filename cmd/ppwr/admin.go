@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -29,6 +30,17 @@ func adminCommand() *cobra.Command {
 		Short: "Operator commands (organizations, users, members, API keys); every command accepts --json",
 	}
 	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout")
+	// Cobra rejects bad flags and missing required flags before RunE, so
+	// adminRun never sees those errors; report them here so that a script
+	// using --json still gets its one object. A flag after the malformed one
+	// is not parsed, so --json must come first for that case.
+	admin.SetFlagErrorFunc(reportError)
+	admin.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := cmd.ValidateRequiredFlags(); err != nil {
+			return reportError(cmd, err)
+		}
+		return nil
+	}
 
 	org := &cobra.Command{Use: "org", Short: "Manage organizations"}
 	org.AddCommand(orgCreateCommand(), orgPolicyCommand())
@@ -40,7 +52,24 @@ func adminCommand() *cobra.Command {
 	key.AddCommand(keyCreateCommand(), keyRevokeCommand())
 
 	admin.AddCommand(bootstrapCommand(), org, user, member, key)
+	reportArgErrors(admin)
 	return admin
+}
+
+// reportArgErrors makes positional-argument errors of c and its children go
+// through reportError too (cobra checks them before any hook runs).
+func reportArgErrors(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return reportError(cmd, err)
+			}
+			return nil
+		}
+	}
+	for _, child := range c.Commands() {
+		reportArgErrors(child)
+	}
 }
 
 // adminRun opens the database and runs fn in one transaction, then prints
@@ -50,12 +79,12 @@ func adminCommand() *cobra.Command {
 func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error)) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
 		asJSON, _ := cmd.Flags().GetBool("json")
-		cmd.SilenceErrors = asJSON
 		out, err := func() (map[string]any, error) {
 			_, db, err := openDB(cmd.Context())
 			if err != nil {
 				return nil, err
 			}
+			defer closeDB(db)
 			var out map[string]any
 			err = db.WithContext(cmd.Context()).Transaction(func(tx *gorm.DB) error {
 				var ferr error
@@ -64,11 +93,11 @@ func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error))
 			})
 			return out, err
 		}()
+		if errors.Is(err, gorm.ErrDuplicatedKey) {
+			err = errors.New("a record with these unique values (slug, e-mail or membership) already exists")
+		}
 		if err != nil {
-			if asJSON {
-				printJSON(cmd, map[string]any{"error": map[string]any{"message": err.Error()}})
-			}
-			return err
+			return reportError(cmd, err)
 		}
 		if asJSON {
 			printJSON(cmd, out)
@@ -79,6 +108,16 @@ func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error))
 		}
 		return nil
 	}
+}
+
+// reportError prints err as {"error": {"message": ...}} when --json was
+// given (and then keeps cobra from printing it again) and returns it.
+func reportError(cmd *cobra.Command, err error) error {
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+		cmd.SilenceErrors = true
+		printJSON(cmd, map[string]any{"error": map[string]any{"message": err.Error()}})
+	}
+	return err
 }
 
 func printJSON(cmd *cobra.Command, v any) {

@@ -47,6 +47,7 @@ func migrateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer closeDB(db)
 			return migrate(cmd.Context(), db)
 		},
 	}

@@ -55,7 +55,11 @@ func openApp(ctx context.Context) (*app, error) {
 
 func (a *app) close() {
 	a.temporal.Close()
-	if sqlDB, err := a.db.DB(); err == nil {
+	closeDB(a.db)
+}
+
+func closeDB(db *gorm.DB) {
+	if sqlDB, err := db.DB(); err == nil {
 		_ = sqlDB.Close()
 	}
 }

@@ -233,8 +233,9 @@ func TestOtherDictionariesCoverRequiredCodes(t *testing.T) {
 	for _, r := range s.For(LocaleEN).EconomicRoles {
 		roles[r.Code] = r.Article
 	}
-	assert.Equal(t, "Art. 3(13)", roles["manufacturer"])
-	assert.Equal(t, "Art. 3(15)", roles["producer"])
+	// Every role is defined in Art. 3(1) of Regulation (EU) 2025/40.
+	assert.Equal(t, "Art. 3(1)", roles["manufacturer"])
+	assert.Equal(t, "Art. 3(1)", roles["producer"])
 }
 
 func TestRuleSets(t *testing.T) {
@@ -381,7 +382,7 @@ func TestLocalizedJSON(t *testing.T) {
 	assert.ElementsMatch(t, []string{"code", "name", "description"}, keys(sales))
 	assert.ElementsMatch(t, []string{"code", "name"}, keys(find(t, doc, "packaging_formats", "bottle")))
 	assert.ElementsMatch(t, []string{"code", "name"}, keys(find(t, doc, "document_types", "test_report")))
-	assert.Equal(t, "Art. 3(13)", find(t, doc, "economic_roles", "manufacturer")["article"])
+	assert.Equal(t, "Art. 3(1)", find(t, doc, "economic_roles", "manufacturer")["article"])
 
 	graded := find(t, doc, "rule_sets", "recyclability_grades")
 	assert.Equal(t, []any{"A", "B", "C"}, graded["grades"])

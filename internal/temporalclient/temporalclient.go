@@ -6,10 +6,12 @@ package temporalclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
@@ -54,20 +56,27 @@ func (r Ref) SearchAttributes() temporal.SearchAttributes {
 }
 
 // Options are the start options for r. A second start for the same record
-// while a run is open returns that run instead of failing or duplicating,
-// so a retried API request never starts two.
+// joins the run that is open, and once a run has closed the id is not
+// reused: a retried API request never starts a second run. Re-driving a
+// failed run is a deliberate operator action that must allow a duplicate.
 func (r Ref) Options() client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                       r.WorkflowID,
 		TaskQueue:                r.TaskQueue,
 		TypedSearchAttributes:    r.SearchAttributes(),
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}
 }
 
-// Start starts (or joins the open run of) the workflow for r.
+// Start starts the workflow for r, or returns the run that already exists
+// for it (open or closed).
 func Start(ctx context.Context, c client.Client, r Ref, workflow any, args ...any) (client.WorkflowRun, error) {
 	run, err := c.ExecuteWorkflow(ctx, r.Options(), workflow, args...)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return c.GetWorkflow(ctx, r.WorkflowID, started.RunId), nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("temporal: start %s: %w", r.WorkflowID, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"net/url"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,40 +116,59 @@ func DatabaseURL(t testing.TB) string {
 }
 
 func createDatabase() (*gorm.DB, string, error) {
+	db, url, drop, err := CreateDatabase("ppwr_test_")
+	if err == nil {
+		onTeardown(drop)
+	}
+	return db, url, err
+}
+
+// CreateDatabase creates and migrates a database named prefix+random on
+// the TEST_DATABASE_URL server; drop closes and removes it. Benchmarks use
+// it outside tests.
+func CreateDatabase(prefix string) (db *gorm.DB, url string, drop func(), err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	admin, err := database.Open(ctx, adminURL())
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	name := "ppwr_test_" + randomName()
+	name := prefix + randomName()
 	if err := admin.Exec("CREATE DATABASE " + name).Error; err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	u, err := url.Parse(adminURL())
-	if err != nil {
-		return nil, "", err
-	}
-	u.Path = "/" + name
-	conn, err := database.Open(ctx, u.String())
-	if err != nil {
-		return nil, "", err
-	}
-	sqlDB, err := conn.DB()
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := migrations.Apply(ctx, sqlDB); err != nil {
-		return nil, "", err
-	}
-	onTeardown(func() {
-		_ = sqlDB.Close()
+	drop = func() {
+		if db != nil {
+			if sqlDB, err := db.DB(); err == nil {
+				_ = sqlDB.Close()
+			}
+		}
 		admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
 		if a, err := admin.DB(); err == nil {
 			_ = a.Close()
 		}
-	})
-	return conn, u.String(), nil
+	}
+	defer func() {
+		if err != nil {
+			drop()
+		}
+	}()
+	u, err := neturl.Parse(adminURL())
+	if err != nil {
+		return nil, "", nil, err
+	}
+	u.Path = "/" + name
+	if db, err = database.Open(ctx, u.String()); err != nil {
+		return nil, "", nil, err
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if _, err = migrations.Apply(ctx, sqlDB); err != nil {
+		return nil, "", nil, err
+	}
+	return db, u.String(), drop, nil
 }
 
 func binary(envVar, name string) (string, error) {

@@ -1,0 +1,63 @@
+package activities_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/activities"
+	"ppwr/internal/testenv"
+	"ppwr/models"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func TestPurgeExpiredDeletesOnlyExpiredState(t *testing.T) {
+	ctx := context.Background()
+	db := testenv.DB(t)
+
+	org, err := models.CreateOrganization(ctx, db, "Purge Test", "purge-"+uuid.NewString()[:8])
+	require.NoError(t, err)
+	user, err := models.CreateUser(ctx, db, "purge-"+uuid.NewString()[:8]+"@example.test", "", true, false)
+	require.NoError(t, err)
+	key, _, err := models.CreateAPIKey(ctx, db, org.ID, user.ID, "purge", []string{"catalog:read"})
+	require.NoError(t, err)
+
+	insertKey := func(name, expiresIn string) {
+		require.NoError(t, db.Exec(`
+INSERT INTO idempotency_keys (api_key_id, key, operation, fingerprint, response_status, response_body, expires_at)
+VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expiresIn).Error)
+	}
+	insertKey("expired", "-1 hour")
+	insertKey("live", "23 hours")
+
+	insertBucket := func(name, tatIn string) {
+		require.NoError(t, db.Exec(`INSERT INTO rate_limit_buckets (bucket, tat, allowed) VALUES (?, now() + ?::interval, true)`, name, tatIn).Error)
+	}
+	// A bucket whose theoretical arrival time has passed holds no state a
+	// missing row would not; one still in the future is throttling someone.
+	insertBucket("drained-"+key.ID.String(), "-5 seconds")
+	insertBucket("busy-"+key.ID.String(), "30 seconds")
+
+	h := &activities.Housekeeping{DB: db}
+	res, err := h.PurgeExpired(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), res.IdempotencyKeys)
+	assert.Equal(t, int64(1), res.RateBuckets)
+
+	var keys []string
+	require.NoError(t, db.Raw(`SELECT key FROM idempotency_keys WHERE api_key_id = ? ORDER BY key`, key.ID).Scan(&keys).Error)
+	assert.Equal(t, []string{"live"}, keys)
+	var buckets []string
+	require.NoError(t, db.Raw(`SELECT bucket FROM rate_limit_buckets WHERE bucket LIKE ? ORDER BY bucket`, "%"+key.ID.String()).Scan(&buckets).Error)
+	assert.Equal(t, []string{"busy-" + key.ID.String()}, buckets)
+
+	// Temporal may retry the activity after it already purged: a second run
+	// must succeed and find nothing more to delete.
+	res, err = h.PurgeExpired(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, activities.PurgeResult{}, res)
+}

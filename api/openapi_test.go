@@ -1,0 +1,131 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/internal/i18n"
+)
+
+// The served document is valid OpenAPI 3.1 in both locales, describes every
+// operation of the table with its access rules, and is public.
+func TestOpenAPIDocument(t *testing.T) {
+	a := newTestAPI(t)
+	for _, locale := range []string{"en", "pl"} {
+		res := a.do(req{method: http.MethodGet, path: "/openapi.json?locale=" + locale, undocumented: true})
+		require.Equal(t, http.StatusOK, res.Code, "public: no key")
+
+		doc, err := libopenapi.NewDocument(res.Body.Bytes())
+		require.NoError(t, err)
+		assert.Equal(t, "3.1.0", doc.GetVersion())
+		v, errs := validator.NewValidator(doc)
+		require.Empty(t, errs)
+		ok, verrs := v.ValidateDocument()
+		for _, e := range verrs {
+			t.Errorf("%s: %s: %s", locale, e.Message, e.Reason)
+		}
+		assert.True(t, ok)
+
+		model, merrs := doc.BuildV3Model()
+		require.Empty(t, merrs)
+		assert.Equal(t, "1.0.0", model.Model.Info.Version)
+		ids := map[string]bool{}
+		for path, item := range model.Model.Paths.PathItems.FromOldest() {
+			for method, op := range item.GetOperations().FromOldest() {
+				ids[op.OperationId] = true
+				assert.NotEmpty(t, op.Summary, "%s %s has a summary", method, path)
+				assert.False(t, strings.HasPrefix(op.Summary, "op."), "%s is translated in %s", op.OperationId, locale)
+				assert.NotNil(t, op.Responses.Codes.GetOrZero("422"), "%s documents 422", op.OperationId)
+			}
+		}
+		for _, op := range a.server.operations {
+			assert.True(t, ids[op.ID], "%s is in the %s document", op.ID, locale)
+		}
+	}
+
+	var en, pl map[string]any
+	require.NoError(t, json.Unmarshal(a.server.OpenAPIDocument(i18n.EN), &en))
+	require.NoError(t, json.Unmarshal(a.server.OpenAPIDocument(i18n.PL), &pl))
+	assert.NotEqual(t, en["info"].(map[string]any)["description"], pl["info"].(map[string]any)["description"])
+	assert.Contains(t, pl["info"].(map[string]any)["title"], "zgodności opakowań")
+}
+
+// Every operation row has a summary in both languages, so the document
+// never shows a bare message key.
+func TestEveryOperationHasSummaries(t *testing.T) {
+	a := newTestAPI(t)
+	for _, op := range a.server.operations {
+		for _, l := range i18n.Locales {
+			assert.True(t, i18n.Has(l, "op."+op.ID), "op.%s in %s", op.ID, l)
+		}
+		for _, p := range append(op.Query, op.Headers...) {
+			assert.True(t, i18n.Has(i18n.EN, p.DescKey), "%s of %s", p.DescKey, op.ID)
+		}
+	}
+	for _, tag := range []string{tagStart, tagCatalog, tagPacking, tagMovements, tagDocuments, tagSuppliers, tagImports,
+		tagAssessments, tagRegisters, tagPPWR, tagPassports, tagReports, tagBDO, tagCarbon, tagAudit} {
+		assert.True(t, i18n.Has(i18n.PL, "tag."+tag), tag)
+	}
+}
+
+// The table's access rules follow the spec's tables for a sample of rows
+// from each area.
+func TestOperationTableMatchesSpec(t *testing.T) {
+	a := newTestAPI(t)
+	byID := map[string]Operation{}
+	for _, op := range a.server.operations {
+		_, dup := byID[op.ID]
+		require.False(t, dup, "operation ids are unique: %s", op.ID)
+		byID[op.ID] = op
+	}
+	cases := []struct {
+		id, method, path, ability, permission string
+		idempotent                            bool
+	}{
+		{"getDictionaries", "GET", "/organizations/{organizationId}/dictionaries", "catalog:read", "catalog.view", false},
+		{"updateCatalogItem", "PATCH", "/organizations/{organizationId}/catalog-items/{catalogItemId}", "catalog:write", "catalog.update", false},
+		{"createCatalogItem", "POST", "/organizations/{organizationId}/catalog-items", "catalog:write", "catalog.create", true},
+		{"deleteFolder", "DELETE", "/organizations/{organizationId}/folders/{recordId}", "catalog:write", "catalog.update", true},
+		{"createParty", "POST", "/organizations/{organizationId}/parties", "catalog:write", "suppliers.manage", true},
+		{"recommendPacking", "POST", "/organizations/{organizationId}/packing-recommendations", "flows:read", "catalog.view", false},
+		{"createFlow", "POST", "/organizations/{organizationId}/flows", "flows:write", "reports.export", true},
+		{"decideDocumentVersion", "POST", "/organizations/{organizationId}/document-versions/{recordId}/decision", "documents:review", "documents.view", true},
+		{"decideEvidenceProposal", "POST", "/organizations/{organizationId}/evidence-proposals/{proposalId}/decision", "evidence:review", "evidence.review", false},
+		{"listIssues", "GET", "/organizations/{organizationId}/issues", "supplier-requests:read", "issues.manage", false},
+		{"reviewSupplierRequestLine", "POST", "/organizations/{organizationId}/supplier-requests/{recordId}/lines/{lineId}/review", "supplier-requests:write", "evidence.review", true},
+		{"applyImport", "POST", "/organizations/{organizationId}/imports/{recordId}/apply", "imports:run", "imports.run", true},
+		{"reviewAssessment", "POST", "/organizations/{organizationId}/assessments/{recordId}/review", "assessments:review", "assessments.publish", true},
+		{"reviewRecyclabilityEntry", "POST", "/organizations/{organizationId}/catalog-items/{catalogItemId}/ppwr/recyclability/{recordId}/review", "ppwr:review", "evidence.review", true},
+		{"getReuseUnit", "GET", "/organizations/{organizationId}/catalog-items/{catalogItemId}/ppwr/reuse-units/{recordId}", "ppwr:read", "catalog.view", false},
+		{"listRefillStations", "GET", "/organizations/{organizationId}/ppwr/refill-stations", "ppwr:read", "reports.view", false},
+		{"downloadBDOReport", "GET", "/organizations/{organizationId}/bdo-reports/{recordId}/download", "reports:read", "reports.export", false},
+		{"archiveCarbonFactor", "POST", "/organizations/{organizationId}/carbon-factors/{recordId}/archive", "reports:run", "reports.export", true},
+		{"listAuditLog", "GET", "/organizations/{organizationId}/audit-log", "audit:read", "audit.view", false},
+	}
+	for _, c := range cases {
+		op, ok := byID[c.id]
+		if !assert.True(t, ok, c.id) {
+			continue
+		}
+		assert.Equal(t, c.method, op.Method, c.id)
+		assert.Equal(t, c.path, op.Path, c.id)
+		assert.Equal(t, c.ability, string(op.Ability), c.id)
+		assert.Equal(t, c.permission, string(op.Permission), c.id)
+		assert.Equal(t, c.idempotent, op.Idempotent, c.id)
+	}
+	assert.Equal(t, RateRecommendations, byID["recommendPacking"].Rate)
+	registers := 0
+	for _, op := range a.server.operations {
+		if strings.Contains(op.Path, "/ppwr/") && strings.Contains(op.Path, "catalog-items") {
+			registers++
+		}
+	}
+	assert.Equal(t, 13*4+3, registers, "13 registers with four operations, reuse-units with three")
+}

@@ -1,0 +1,287 @@
+// Command ppwr-bench measures the API under concurrent load, side by side
+// with a bare Gin handler that does the same work in the same run, so the
+// cost of the request pipeline (authentication, authorization, rate limit,
+// middleware) is visible. Both servers run in this process on loopback and
+// share its two cores with the load generator, so absolute numbers are
+// pessimistic; the ratio is the figure to watch.
+//
+// Each connection uses its own user and key, as independent ERP clients
+// would; the rate limits are raised so that every request still runs the
+// limiter's SQL without being refused.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"ppwr/api"
+	"ppwr/internal/access"
+	"ppwr/internal/config"
+	"ppwr/internal/dictionaries"
+	"ppwr/internal/testenv"
+	"ppwr/models"
+)
+
+func main() {
+	conns := flag.Int("connections", 64, "concurrent connections")
+	duration := flag.Duration("duration", 10*time.Second, "measured time per target")
+	warmup := flag.Duration("warmup", 2*time.Second, "unmeasured time per target")
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	if p := os.Getenv("PPWR_BENCH_CPUPROFILE"); p != "" {
+		f, _ := os.Create(p)
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*conns, *duration, *warmup); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// scenario is one operation measured through the API and through bare
+// handlers doing the same work.
+type scenario struct {
+	name string
+	// fullRequest builds the request of connection i against the API.
+	fullRequest func(base string, i int) (*http.Request, error)
+	bare        []bareTarget
+}
+
+// bareTarget is a plain Gin handler; it receives the connection's token in
+// the Authorization header, like the API does.
+type bareTarget struct {
+	name    string
+	path    string
+	handler gin.HandlerFunc
+}
+
+func run(conns int, duration, warmup time.Duration) error {
+	db, _, drop, err := testenv.CreateDatabase("ppwr_bench_")
+	if err != nil {
+		return fmt.Errorf("database (set TEST_DATABASE_URL or run make bench): %w", err)
+	}
+	defer drop()
+
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return err
+	}
+	cfg.RateLimitPerMinute, cfg.RecommendationRateLimitPerMinute = 1_000_000_000, 1_000_000_000
+	engine, err := api.NewEngine(api.Deps{Config: cfg, DB: db})
+	if err != nil {
+		return err
+	}
+	fullURL, stopFull, err := listen(engine)
+	if err != nil {
+		return err
+	}
+	defer stopFull()
+
+	orgID, tokens, err := seedClients(db, conns)
+	if err != nil {
+		return err
+	}
+	scenarios := []scenario{dictionariesScenario(db, orgID, tokens)}
+
+	bareEngine := gin.New()
+	for _, s := range scenarios {
+		for _, b := range s.bare {
+			bareEngine.Handle(http.MethodGet, b.path, b.handler)
+		}
+	}
+	bareURL, stopBare, err := listen(bareEngine)
+	if err != nil {
+		return err
+	}
+	defer stopBare()
+
+	fmt.Printf("%d connections, %s measured after %s warm-up per target\n\n", conns, duration, warmup)
+	fmt.Printf("%-28s %-16s %10s %10s %10s %10s %8s\n", "scenario", "target", "requests", "req/s", "p50", "p99", "errors")
+	for _, s := range scenarios {
+		full := measure(conns, duration, warmup, func(i int) (*http.Request, error) { return s.fullRequest(fullURL, i) })
+		full.print(s.name, "ppwr")
+		for _, b := range s.bare {
+			bare := measure(conns, duration, warmup, func(i int) (*http.Request, error) {
+				r, err := http.NewRequest(http.MethodGet, bareURL+b.path, nil)
+				if err == nil {
+					r.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+				}
+				return r, err
+			})
+			bare.print(s.name, b.name)
+			fmt.Printf("%-28s %-16s %4s %9.0f%% of %s req/s\n", s.name, "ppwr/"+b.name, "", 100*full.rps()/bare.rps(), b.name)
+		}
+		fmt.Println()
+	}
+	return nil
+}
+
+func listen(h http.Handler) (string, func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Print(err)
+		}
+	}()
+	return "http://" + l.Addr().String(), func() { _ = srv.Shutdown(context.Background()) }, nil
+}
+
+// seedClients creates one organization and n users, each with a key.
+func seedClients(db *gorm.DB, n int) (uuid.UUID, []string, error) {
+	ctx := context.Background()
+	org, err := models.CreateOrganization(ctx, db, "Bench", "bench-"+uuid.NewString()[:8])
+	if err != nil {
+		return uuid.Nil, nil, err
+	}
+	all, _ := access.ParseAbilities("all")
+	tokens := make([]string, n)
+	for i := range tokens {
+		u, err := models.CreateUser(ctx, db, uuid.NewString()+"@bench.test", "", true, false)
+		if err != nil {
+			return uuid.Nil, nil, err
+		}
+		if err := models.UpsertMembership(ctx, db, &models.Membership{OrganizationID: org.ID, UserID: u.ID, Role: access.Owner, Active: true}); err != nil {
+			return uuid.Nil, nil, err
+		}
+		if _, tokens[i], err = models.CreateAPIKey(ctx, db, org.ID, u.ID, "bench", all); err != nil {
+			return uuid.Nil, nil, err
+		}
+	}
+	return org.ID, tokens, nil
+}
+
+// dictionariesScenario is the cheapest authenticated read. The code lists
+// are embedded data, so the only query is the credential lookup: one bare
+// handler serves the same bytes without the database, the other also runs
+// that same lookup, so the rest of the difference is rate limiting and
+// middleware.
+func dictionariesScenario(db *gorm.DB, orgID uuid.UUID, tokens []string) scenario {
+	body, err := jsonBytes(dictionaries.Default().For("en"))
+	if err != nil {
+		panic(err)
+	}
+	return scenario{
+		name: "GET /dictionaries",
+		fullRequest: func(base string, i int) (*http.Request, error) {
+			r, err := http.NewRequest(http.MethodGet, base+"/api/v1/organizations/"+orgID.String()+"/dictionaries", nil)
+			if err == nil {
+				r.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+			}
+			return r, err
+		},
+		bare: []bareTarget{
+			{name: "bare gin", path: "/dictionaries", handler: func(c *gin.Context) {
+				c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+			}},
+			{name: "bare gin+gorm", path: "/dictionaries-with-lookup", handler: func(c *gin.Context) {
+				token := strings.TrimPrefix(c.GetHeader("Authorization"), "Bearer ")
+				if _, err := models.LookupCredential(c, db, models.HashToken(token), c.ClientIP()); err != nil {
+					c.AbortWithStatus(http.StatusUnauthorized)
+					return
+				}
+				c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+			}},
+		},
+	}
+}
+
+// result holds the latencies of the measured window.
+type result struct {
+	latencies []time.Duration
+	errors    int
+	elapsed   time.Duration
+}
+
+func (r result) rps() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
+
+func (r result) percentile(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	return r.latencies[int(p*float64(len(r.latencies)-1))]
+}
+
+func (r result) print(name, target string) {
+	fmt.Printf("%-28s %-16s %10d %10.0f %10s %10s %8d\n", name, target, len(r.latencies), r.rps(),
+		r.percentile(0.50).Round(10*time.Microsecond), r.percentile(0.99).Round(10*time.Microsecond), r.errors)
+}
+
+// measure runs conns closed-loop clients for warmup+duration and keeps
+// the latencies of requests that started after the warm-up.
+func measure(conns int, duration, warmup time.Duration, newRequest func(i int) (*http.Request, error)) result {
+	transport := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport, Timeout: 10 * time.Second}
+	start := time.Now()
+	measureFrom, stop := start.Add(warmup), start.Add(warmup+duration)
+
+	var mu sync.Mutex
+	var out result
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			errs := 0
+			for {
+				t0 := time.Now()
+				if t0.After(stop) {
+					break
+				}
+				ok := do(client, newRequest, i)
+				if t0.Before(measureFrom) {
+					continue
+				}
+				if !ok {
+					errs++
+					continue
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			out.latencies = append(out.latencies, lat...)
+			out.errors += errs
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	out.elapsed = duration
+	slices.Sort(out.latencies)
+	return out
+}
+
+func do(client *http.Client, newRequest func(int) (*http.Request, error), i int) bool {
+	req, err := newRequest(i)
+	if err != nil {
+		return false
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	_ = res.Body.Close()
+	return res.StatusCode < 300
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
+
+	"ppwr/internal/testenv"
+	"ppwr/models"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// admin runs `ppwr admin <args> --json` the way a script would and returns
+// the single JSON object the contract promises on stdout.
+func admin(t *testing.T, args ...string) (map[string]any, error) {
+	t.Helper()
+	t.Setenv("DATABASE_URL", testenv.DatabaseURL(t))
+	var out bytes.Buffer
+	root := rootCommand()
+	root.SetArgs(append(append([]string{"admin"}, args...), "--json"))
+	root.SetOut(&out)
+	root.SetErr(io.Discard)
+	err := root.ExecuteContext(context.Background())
+
+	dec := json.NewDecoder(bytes.NewReader(out.Bytes()))
+	var obj map[string]any
+	require.NoError(t, dec.Decode(&obj), "stdout is not a JSON object: %q", out.String())
+	rest, _ := io.ReadAll(dec.Buffered())
+	require.Empty(t, strings.TrimSpace(string(rest)), "stdout holds more than one JSON value: %q", out.String())
+	return obj, err
+}
+
+// mustAdmin is admin for commands that must succeed.
+func mustAdmin(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	obj, err := admin(t, args...)
+	require.NoError(t, err, "output: %v", obj)
+	require.NotContains(t, obj, "error")
+	return obj
+}
+
+func str(t *testing.T, obj map[string]any, key string) string {
+	t.Helper()
+	v, ok := obj[key].(string)
+	require.True(t, ok, "%q is not a string in %v", key, obj)
+	return v
+}
+
+// operatorAudits counts the operator's audit entries for one operation on
+// one record.
+func operatorAudits(t *testing.T, db *gorm.DB, orgID, operation, recordID string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, db.Raw(`SELECT count(*) FROM audit_log
+WHERE organization_id = ? AND operation = ? AND record_id = ? AND actor_kind = 'operator'`,
+		orgID, operation, recordID).Scan(&n).Error)
+	return n
+}
+
+func TestAdminBootstrap(t *testing.T) {
+	db := testenv.DB(t)
+	obj := mustAdmin(t, "bootstrap")
+
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	assert.ElementsMatch(t, []string{"organizationId", "userId", "apiKey"}, keys)
+	orgID, userID, token := str(t, obj, "organizationId"), str(t, obj, "userId"), str(t, obj, "apiKey")
+	assert.True(t, models.WellFormedToken(token), "token %q", token)
+
+	// The key works for the owner: verified e-mail, active owner membership
+	// and every ability.
+	cred, err := models.LookupCredential(context.Background(), db, models.HashToken(token), "")
+	require.NoError(t, err)
+	assert.Equal(t, orgID, cred.OrganizationID.String())
+	assert.Equal(t, userID, cred.UserID.String())
+	assert.True(t, cred.EmailVerified)
+	assert.True(t, cred.MembershipActive)
+	assert.EqualValues(t, "owner", cred.Role)
+	assert.Len(t, cred.Abilities, 20)
+	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.bootstrap", cred.KeyID.String()))
+}
+
+func TestAdminOrgCreateAndPolicy(t *testing.T) {
+	db := testenv.DB(t)
+	slug := "acme-" + uuid.NewString()[:8]
+	org := mustAdmin(t, "org", "create", "--name", "Acme Sp. z o.o.", "--slug", slug)
+	orgID := str(t, org, "id")
+	assert.Equal(t, slug, org["slug"])
+	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.org.create", orgID))
+
+	pol := mustAdmin(t, "org", "policy", "--org", orgID, "--ip-allow", "10.0.0.0/8,192.168.1.1", "--require-mfa=true")
+	assert.Equal(t, []any{"10.0.0.0/8", "192.168.1.1/32"}, pol["ipAllowList"])
+	assert.Equal(t, true, pol["requireMfa"])
+	assert.Equal(t, false, pol["dualControl"])
+
+	// Only the flag given changes; the allow-list and MFA stay as set.
+	pol = mustAdmin(t, "org", "policy", "--org", orgID, "--dual-control=true")
+	assert.Equal(t, []any{"10.0.0.0/8", "192.168.1.1/32"}, pol["ipAllowList"])
+	assert.Equal(t, true, pol["requireMfa"])
+	assert.Equal(t, true, pol["dualControl"])
+
+	var stored models.Organization
+	require.NoError(t, db.First(&stored, "id = ?", orgID).Error)
+	assert.Equal(t, []string{"10.0.0.0/8", "192.168.1.1/32"}, []string(stored.IPAllowList))
+	assert.True(t, stored.RequireMFA)
+	assert.True(t, stored.DualControl)
+	assert.Equal(t, 3, stored.Revision, "each policy change is a new revision")
+	assert.Equal(t, 2, operatorAudits(t, db, orgID, "admin.org.policy", orgID))
+
+	pol = mustAdmin(t, "org", "policy", "--org", orgID, "--ip-allow", "")
+	assert.Equal(t, []any{}, pol["ipAllowList"], "an empty list clears the allow-list")
+}
+
+func TestAdminUserMemberAndKey(t *testing.T) {
+	db := testenv.DB(t)
+	suffix := uuid.NewString()[:8]
+	orgID := str(t, mustAdmin(t, "org", "create", "--name", "Members Test", "--slug", "members-"+suffix), "id")
+
+	user := mustAdmin(t, "user", "create", "--email", "member-"+suffix+"@example.test", "--verified=false", "--mfa=true")
+	userID := str(t, user, "id")
+	assert.Equal(t, false, user["emailVerified"])
+	assert.Equal(t, true, user["mfa"])
+	var stored models.User
+	require.NoError(t, db.First(&stored, "id = ?", userID).Error)
+	assert.Nil(t, stored.EmailVerifiedAt)
+	assert.True(t, stored.MFAEnabled)
+
+	m := mustAdmin(t, "member", "add", "--org", orgID, "--user", userID, "--role", "member", "--permissions", "catalog.view,catalog.create")
+	memberID := str(t, m, "id")
+	assert.Equal(t, "member", m["role"])
+	assert.Equal(t, []any{"catalog.view", "catalog.create"}, m["permissions"])
+	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.member.add", memberID))
+
+	for _, bad := range [][]string{
+		{"member", "add", "--org", orgID, "--user", userID, "--role", "member", "--permissions", "catalog.view,catalog.fly"},
+		{"member", "add", "--org", orgID, "--user", userID, "--role", "superuser"},
+		{"key", "create", "--org", orgID, "--user", userID, "--abilities", "catalog:fly"},
+	} {
+		obj, err := admin(t, bad...)
+		assert.Error(t, err, "%v", bad)
+		e, ok := obj["error"].(map[string]any)
+		require.True(t, ok, "error object for %v: %v", bad, obj)
+		assert.NotEmpty(t, e["message"])
+		assert.Len(t, obj, 1)
+	}
+	// The rejected change left the membership as it was.
+	var perms []string
+	require.NoError(t, db.Raw(`SELECT unnest(permissions) FROM memberships WHERE id = ?`, memberID).Scan(&perms).Error)
+	assert.Equal(t, []string{"catalog.view", "catalog.create"}, perms)
+
+	key := mustAdmin(t, "key", "create", "--org", orgID, "--user", userID, "--abilities", "catalog:read")
+	keyID, token := str(t, key, "id"), str(t, key, "token")
+	assert.True(t, strings.HasPrefix(token, "ppwr_"), "token %q", token)
+	assert.Equal(t, []any{"catalog:read"}, key["abilities"])
+	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.key.create", keyID))
+
+	// Keys are stored only as a hash: no column of the row, in any
+	// representation, holds the token.
+	var row map[string]any
+	require.NoError(t, db.Raw(`SELECT * FROM api_keys WHERE id = ?`, keyID).Take(&row).Error)
+	require.NotEmpty(t, row)
+	for col, v := range row {
+		var text string
+		switch v := v.(type) {
+		case []byte:
+			text = string(v)
+		case string:
+			text = v
+		default:
+			continue
+		}
+		assert.NotContains(t, text, token, "column %s", col)
+		assert.NotContains(t, text, strings.TrimPrefix(token, "ppwr_"), "column %s", col)
+	}
+	var matches int
+	require.NoError(t, db.Raw(`SELECT count(*) FROM api_keys WHERE id = ? AND token_hash = ?`, keyID, models.HashToken(token)).Scan(&matches).Error)
+	assert.Equal(t, 1, matches, "the hash identifies the key")
+
+	revoked := mustAdmin(t, "key", "revoke", "--key", keyID)
+	assert.Equal(t, keyID, revoked["id"])
+	assert.NotEmpty(t, revoked["revokedAt"])
+	cred, err := models.LookupCredential(context.Background(), db, models.HashToken(token), "")
+	require.NoError(t, err)
+	assert.True(t, cred.Revoked)
+	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.key.revoke", keyID))
+}
+
+// Scripts rely on one JSON object even when cobra itself rejects the
+// command line, before any admin code runs.
+func TestAdminCommandLineErrorsAreJSON(t *testing.T) {
+	for name, args := range map[string][]string{
+		"missing required flag": {"org", "policy"},
+		"malformed flag value":  {"--json", "org", "policy", "--org", "x", "--require-mfa=maybe"},
+		"unexpected argument":   {"org", "create", "--name", "N", "surplus"},
+		"unknown organization":  {"org", "policy", "--org", "0190f6b4-0000-7000-8000-000000000000", "--require-mfa=true"},
+		"malformed id":          {"key", "revoke", "--key", "not-a-uuid"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			obj, err := admin(t, args...)
+			assert.Error(t, err)
+			e, ok := obj["error"].(map[string]any)
+			require.True(t, ok, "%v", obj)
+			assert.NotEmpty(t, e["message"])
+		})
+	}
+}

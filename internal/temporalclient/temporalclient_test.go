@@ -1,0 +1,39 @@
+package temporalclient
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	enumspb "go.temporal.io/api/enums/v1"
+)
+
+func TestRefOptions(t *testing.T) {
+	r := Ref{WorkflowID: "import/abc", OrganizationID: "org-1", ResourceID: "abc", TaskQueue: "ppwr"}
+	o := r.Options()
+
+	assert.Equal(t, "import/abc", o.ID)
+	assert.Equal(t, "ppwr", o.TaskQueue)
+	// Joining the open run is what keeps a retried API request from failing
+	// or starting a second run.
+	assert.Equal(t, enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING, o.WorkflowIDConflictPolicy)
+	// ...and a closed run's id is not reused by a late retry.
+	assert.Equal(t, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE, o.WorkflowIDReusePolicy)
+
+	org, ok := o.TypedSearchAttributes.GetKeyword(OrganizationID)
+	assert.True(t, ok)
+	assert.Equal(t, "org-1", org)
+	res, ok := o.TypedSearchAttributes.GetKeyword(ResourceID)
+	assert.True(t, ok)
+	assert.Equal(t, "abc", res)
+	assert.Equal(t, 2, o.TypedSearchAttributes.Size())
+}
+
+func TestDialIsLazy(t *testing.T) {
+	// Nothing listens here: the API must still start and report not ready
+	// instead of failing at boot.
+	c, err := Dial("127.0.0.1:1", "default")
+	assert.NoError(t, err)
+	if c != nil {
+		c.Close()
+	}
+}
