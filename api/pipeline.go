@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -51,6 +52,24 @@ func withRequestID(c *gin.Context) {
 	}
 	c.Set(ctxRequestID, id)
 	c.Header("X-Request-ID", id)
+}
+
+// logRequest writes one structured line per request, so operators can
+// follow a request id from an ERP's log to ours and to the Temporal UI.
+func logRequest(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	attrs := []any{
+		"request_id", requestIDOf(c), "method", c.Request.Method, "path", c.Request.URL.Path,
+		"status", c.Writer.Status(), "duration_ms", time.Since(start).Milliseconds(),
+	}
+	if op := operationOf(c); op != nil {
+		attrs = append(attrs, "operation", op.ID)
+	}
+	if cred, ok := c.Get(ctxCredential); ok {
+		attrs = append(attrs, "organization_id", cred.(*models.Credential).OrganizationID, "api_key_id", cred.(*models.Credential).KeyID)
+	}
+	slog.InfoContext(c, "request", attrs...)
 }
 
 func withLocale(c *gin.Context) {

@@ -57,7 +57,7 @@ func newServer(d Deps, table func(*Server) []Operation) (*Server, *gin.Engine, e
 	if err := r.SetTrustedProxies(d.Config.TrustedProxies); err != nil {
 		return nil, nil, err
 	}
-	r.Use(recovery, withRequestID, withLocale)
+	r.Use(withRequestID, logRequest, recovery, withLocale)
 	r.NoRoute(func(c *gin.Context) { render(c, NotFound()) })
 	r.NoMethod(func(c *gin.Context) {
 		render(c, newProblem(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "error.method_not_allowed", c.Request.Method))
