@@ -95,29 +95,36 @@ func recovery(c *gin.Context) {
 	c.Next()
 }
 
-// authenticate resolves the bearer key: 401 when it is missing, malformed,
-// unknown or revoked.
-func (s *Server) authenticate(c *gin.Context) {
-	unauthenticated := func() {
-		p := newProblem(http.StatusUnauthorized, CodeUnauthenticated, "error.unauthenticated")
-		p.Headers = map[string]string{"WWW-Authenticate": `Bearer realm="ppwr"`}
-		render(c, p)
+// authenticate resolves the bearer key (401 when it is missing, malformed,
+// unknown or revoked) and, in the same query, charges the operation's rate
+// buckets; rateLimit acts on that outcome after authorization.
+func (s *Server) authenticate(op *Operation) gin.HandlerFunc {
+	buckets := []models.RateBucket{{PerMinute: s.Config.RateLimitPerMinute}}
+	if op.Rate == RateRecommendations {
+		buckets = append(buckets, models.RateBucket{Suffix: ":recommendations", PerMinute: s.Config.RecommendationRateLimitPerMinute})
 	}
-	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || !models.WellFormedToken(strings.TrimSpace(token)) {
-		unauthenticated()
-		return
+	return func(c *gin.Context) {
+		unauthenticated := func() {
+			p := newProblem(http.StatusUnauthorized, CodeUnauthenticated, "error.unauthenticated")
+			p.Headers = map[string]string{"WWW-Authenticate": `Bearer realm="ppwr"`}
+			render(c, p)
+		}
+		scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || !models.WellFormedToken(strings.TrimSpace(token)) {
+			unauthenticated()
+			return
+		}
+		cred, err := models.LookupCredential(c, s.DB, models.HashToken(strings.TrimSpace(token)), c.ClientIP(), buckets)
+		if err == models.ErrUnknownToken || (err == nil && cred.Revoked) {
+			unauthenticated()
+			return
+		}
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		c.Set(ctxCredential, cred)
 	}
-	cred, err := models.LookupCredential(c, s.DB, models.HashToken(strings.TrimSpace(token)), c.ClientIP())
-	if err == models.ErrUnknownToken || (err == nil && cred.Revoked) {
-		unauthenticated()
-		return
-	}
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.Set(ctxCredential, cred)
 }
 
 // authorize enforces the organization scope (404) and then every condition
@@ -151,32 +158,15 @@ func (s *Server) authorize(op *Operation) gin.HandlerFunc {
 	}
 }
 
-// rateLimit charges the general per-user bucket and, for the operations
-// that have one, their extra bucket. State lives in Postgres so that every
-// replica enforces one limit.
-func (s *Server) rateLimit(op *Operation) gin.HandlerFunc {
-	type bucket struct {
-		suffix string
-		limit  int
+// rateLimit answers 429 when authentication's charge of the user's buckets
+// (held in Postgres, so every replica enforces one limit) was refused.
+func rateLimit(c *gin.Context) {
+	cred := credentialOf(c)
+	if cred.RateAllowed {
+		return
 	}
-	buckets := []bucket{{"", s.Config.RateLimitPerMinute}}
-	if op.Rate == RateRecommendations {
-		buckets = append(buckets, bucket{":recommendations", s.Config.RecommendationRateLimitPerMinute})
-	}
-	return func(c *gin.Context) {
-		user := credentialOf(c).UserID.String()
-		for _, b := range buckets {
-			ok, wait, err := models.TakeRateToken(c, s.DB, "user:"+user+b.suffix, b.limit)
-			if err != nil {
-				fail(c, err)
-				return
-			}
-			if !ok {
-				p := newProblem(http.StatusTooManyRequests, CodeRateLimited, "error.rate_limited", wait)
-				p.Headers = map[string]string{"Retry-After": strconv.Itoa(wait)}
-				render(c, p)
-				return
-			}
-		}
-	}
+	wait := cred.RetryAfter()
+	p := newProblem(http.StatusTooManyRequests, CodeRateLimited, "error.rate_limited", wait)
+	p.Headers = map[string]string{"Retry-After": strconv.Itoa(wait)}
+	render(c, p)
 }

@@ -84,7 +84,7 @@ func (s *Server) chain(op *Operation) []gin.HandlerFunc {
 	}
 	chain := []gin.HandlerFunc{renameParams(op.PathParams()), withOperation(op)}
 	if !op.Public {
-		chain = append(chain, s.authenticate, s.authorize(op), s.rateLimit(op))
+		chain = append(chain, s.authenticate(op), s.authorize(op), rateLimit)
 	}
 	if op.IsWrite() {
 		chain = append(chain, s.writeTransaction(op))

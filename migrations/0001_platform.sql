@@ -90,12 +90,43 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry_idx ON idempotency_keys (expires_at);
 
 -- Generic cell rate algorithm state: one row per bucket holding the
--- theoretical arrival time, so every API replica enforces one limit.
+-- theoretical arrival time (tat), so every API replica enforces one limit.
 -- UNLOGGED: written on every request, so it skips the WAL (and its flush at
 -- commit); after a crash the table is empty, which only forgives a minute
 -- of rate-limit history.
 CREATE UNLOGGED TABLE rate_limit_buckets (
     bucket  text PRIMARY KEY,
     tat     timestamptz NOT NULL,
-    allowed boolean NOT NULL
+    allowed boolean NOT NULL -- outcome of the last charge
 );
+
+-- ppwr_take_rate_token charges one request against a bucket that admits a
+-- burst of one minute's worth of requests and then one request every
+-- p_interval_us microseconds. It answers whether the request is allowed and,
+-- if not, the seconds until it would be. It is a function so that the
+-- authentication query can charge the caller's buckets in the same round
+-- trip (models.LookupCredential). It uses the database clock so that
+-- replicas with skewed clocks agree, and one statement so that the row is
+-- written once.
+CREATE FUNCTION ppwr_take_rate_token(p_bucket text, p_interval_us bigint,
+                                     OUT allowed boolean, OUT wait_seconds double precision)
+-- plpgsql rather than sql: PostgreSQL re-plans a non-inlinable SQL
+-- function on every call but caches a plpgsql function's plans.
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO rate_limit_buckets AS b (bucket, tat, allowed)
+    VALUES (p_bucket, clock_timestamp() + p_interval_us * interval '1 microsecond', true)
+    ON CONFLICT (bucket) DO UPDATE SET
+        allowed = GREATEST(b.tat, clock_timestamp()) + p_interval_us * interval '1 microsecond'
+                  <= clock_timestamp() + interval '1 minute',
+        tat = CASE WHEN GREATEST(b.tat, clock_timestamp()) + p_interval_us * interval '1 microsecond'
+                        <= clock_timestamp() + interval '1 minute'
+                   THEN GREATEST(b.tat, clock_timestamp()) + p_interval_us * interval '1 microsecond'
+                   ELSE b.tat END
+    RETURNING b.allowed,
+              CASE WHEN b.allowed THEN 0
+                   ELSE EXTRACT(EPOCH FROM b.tat + p_interval_us * interval '1 microsecond'
+                                           - interval '1 minute' - clock_timestamp()) END
+    INTO allowed, wait_seconds;
+END
+$$;

@@ -43,11 +43,17 @@ func main() {
 	conns := flag.Int("connections", 64, "concurrent connections")
 	duration := flag.Duration("duration", 10*time.Second, "measured time per target")
 	warmup := flag.Duration("warmup", 2*time.Second, "unmeasured time per target")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (servers and load) to this file")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
-	if p := os.Getenv("PPWR_BENCH_CPUPROFILE"); p != "" {
-		f, _ := os.Create(p)
-		_ = pprof.StartCPUProfile(f)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
 		defer pprof.StopCPUProfile()
 	}
 	if err := run(*conns, *duration, *warmup); err != nil {
@@ -196,7 +202,7 @@ func dictionariesScenario(db *gorm.DB, orgID uuid.UUID, tokens []string) scenari
 			}},
 			{name: "bare gin+gorm", path: "/dictionaries-with-lookup", handler: func(c *gin.Context) {
 				token := strings.TrimPrefix(c.GetHeader("Authorization"), "Bearer ")
-				if _, err := models.LookupCredential(c, db, models.HashToken(token), c.ClientIP()); err != nil {
+				if _, err := models.LookupCredential(c, db, models.HashToken(token), c.ClientIP(), nil); err != nil {
 					c.AbortWithStatus(http.StatusUnauthorized)
 					return
 				}
