@@ -11,6 +11,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"ppwr/internal/i18n"
+	"ppwr/models"
+	"ppwr/webhooksig"
 )
 
 // Schema is a JSON Schema (OpenAPI 3.1 dialect) fragment.
@@ -117,6 +119,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 		paths[path][strings.ToLower(op.Method)] = operationDoc(op, pathParam.FindAllStringSubmatch(path, -1), t)
 		tagSet[op.Tag] = true
 	}
+	tagSet["events"] = true // the webhooks section's tag
 	var tags []map[string]any
 	for _, name := range sortedKeys(tagSet) {
 		tags = append(tags, map[string]any{"name": name, "description": t("tag." + name)})
@@ -132,6 +135,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 		"tags":     tags,
 		"security": []any{map[string]any{"bearerAuth": []string{}}},
 		"paths":    paths,
+		"webhooks": webhooksDoc(t),
 		"components": map[string]any{
 			"securitySchemes": map[string]any{
 				"bearerAuth": map[string]any{"type": "http", "scheme": "bearer", "description": t("openapi.security")},
@@ -145,6 +149,31 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 			"schemas":   schemas(),
 		},
 	}
+}
+
+// webhooksDoc describes the outbound events: one entry per type of the
+// catalogue, each a signed POST of the event envelope to the customer's
+// endpoint.
+func webhooksDoc(t func(string, ...any) string) map[string]any {
+	out := map[string]any{}
+	for _, eventType := range models.EventTypes {
+		body := ref("Event")
+		out[eventType] = map[string]any{"post": map[string]any{
+			"operationId": "event." + eventType,
+			"summary":     eventType,
+			"description": t("webhook.description"),
+			"tags":        []string{"events"},
+			"security":    []any{},
+			"parameters": []any{map[string]any{
+				"name": webhooksig.Header, "in": "header", "required": true, "schema": str(), "description": t("webhook.signature"),
+			}},
+			"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{
+				"schema": Schema{"allOf": []any{body, Schema{"type": "object", "properties": map[string]any{"type": Schema{"const": eventType}}}}},
+			}}},
+			"responses": map[string]any{"2XX": map[string]any{"description": t("webhook.response")}},
+		}}
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

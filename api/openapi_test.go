@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/internal/i18n"
+	"ppwr/models"
 )
 
 // The served document is valid OpenAPI 3.1 in both locales, describes every
@@ -52,6 +53,12 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	var en, pl map[string]any
 	require.NoError(t, json.Unmarshal(a.server.OpenAPIDocument(i18n.EN), &en))
+	webhooks := en["webhooks"].(map[string]any)
+	for _, eventType := range models.EventTypes {
+		post := webhooks[eventType].(map[string]any)["post"].(map[string]any)
+		assert.Contains(t, post["description"], "X-PPWR-Signature", eventType)
+	}
+	assert.Len(t, webhooks, len(models.EventTypes))
 	require.NoError(t, json.Unmarshal(a.server.OpenAPIDocument(i18n.PL), &pl))
 	assert.NotEqual(t, en["info"].(map[string]any)["description"], pl["info"].(map[string]any)["description"])
 	assert.Contains(t, pl["info"].(map[string]any)["title"], "zgodności opakowań")

@@ -1,5 +1,7 @@
 package api
 
+import "ppwr/models"
+
 // schemas are the named component schemas. Each area adds its resources
 // here; lists are generated with listOf.
 func schemas() map[string]any {
@@ -29,6 +31,16 @@ func schemas() map[string]any {
 			"requestId": uuidSchema(),
 		}),
 
+		"Event": object(map[string]Schema{
+			"id":              uuidSchema(),
+			"type":            enum(models.EventTypes...),
+			"schema_version":  Schema{"type": "integer", "const": models.EventSchemaVersion},
+			"organization_id": uuidSchema(),
+			"created_at":      dateTimeSchema(),
+			"data": Schema{"type": "object", "additionalProperties": Schema{
+				"type": []string{"string", "number", "integer", "boolean", "null"},
+			}},
+		}),
 		"Dictionaries":   dictionariesSchema(),
 		"AuditEntry":     auditEntrySchema(),
 		"AuditEntryList": listOf("AuditEntry"),

@@ -23,6 +23,9 @@ type Deps struct {
 	DB        *gorm.DB
 	Temporal  client.Client
 	TaskQueue string
+	// WebhookAllowHTTPLoopback admits plain-http receivers on loopback
+	// (development and tests).
+	WebhookAllowHTTPLoopback bool
 }
 
 // New builds a worker with every workflow and activity registered.
@@ -30,6 +33,8 @@ func New(d Deps) sdkworker.Worker {
 	w := sdkworker.New(d.Temporal, d.TaskQueue, sdkworker.Options{})
 	w.RegisterWorkflow(workflows.Housekeeping)
 	w.RegisterActivity(&activities.Housekeeping{DB: d.DB})
+	w.RegisterWorkflow(workflows.DeliverWebhook)
+	w.RegisterActivity(&activities.Webhooks{DB: d.DB, AllowHTTPLoopback: d.WebhookAllowHTTPLoopback})
 	return w
 }
 

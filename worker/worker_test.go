@@ -38,7 +38,7 @@ func startWorker(t *testing.T) (client.Client, string) {
 	t.Helper()
 	c := testenv.Temporal(t)
 	queue := "ppwr-test-" + uuid.NewString()
-	w := worker.New(worker.Deps{DB: testenv.DB(t), Temporal: c, TaskQueue: queue})
+	w := worker.New(worker.Deps{DB: testenv.DB(t), Temporal: c, TaskQueue: queue, WebhookAllowHTTPLoopback: true})
 	w.RegisterWorkflow(waitForRelease)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

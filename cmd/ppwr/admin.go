@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ import (
 func adminCommand() *cobra.Command {
 	admin := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator commands (organizations, users, members, API keys); every command accepts --json",
+		Short: "Operator commands (organizations, users, members, API keys, webhooks); every command accepts --json",
 	}
 	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout")
 	// Cobra rejects bad flags and missing required flags before RunE, so
@@ -51,7 +52,7 @@ func adminCommand() *cobra.Command {
 	key := &cobra.Command{Use: "key", Short: "Manage API keys"}
 	key.AddCommand(keyCreateCommand(), keyRevokeCommand())
 
-	admin.AddCommand(bootstrapCommand(), org, user, member, key)
+	admin.AddCommand(bootstrapCommand(), org, user, member, key, webhookCommand())
 	reportArgErrors(admin)
 	return admin
 }
@@ -103,11 +104,53 @@ func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error))
 			printJSON(cmd, out)
 			return nil
 		}
-		for _, k := range sortedKeys(out) {
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %v\n", k, out[k])
-		}
+		printHuman(cmd.OutOrStdout(), out, "")
 		return nil
 	}
+}
+
+// printHuman writes "key: value" lines. Lists of records get one line per
+// record (nested lists indented below it) because %v of a slice of maps is
+// unreadable.
+func printHuman(w io.Writer, out map[string]any, indent string) {
+	for _, k := range sortedKeys(out) {
+		items, ok := out[k].([]map[string]any)
+		if !ok {
+			fmt.Fprintf(w, "%s%s: %s\n", indent, k, humanValue(out[k]))
+			continue
+		}
+		fmt.Fprintf(w, "%s%s: %d\n", indent, k, len(items))
+		for _, item := range items {
+			var fields []string
+			nested := map[string]any{}
+			for _, ik := range sortedKeys(item) {
+				if _, isList := item[ik].([]map[string]any); isList {
+					nested[ik] = item[ik]
+					continue
+				}
+				fields = append(fields, ik+"="+humanValue(item[ik]))
+			}
+			fmt.Fprintf(w, "%s  - %s\n", indent, strings.Join(fields, " "))
+			printHuman(w, nested, indent+"    ")
+		}
+	}
+}
+
+// humanValue formats times as RFC 3339 and dereferences pointers; %v alone
+// would print a *time.Time as an address.
+func humanValue(v any) string {
+	switch v := v.(type) {
+	case time.Time:
+		return v.Format(time.RFC3339)
+	case *time.Time:
+		if v == nil {
+			return "-"
+		}
+		return v.Format(time.RFC3339)
+	case nil:
+		return "-"
+	}
+	return fmt.Sprintf("%v", v)
 }
 
 // reportError prints err as {"error": {"message": ...}} when --json was

@@ -105,12 +105,19 @@ func (a *app) runWorker(ctx context.Context) error {
 	if err := worker.EnsureSchedules(ctx, a.temporal, a.cfg.TemporalTaskQueue); err != nil {
 		return err
 	}
-	w := worker.New(worker.Deps{DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue})
+	w := worker.New(worker.Deps{
+		DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue,
+		WebhookAllowHTTPLoopback: a.cfg.WebhookAllowHTTPLoopback,
+	})
 	if err := w.Start(); err != nil {
 		return err
 	}
 	slog.Info("worker polling", "task_queue", a.cfg.TemporalTaskQueue)
-	<-ctx.Done()
+	relay := &worker.Relay{
+		DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue,
+		RetryInitial: a.cfg.WebhookRetryInitial, RetryFor: a.cfg.WebhookRetryFor, Interval: time.Second,
+	}
+	relay.Run(ctx) // returns when ctx is cancelled
 	w.Stop()
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is the whole configuration shared by every subcommand.
@@ -33,6 +34,14 @@ type Config struct {
 	// exercise the full pipeline without being throttled.
 	RateLimitPerMinute               int
 	RecommendationRateLimitPerMinute int
+	// WebhookAllowHTTPLoopback lets endpoints use plain http to a loopback
+	// address (development and tests); production receivers need https.
+	WebhookAllowHTTPLoopback bool
+	// WebhookRetryInitial and WebhookRetryFor shape the delivery retries:
+	// exponential backoff from the initial interval, given up after the
+	// total time.
+	WebhookRetryInitial time.Duration
+	WebhookRetryFor     time.Duration
 }
 
 // Variable documents one environment variable; README and `ppwr help` are
@@ -61,6 +70,9 @@ var Variables = []Variable{
 	{"TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted"},
 	{"RATE_LIMIT_PER_MINUTE", "120", "requests per minute per user (spec: 120)"},
 	{"RECOMMENDATION_RATE_LIMIT_PER_MINUTE", "10", "extra limit on /packing-recommendations (spec: 10)"},
+	{"WEBHOOK_ALLOW_HTTP_LOOPBACK", "false", "allow plain-http webhook endpoints on loopback addresses (development only)"},
+	{"WEBHOOK_RETRY_INITIAL_INTERVAL", "30s", "first retry delay of a failed webhook delivery (doubles up to 6h)"},
+	{"WEBHOOK_RETRY_FOR", "72h", "how long a webhook delivery is retried before it is marked failed"},
 }
 
 // FromEnv reads the configuration, applying defaults for unset variables.
@@ -103,7 +115,24 @@ func FromEnv() (Config, error) {
 	if c.RecommendationRateLimitPerMinute, err = positiveInt("RECOMMENDATION_RATE_LIMIT_PER_MINUTE", get("RECOMMENDATION_RATE_LIMIT_PER_MINUTE")); err != nil {
 		return c, err
 	}
+	if c.WebhookAllowHTTPLoopback, err = strconv.ParseBool(get("WEBHOOK_ALLOW_HTTP_LOOPBACK")); err != nil {
+		return c, fmt.Errorf("config: WEBHOOK_ALLOW_HTTP_LOOPBACK must be true or false")
+	}
+	if c.WebhookRetryInitial, err = positiveDuration("WEBHOOK_RETRY_INITIAL_INTERVAL", get("WEBHOOK_RETRY_INITIAL_INTERVAL")); err != nil {
+		return c, err
+	}
+	if c.WebhookRetryFor, err = positiveDuration("WEBHOOK_RETRY_FOR", get("WEBHOOK_RETRY_FOR")); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+func positiveDuration(name, raw string) (time.Duration, error) {
+	d, err := time.ParseDuration(raw)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("config: %s must be a positive duration such as 30s, got %q", name, raw)
+	}
+	return d, nil
 }
 
 func positiveInt(name, raw string) (int, error) {

@@ -1,0 +1,132 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"gorm.io/gorm"
+
+	"ppwr/models"
+	"ppwr/webhooksig"
+)
+
+// ErrEndpointUnusable is the error type of a delivery that no retry can
+// fix: the endpoint was disabled, or its URL is no longer allowed.
+const ErrEndpointUnusable = "EndpointUnusable"
+
+// webhookTimeout bounds one POST, as the receiver rules promise.
+const webhookTimeout = 10 * time.Second
+
+// Webhooks sends webhook deliveries.
+type Webhooks struct {
+	DB                *gorm.DB
+	AllowHTTPLoopback bool
+	// Client is the HTTP client; nil means a client with the 10 s timeout
+	// that does not follow redirects (a redirect is a failed attempt).
+	Client *http.Client
+}
+
+func (w *Webhooks) client() *http.Client {
+	if w.Client != nil {
+		return w.Client
+	}
+	return &http.Client{
+		Timeout:       webhookTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Deliver makes one attempt: it signs the event's stored body afresh, POSTs
+// it and records the attempt. A non-2xx answer or a transport error is
+// returned, so Temporal retries it with the workflow's policy.
+func (w *Webhooks) Deliver(ctx context.Context, deliveryID uuid.UUID) error {
+	var d models.WebhookDelivery
+	if err := w.DB.WithContext(ctx).First(&d, "id = ?", deliveryID).Error; err != nil {
+		return err
+	}
+	if d.Status == models.DeliverySucceeded {
+		return nil // a retry of an attempt whose success was already recorded
+	}
+	var event models.Event
+	var endpoint models.WebhookEndpoint
+	if err := w.DB.WithContext(ctx).First(&event, "id = ?", d.EventID).Error; err != nil {
+		return err
+	}
+	if err := w.DB.WithContext(ctx).First(&endpoint, "id = ?", d.EndpointID).Error; err != nil {
+		return err
+	}
+	if endpoint.Status != models.EndpointActive {
+		return temporal.NewNonRetryableApplicationError("endpoint is disabled", ErrEndpointUnusable, nil)
+	}
+	if err := models.CheckWebhookURL(endpoint.URL, w.AllowHTTPLoopback); err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrEndpointUnusable, err)
+	}
+
+	start := time.Now()
+	status, postErr := w.post(ctx, &endpoint, &event, start)
+	attempt := models.WebhookAttempt{
+		ID: models.NewID(), DeliveryID: d.ID, AttemptedAt: start.UTC(), DurationMs: int(time.Since(start).Milliseconds()),
+	}
+	if status != 0 {
+		attempt.StatusCode = &status
+	}
+	if postErr == nil && (status < 200 || status > 299) {
+		postErr = fmt.Errorf("receiver answered %d", status)
+	}
+	if postErr != nil {
+		attempt.Error = postErr.Error()
+	}
+	if err := w.record(ctx, &attempt, postErr == nil); err != nil {
+		return err
+	}
+	return postErr
+}
+
+func (w *Webhooks) post(ctx context.Context, endpoint *models.WebhookEndpoint, event *models.Event, now time.Time) (int, error) {
+	body := []byte(event.Body)
+	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "ppwr-webhooks/1")
+	req.Header.Set(webhooksig.Header, webhooksig.Sign(endpoint.SigningSecrets(now), body, now))
+	res, err := w.client().Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	// Drain a little so the connection can be reused; receivers' bodies are ignored.
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	return res.StatusCode, nil
+}
+
+// record stores the attempt and the delivery's new state together.
+func (w *Webhooks) record(ctx context.Context, attempt *models.WebhookAttempt, succeeded bool) error {
+	return w.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(attempt).Error; err != nil {
+			return err
+		}
+		updates := map[string]any{"attempts": gorm.Expr("attempts + 1"), "last_error": attempt.Error}
+		if succeeded {
+			updates["status"], updates["completed_at"] = models.DeliverySucceeded, attempt.AttemptedAt
+		}
+		return tx.Model(&models.WebhookDelivery{}).Where("id = ?", attempt.DeliveryID).Updates(updates).Error
+	})
+}
+
+// MarkFailed records that a delivery was given up; a delivery that has
+// meanwhile succeeded stays succeeded.
+func (w *Webhooks) MarkFailed(ctx context.Context, deliveryID uuid.UUID, reason string) error {
+	return w.DB.WithContext(ctx).Model(&models.WebhookDelivery{}).
+		Where("id = ? AND status = ?", deliveryID, models.DeliveryPending).
+		Updates(map[string]any{"status": models.DeliveryFailed, "completed_at": time.Now().UTC(), "last_error": reason}).Error
+}

@@ -1,0 +1,112 @@
+package worker
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"ppwr/internal/temporalclient"
+	"ppwr/models"
+	"ppwr/workflows"
+)
+
+// Relay turns new outbox events into delivery workflows, one per
+// subscribed endpoint. Several worker replicas may run it: each claims
+// events with SKIP LOCKED, and the workflow id (webhook/<event>/<endpoint>)
+// keeps a second start of the same pair from ever running.
+type Relay struct {
+	DB        *gorm.DB
+	Temporal  client.Client
+	TaskQueue string
+	// RetryInitial and RetryFor are passed to every delivery workflow.
+	RetryInitial time.Duration
+	RetryFor     time.Duration
+	// Interval is the pause between polls when the outbox is empty.
+	Interval time.Duration
+}
+
+// relayBatch bounds the events one transaction claims.
+const relayBatch = 100
+
+// Run relays until ctx is cancelled.
+func (r *Relay) Run(ctx context.Context) {
+	for {
+		n, err := r.RelayOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			slog.ErrorContext(ctx, "event relay failed; retrying", "error", err)
+		}
+		if n == relayBatch && err == nil {
+			continue // more are waiting
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.Interval):
+		}
+	}
+}
+
+// RelayOnce relays one batch and returns how many events it handled. The
+// events are marked relayed in the same transaction that claimed them, after
+// their workflows were started; a crash in between starts them again, which
+// the workflow id turns into a no-op.
+func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
+	var relayed int
+	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var events []models.Event
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
+			Where("relayed_at IS NULL").Order("id").Limit(relayBatch).Find(&events).Error; err != nil {
+			return err
+		}
+		for i := range events {
+			if err := r.fanOut(ctx, tx, &events[i]); err != nil {
+				return err
+			}
+		}
+		relayed = len(events)
+		if relayed == 0 {
+			return nil
+		}
+		ids := make([]any, len(events))
+		for i, e := range events {
+			ids[i] = e.ID
+		}
+		return tx.Model(&models.Event{}).Where("id IN ?", ids).Update("relayed_at", time.Now().UTC()).Error
+	})
+	return relayed, err
+}
+
+// fanOut creates a delivery and starts its workflow for every active
+// endpoint of the event's organization that subscribes to its type.
+func (r *Relay) fanOut(ctx context.Context, tx *gorm.DB, e *models.Event) error {
+	var endpoints []models.WebhookEndpoint
+	if err := tx.Scopes(models.InOrganization(e.OrganizationID)).
+		Where("status = ? AND (? = ANY (events) OR ? = ANY (events))", models.EndpointActive, e.Type, models.AllEvents).
+		Find(&endpoints).Error; err != nil {
+		return err
+	}
+	for _, ep := range endpoints {
+		d := models.WebhookDelivery{ID: models.NewID(), EventID: e.ID, EndpointID: ep.ID, Status: models.DeliveryPending}
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("event_id = ? AND endpoint_id = ?", e.ID, ep.ID).First(&d).Error; err != nil {
+			return err
+		}
+		ref := temporalclient.Ref{
+			WorkflowID:     workflows.WebhookDeliveryWorkflowID(e.ID, ep.ID),
+			OrganizationID: e.OrganizationID.String(),
+			ResourceID:     e.ID.String(),
+			TaskQueue:      r.TaskQueue,
+		}
+		in := workflows.WebhookDeliveryInput{DeliveryID: d.ID, RetryInitial: r.RetryInitial, RetryFor: r.RetryFor}
+		if _, err := temporalclient.Start(ctx, r.Temporal, ref, workflows.DeliverWebhook, in); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"ppwr/activities"
+)
+
+// WebhookDeliveryInput identifies the delivery and its retry schedule. The
+// schedule travels in the input (not in worker configuration) so that the
+// run's history shows the policy it was given.
+type WebhookDeliveryInput struct {
+	DeliveryID   uuid.UUID
+	RetryInitial time.Duration
+	RetryFor     time.Duration
+}
+
+// webhookMaxInterval caps the exponential backoff between attempts.
+const webhookMaxInterval = 6 * time.Hour
+
+// webhookMaxAttempts is far above what the retry window admits (about 20
+// attempts in 72 hours), so the window is what ends the retries. It is not
+// 0 (unlimited) because the SDK's test environment turns 0 into 10
+// attempts, and the schedule test must see the real one.
+const webhookMaxAttempts = 1000
+
+// WebhookDeliveryWorkflowID is the run of one event for one endpoint; the
+// relay never starts two for the same pair.
+func WebhookDeliveryWorkflowID(eventID, endpointID uuid.UUID) string {
+	return "webhook/" + eventID.String() + "/" + endpointID.String()
+}
+
+// DeliverWebhook POSTs one event to one endpoint. Retries come from the
+// activity's retry policy: exponential backoff from RetryInitial, doubling
+// up to six hours, for RetryFor in total. Then the delivery is recorded as
+// failed and the run fails, so operators see it in the Temporal UI.
+func DeliverWebhook(ctx workflow.Context, in WebhookDeliveryInput) error {
+	attemptCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		// The HTTP call itself is bounded at 10 s; the rest is database work.
+		StartToCloseTimeout:    30 * time.Second,
+		ScheduleToCloseTimeout: in.RetryFor,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        in.RetryInitial,
+			BackoffCoefficient:     2,
+			MaximumInterval:        webhookMaxInterval,
+			MaximumAttempts:        webhookMaxAttempts,
+			NonRetryableErrorTypes: []string{activities.ErrEndpointUnusable},
+		},
+	})
+	var w *activities.Webhooks
+	err := workflow.ExecuteActivity(attemptCtx, w.Deliver, in.DeliveryID).Get(ctx, nil)
+	if err == nil {
+		return nil
+	}
+	recordCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	if ferr := workflow.ExecuteActivity(recordCtx, w.MarkFailed, in.DeliveryID, err.Error()).Get(ctx, nil); ferr != nil {
+		return ferr
+	}
+	return temporal.NewNonRetryableApplicationError("webhook delivery failed", "WebhookDeliveryFailed", err)
+}
