@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 )
 
-func serveCommand() *cobra.Command {
+// appCommand is a long-running subcommand over every connection of the app.
+func appCommand(use, short string, run func(*app, context.Context) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "serve",
-		Short: "Run the HTTP API (stateless; run as many replicas as needed)",
+		Use:   use,
+		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := openApp(cmd.Context())
@@ -16,25 +19,17 @@ func serveCommand() *cobra.Command {
 				return err
 			}
 			defer a.close()
-			return a.serveHTTP(cmd.Context())
+			return run(a, cmd.Context())
 		},
 	}
 }
 
+func serveCommand() *cobra.Command {
+	return appCommand("serve", "Run the HTTP API (stateless; run as many replicas as needed)", (*app).serveHTTP)
+}
+
 func workerCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "worker",
-		Short: "Run the Temporal worker on the task queue",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openApp(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer a.close()
-			return a.runWorker(cmd.Context())
-		},
-	}
+	return appCommand("worker", "Run the Temporal worker and the event relay on the task queue", (*app).runWorker)
 }
 
 func migrateCommand() *cobra.Command {
@@ -54,17 +49,8 @@ func migrateCommand() *cobra.Command {
 }
 
 func devCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "dev",
-		Short: "Apply migrations, ensure the bucket, then run the API and the worker in one process",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			a, err := openApp(ctx)
-			if err != nil {
-				return err
-			}
-			defer a.close()
+	return appCommand("dev", "Apply migrations, ensure the bucket, then run the API and the worker in one process",
+		func(a *app, ctx context.Context) error {
 			if err := migrate(ctx, a.db); err != nil {
 				return err
 			}
@@ -75,6 +61,5 @@ func devCommand() *cobra.Command {
 			g.Go(func() error { return a.serveHTTP(gctx) })
 			g.Go(func() error { return a.runWorker(gctx) })
 			return g.Wait()
-		},
-	}
+		})
 }
