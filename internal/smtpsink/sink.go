@@ -123,6 +123,11 @@ func (s *Sink) WaitFor(ctx context.Context, n int) ([]Message, error) {
 // loop to finish, so a test can rely on the port being released.
 func (s *Sink) Close() error {
 	err := s.server.Close()
+	// Serve registers the listener with the server only once its goroutine
+	// runs; closing it here as well keeps an early Close from hanging.
+	if lerr := s.listener.Close(); err == nil && !errors.Is(lerr, net.ErrClosed) {
+		err = lerr
+	}
 	<-s.served
 	if errors.Is(err, smtp.ErrServerClosed) {
 		return nil

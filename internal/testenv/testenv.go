@@ -246,7 +246,15 @@ func startS3() (*storage.Store, error) {
 		Endpoint: "http://" + addr, Region: "us-east-1", Bucket: "ppwr-test",
 		AccessKeyID: "ppwr-test", SecretAccessKey: "ppwr-test-secret",
 	}
-	cmd := exec.Command(path, "--port", addr, "posix", dir)
+	// Metadata goes to a sidecar directory rather than extended
+	// attributes, so the tests do not depend on the filesystem's xattrs.
+	root, meta := filepath.Join(dir, "objects"), filepath.Join(dir, "metadata")
+	for _, d := range []string{root, meta} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command(path, "--port", addr, "posix", "--sidecar", meta, root)
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s3Opts.AccessKeyID, "ROOT_SECRET_ACCESS_KEY="+s3Opts.SecretAccessKey)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
