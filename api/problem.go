@@ -1,13 +1,16 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
 
 	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
 
 	"ppwr/internal/i18n"
+	"ppwr/models"
 )
 
 // Problem is an error with everything needed to render the error envelope:
@@ -56,6 +59,8 @@ const (
 	CodeInternal              = "internal_error"
 	CodeUnsupportedMediaType  = "unsupported_media_type"
 	CodeServiceUnavailable    = "service_unavailable"
+	CodeItemArchived          = "item_archived"
+	CodeFolderNotEmpty        = "folder_not_empty"
 )
 
 // ErrorCodes lists every code with its status, for the OpenAPI document.
@@ -81,6 +86,8 @@ var ErrorCodes = []struct {
 	{CodeValidationFailed, http.StatusUnprocessableEntity},
 	{CodeInvalidJSON, http.StatusUnprocessableEntity},
 	{CodeIdempotencyKeyInvalid, http.StatusUnprocessableEntity},
+	{CodeItemArchived, http.StatusUnprocessableEntity},
+	{CodeFolderNotEmpty, http.StatusUnprocessableEntity},
 	{CodePreconditionRequired, http.StatusPreconditionRequired},
 	{CodeRateLimited, http.StatusTooManyRequests},
 	{CodeInternal, http.StatusInternalServerError},
@@ -106,6 +113,23 @@ func Invalid(fields ...FieldError) *Problem {
 // Field builds a FieldError.
 func Field(name, key string, args ...any) FieldError {
 	return FieldError{Field: name, Key: key, Args: args}
+}
+
+// RevisionConflict is the 409 of a stale revision or ETag.
+func RevisionConflict() *Problem {
+	return newProblem(http.StatusConflict, CodeRevisionConflict, "error.revision_conflict")
+}
+
+// fromModel maps the models' sentinel errors onto problems, leaving other
+// errors for the 500 path.
+func fromModel(err error) error {
+	switch {
+	case errors.Is(err, models.ErrNotFound), errors.Is(err, gorm.ErrRecordNotFound):
+		return NotFound()
+	case errors.Is(err, models.ErrRevisionConflict):
+		return RevisionConflict()
+	}
+	return err
 }
 
 // Forbidden is a 403 with a specific code.

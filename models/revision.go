@@ -1,0 +1,60 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+)
+
+// Optimistic concurrency: every mutable record has an integer revision that
+// the server increments and the client sends back; a mismatch is a conflict.
+var (
+	ErrNotFound         = errors.New("record not found")
+	ErrRevisionConflict = errors.New("revision conflict")
+)
+
+// UpdateWithRevision applies updates to the organization's record id of
+// model's table only if its revision is still expected, incrementing it.
+// It returns ErrNotFound when the record does not exist in the
+// organization and ErrRevisionConflict when it changed meanwhile.
+func UpdateWithRevision(ctx context.Context, tx *gorm.DB, model any, orgID, id uuid.UUID, expected int, updates map[string]any) error {
+	changes := map[string]any{"revision": gorm.Expr("revision + 1"), "updated_at": time.Now().UTC()}
+	for k, v := range updates {
+		changes[k] = v
+	}
+	res := tx.WithContext(ctx).Model(model).Where("id = ? AND organization_id = ? AND revision = ?", id, orgID, expected).Updates(changes)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 1 {
+		return nil
+	}
+	return missingOrConflict(ctx, tx, model, orgID, id)
+}
+
+// DeleteWithRevision deletes the organization's record id if its revision
+// is still expected.
+func DeleteWithRevision(ctx context.Context, tx *gorm.DB, model any, orgID, id uuid.UUID, expected int) error {
+	res := tx.WithContext(ctx).Where("id = ? AND organization_id = ? AND revision = ?", id, orgID, expected).Delete(model)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 1 {
+		return nil
+	}
+	return missingOrConflict(ctx, tx, model, orgID, id)
+}
+
+func missingOrConflict(ctx context.Context, tx *gorm.DB, model any, orgID, id uuid.UUID) error {
+	var n int64
+	if err := tx.WithContext(ctx).Model(model).Where("id = ? AND organization_id = ?", id, orgID).Count(&n).Error; err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return ErrRevisionConflict
+}
