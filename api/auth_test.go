@@ -66,7 +66,13 @@ func TestAuthorizationMatrix(t *testing.T) {
 			assert.Equal(t, CodeUnauthenticated, res.errorCode())
 
 			res = a.do(requestFor(op, path, full.token))
-			assert.NotContains(t, []int{401, 403, 404, 405}, res.Code, "a key holding everything passes authorization: %s", res.Body)
+			refused := []int{401, 403, 405}
+			if op.Handler == nil || len(op.PathParams()) == 1 {
+				// Only a handler looking up a (random, so missing) record
+				// may answer 404 past authorization.
+				refused = append(refused, 404)
+			}
+			assert.NotContains(t, refused, res.Code, "a key holding everything passes authorization: %s", res.Body)
 			if op.Handler == nil {
 				assert.Equal(t, http.StatusNotImplemented, res.Code)
 				assert.Equal(t, CodeNotImplemented, res.errorCode())

@@ -117,6 +117,13 @@ type response struct {
 	body map[string]any
 }
 
+// fieldErrors is error.fields of an error answer.
+func (r *response) fieldErrors() map[string]any {
+	e, _ := r.body["error"].(map[string]any)
+	f, _ := e["fields"].(map[string]any)
+	return f
+}
+
 func (r *response) errorCode() string {
 	e, _ := r.body["error"].(map[string]any)
 	code, _ := e["code"].(string)

@@ -67,6 +67,12 @@ func (o Operation) header(params ...Param) Operation {
 
 func (o Operation) rate(r RateClass) Operation { o.Rate = r; return o }
 
+// body documents the operation's JSON request body.
+func (o Operation) body(schema Schema) Operation {
+	o.Request = &Body{ContentType: "application/json", Schema: schema}
+	return o
+}
+
 func (o Operation) handle(h HandlerFunc, success Response) Operation {
 	o.Handler, o.Success = h, success
 	return o
@@ -96,32 +102,58 @@ func (s *Server) table() []Operation {
 
 		// Catalogue and structure
 		list("listCatalogItems", org+"/catalog-items", tagCatalog, a.CatalogRead, a.CatalogView).
-			query(archived, queryParam("folder", uuidSchema()), queryParam("family", uuidSchema()), queryParam("q", str())),
-		post("createCatalogItem", org+"/catalog-items", tagCatalog, a.CatalogWrite, a.CatalogCreate),
-		get("getCatalogItem", org+"/catalog-items/{catalogItemId}", tagCatalog, a.CatalogRead, a.CatalogView),
-		write(http.MethodPatch, "updateCatalogItem", org+"/catalog-items/{catalogItemId}", tagCatalog, a.CatalogWrite, a.CatalogUpdate).notIdempotent().header(ifMatch),
-		post("archiveCatalogItem", org+"/catalog-items/{catalogItemId}/archive", tagCatalog, a.CatalogWrite, a.CatalogArchive),
-		post("restoreCatalogItem", org+"/catalog-items/{catalogItemId}/restore", tagCatalog, a.CatalogWrite, a.CatalogArchive),
-		list("listComponents", org+"/catalog-items/{catalogItemId}/components", tagCatalog, a.CatalogRead, a.CatalogView),
-		post("createComponent", org+"/catalog-items/{catalogItemId}/components", tagCatalog, a.CatalogWrite, a.CatalogUpdate),
-		get("getComponent", org+"/catalog-items/{catalogItemId}/components/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView),
-		list("listDataVersions", org+"/catalog-items/{catalogItemId}/data-versions", tagCatalog, a.CatalogRead, a.CatalogView),
-		get("getDataVersion", org+"/catalog-items/{catalogItemId}/data-versions/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView),
-		list("listMarkets", org+"/catalog-items/{catalogItemId}/markets", tagCatalog, a.CatalogRead, a.CatalogView),
-		get("getMarket", org+"/catalog-items/{catalogItemId}/markets/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView),
-		write(http.MethodPut, "replaceMarkets", org+"/catalog-items/{catalogItemId}/markets", tagCatalog, a.CatalogWrite, a.CatalogUpdate),
-		list("listFamilies", org+"/families", tagCatalog, a.CatalogRead, a.CatalogView),
-		post("createFamily", org+"/families", tagCatalog, a.CatalogWrite, a.CatalogCreate),
-		get("getFamily", org+"/families/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView),
-		write(http.MethodPut, "updateFamily", org+"/families/{recordId}", tagCatalog, a.CatalogWrite, a.CatalogUpdate),
-		list("listFolders", org+"/folders", tagCatalog, a.CatalogRead, a.CatalogView),
-		post("createFolder", org+"/folders", tagCatalog, a.CatalogWrite, a.CatalogCreate),
-		get("getFolder", org+"/folders/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView),
-		write(http.MethodPut, "updateFolder", org+"/folders/{recordId}", tagCatalog, a.CatalogWrite, a.CatalogUpdate),
-		write(http.MethodDelete, "deleteFolder", org+"/folders/{recordId}", tagCatalog, a.CatalogWrite, a.CatalogUpdate),
-		list("listParties", org+"/parties", tagCatalog, a.CatalogRead, a.SuppliersManage),
-		post("createParty", org+"/parties", tagCatalog, a.CatalogWrite, a.SuppliersManage),
-		get("getParty", org+"/parties/{recordId}", tagCatalog, a.CatalogRead, a.SuppliersManage),
+			query(archived, queryParam("folder", uuidSchema()), queryParam("family", uuidSchema()), queryParam("q", str())).
+			handle(s.listCatalogItems, okJSON(ref("CatalogItemList"))),
+		post("createCatalogItem", org+"/catalog-items", tagCatalog, a.CatalogWrite, a.CatalogCreate).
+			body(ref("CatalogItemCreate")).handle(s.createCatalogItem, itemResponse(http.StatusCreated)),
+		get("getCatalogItem", org+"/catalog-items/{catalogItemId}", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.getCatalogItem, itemResponse(http.StatusOK)),
+		write(http.MethodPatch, "updateCatalogItem", org+"/catalog-items/{catalogItemId}", tagCatalog, a.CatalogWrite, a.CatalogUpdate).notIdempotent().header(ifMatch).
+			body(ref("CatalogItemPatch")).handle(s.updateCatalogItem, itemResponse(http.StatusOK)),
+		post("archiveCatalogItem", org+"/catalog-items/{catalogItemId}/archive", tagCatalog, a.CatalogWrite, a.CatalogArchive).
+			body(ref("RevisionOptional")).handle(s.archiveCatalogItem, itemResponse(http.StatusOK)),
+		post("restoreCatalogItem", org+"/catalog-items/{catalogItemId}/restore", tagCatalog, a.CatalogWrite, a.CatalogArchive).
+			body(ref("RevisionRequired")).handle(s.restoreCatalogItem, itemResponse(http.StatusOK)),
+		list("listComponents", org+"/catalog-items/{catalogItemId}/components", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.listComponents, okJSON(ref("ComponentList"))),
+		post("createComponent", org+"/catalog-items/{catalogItemId}/components", tagCatalog, a.CatalogWrite, a.CatalogUpdate).
+			body(ref("ComponentCreate")).handle(s.createComponent, created(ref("Component"))),
+		get("getComponent", org+"/catalog-items/{catalogItemId}/components/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.getComponent, okJSON(ref("Component"))),
+		list("listDataVersions", org+"/catalog-items/{catalogItemId}/data-versions", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.listDataVersions, okJSON(ref("DataVersionList"))),
+		get("getDataVersion", org+"/catalog-items/{catalogItemId}/data-versions/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.getDataVersion, okJSON(ref("DataVersion"))),
+		list("listMarkets", org+"/catalog-items/{catalogItemId}/markets", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.listMarkets, okJSON(ref("MarketScenarioList"))),
+		get("getMarket", org+"/catalog-items/{catalogItemId}/markets/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.getMarket, okJSON(ref("MarketScenario"))),
+		write(http.MethodPut, "replaceMarkets", org+"/catalog-items/{catalogItemId}/markets", tagCatalog, a.CatalogWrite, a.CatalogUpdate).
+			body(ref("MarketsReplace")).handle(s.replaceMarkets, okJSON(ref("MarketsResult"))),
+		list("listFamilies", org+"/families", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.listFamilies, okJSON(ref("FamilyList"))),
+		post("createFamily", org+"/families", tagCatalog, a.CatalogWrite, a.CatalogCreate).
+			body(ref("FamilyCreate")).handle(s.createFamily, created(ref("Family"))),
+		get("getFamily", org+"/families/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.getFamily, okJSON(ref("Family"))),
+		write(http.MethodPut, "updateFamily", org+"/families/{recordId}", tagCatalog, a.CatalogWrite, a.CatalogUpdate).
+			body(ref("FamilyUpdate")).handle(s.updateFamily, okJSON(ref("Family"))),
+		list("listFolders", org+"/folders", tagCatalog, a.CatalogRead, a.CatalogView).query(queryParam("parent", uuidSchema())).
+			handle(s.listFolders, okJSON(ref("FolderList"))),
+		post("createFolder", org+"/folders", tagCatalog, a.CatalogWrite, a.CatalogCreate).
+			body(ref("FolderCreate")).handle(s.createFolder, created(ref("Folder"))),
+		get("getFolder", org+"/folders/{recordId}", tagCatalog, a.CatalogRead, a.CatalogView).
+			handle(s.getFolder, okJSON(ref("Folder"))),
+		write(http.MethodPut, "updateFolder", org+"/folders/{recordId}", tagCatalog, a.CatalogWrite, a.CatalogUpdate).
+			body(ref("FolderUpdate")).handle(s.updateFolder, okJSON(ref("Folder"))),
+		write(http.MethodDelete, "deleteFolder", org+"/folders/{recordId}", tagCatalog, a.CatalogWrite, a.CatalogUpdate).
+			body(ref("FolderDelete")).handle(s.deleteFolder, okJSON(ref("FolderDeleted"))),
+		list("listParties", org+"/parties", tagCatalog, a.CatalogRead, a.SuppliersManage).
+			handle(s.listParties, okJSON(ref("PartyList"))),
+		post("createParty", org+"/parties", tagCatalog, a.CatalogWrite, a.SuppliersManage).
+			body(ref("PartyCreate")).handle(s.createParty, created(ref("Party"))),
+		get("getParty", org+"/parties/{recordId}", tagCatalog, a.CatalogRead, a.SuppliersManage).
+			handle(s.getParty, okJSON(ref("Party"))),
 
 		// Order packing and inventory
 		get("getInventory", org+"/catalog-items/{catalogItemId}/inventory", tagPacking, a.FlowsRead, a.CatalogView).query(queryParam("data_version", uuidSchema())),

@@ -9,7 +9,7 @@ func schemas() map[string]any {
 	for i, c := range ErrorCodes {
 		codes[i] = c.Code
 	}
-	return map[string]any{
+	out := map[string]any{
 		"ErrorEnvelope": object(map[string]Schema{
 			"error": object(map[string]Schema{
 				"code":      enum(codes...),
@@ -45,6 +45,12 @@ func schemas() map[string]any {
 		"AuditEntry":     auditEntrySchema(),
 		"AuditEntryList": listOf("AuditEntry"),
 	}
+	for _, more := range []map[string]any{catalogSchemas(), structureSchemas()} {
+		for k, v := range more {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func coded(extra map[string]Schema) Schema {

@@ -70,12 +70,15 @@ type scenario struct {
 	bare        []bareTarget
 }
 
-// bareTarget is a plain Gin handler; it receives the connection's token in
-// the Authorization header, like the API does.
+// bareTarget is a plain Gin handler doing the scenario's work without the
+// pipeline. request builds connection i's request (nil: GET path with the
+// connection's token, like the API's requests).
 type bareTarget struct {
 	name    string
+	method  string
 	path    string
 	handler gin.HandlerFunc
+	request func(base string, i int) (*http.Request, error)
 }
 
 func run(conns int, duration, warmup time.Duration) error {
@@ -104,12 +107,24 @@ func run(conns int, duration, warmup time.Duration) error {
 	if err != nil {
 		return err
 	}
-	scenarios := []scenario{dictionariesScenario(db, orgID, tokens)}
+	items, err := seedItems(db, orgID, conns)
+	if err != nil {
+		return err
+	}
+	scenarios := []scenario{
+		dictionariesScenario(db, orgID, tokens),
+		itemReadScenario(db, orgID, tokens, items),
+		itemCreateScenario(db, orgID, tokens),
+	}
 
 	bareEngine := gin.New()
 	for _, s := range scenarios {
 		for _, b := range s.bare {
-			bareEngine.Handle(http.MethodGet, b.path, b.handler)
+			method := b.method
+			if method == "" {
+				method = http.MethodGet
+			}
+			bareEngine.Handle(method, b.path, b.handler)
 		}
 	}
 	bareURL, stopBare, err := listen(bareEngine)
@@ -124,13 +139,17 @@ func run(conns int, duration, warmup time.Duration) error {
 		full := measure(conns, duration, warmup, func(i int) (*http.Request, error) { return s.fullRequest(fullURL, i) })
 		full.print(s.name, "ppwr")
 		for _, b := range s.bare {
-			bare := measure(conns, duration, warmup, func(i int) (*http.Request, error) {
-				r, err := http.NewRequest(http.MethodGet, bareURL+b.path, nil)
-				if err == nil {
-					r.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+			request := b.request
+			if request == nil {
+				request = func(base string, i int) (*http.Request, error) {
+					r, err := http.NewRequest(http.MethodGet, base+b.path, nil)
+					if err == nil {
+						r.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+					}
+					return r, err
 				}
-				return r, err
-			})
+			}
+			bare := measure(conns, duration, warmup, func(i int) (*http.Request, error) { return request(bareURL, i) })
 			bare.print(s.name, b.name)
 			fmt.Printf("%-28s %-16s %4s %9.0f%% of %s req/s\n", s.name, "ppwr/"+b.name, "", 100*full.rps()/bare.rps(), b.name)
 		}

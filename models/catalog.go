@@ -1,0 +1,199 @@
+package models
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"gorm.io/datatypes"
+	"gorm.io/gorm"
+)
+
+// Enumerations of the catalogue item. The spec leaves them open; these are
+// published in the OpenAPI document.
+var (
+	// SourcingTypes says how the packaging reaches the organization, which
+	// decides its PPWR role (producer, importer, distributor).
+	SourcingTypes = []string{"purchased", "imported", "own_production", "received_with_products"}
+	// FoodContactStatuses drive the food-contact rules of the registers.
+	FoodContactStatuses = []string{"food_contact", "indirect_food_contact", "not_food_contact", "unknown"}
+	// ReuseTypes distinguish single-use from reusable packaging (PPWR Art. 11).
+	ReuseTypes = []string{"single_use", "reusable", "refillable"}
+	// StockUnits are the spec's base units.
+	StockUnits = []string{"piece", "m", "m2", "kg", "l", "m3"}
+	// ComponentRoles name a component's part in the item.
+	ComponentRoles = []string{"body", "closure", "lid", "label", "sleeve", "liner", "seal", "handle", "insert", "cushioning", "tape", "strap", "other"}
+)
+
+// Catalogue item statuses.
+const (
+	ItemActive   = "active"
+	ItemArchived = "archived"
+)
+
+// CatalogItem is a packaging item. It is never deleted, only archived.
+type CatalogItem struct {
+	ID                    uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID        uuid.UUID `gorm:"type:uuid"`
+	InternalCode          string
+	Name                  string
+	SourcingType          string
+	MassG                 decimal.Decimal `gorm:"type:numeric"`
+	MainMaterialCode      string
+	StockUnit             string
+	StockTracked          bool
+	FoodContactStatus     string
+	ReuseType             string
+	FolderID              *uuid.UUID `gorm:"type:uuid"`
+	FamilyID              *uuid.UUID `gorm:"type:uuid"`
+	Status                string
+	Revision              int
+	AssessmentsStaleSince *time.Time
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+	ArchivedAt            *time.Time
+}
+
+// Component is a part of an item with its own material and mass.
+type Component struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	CatalogItemID  uuid.UUID `gorm:"type:uuid"`
+	Name           string
+	Role           string
+	MaterialCode   string
+	MassG          decimal.Decimal `gorm:"type:numeric"`
+	CreatedAt      time.Time
+}
+
+// TableName maps the model onto its table.
+func (Component) TableName() string { return "catalog_item_components" }
+
+// MarketScenario is an item placed on one country's market in one economic
+// role. Scenarios are immutable; a change replaces the active one.
+type MarketScenario struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	CatalogItemID  uuid.UUID `gorm:"type:uuid"`
+	CountryCode    string
+	OriginCountry  *string
+	EconomicRole   *string
+	AssessmentDate *time.Time `gorm:"type:date"`
+	Active         bool
+	CreatedAt      time.Time
+	DeactivatedAt  *time.Time
+}
+
+// DataVersion is the immutable state of an item at one revision.
+type DataVersion struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	CatalogItemID  uuid.UUID `gorm:"type:uuid"`
+	Revision       int
+	Specifications datatypes.JSON `gorm:"type:jsonb"`
+	Components     datatypes.JSON `gorm:"type:jsonb"`
+	Markets        datatypes.JSON `gorm:"type:jsonb"`
+	SHA256         string         `gorm:"column:sha256"`
+	CreatedAt      time.Time
+}
+
+// TableName maps the model onto its table.
+func (DataVersion) TableName() string { return "catalog_item_data_versions" }
+
+// LockItem reads the organization's item for update within tx.
+func LockItem(ctx context.Context, tx *gorm.DB, orgID, id uuid.UUID) (*CatalogItem, error) {
+	var item CatalogItem
+	err := tx.WithContext(ctx).Clauses(lockForUpdate).Scopes(InOrganization(orgID)).First(&item, "id = ?", id).Error
+	if err != nil {
+		return nil, err
+	}
+	return &item, nil
+}
+
+// Canonical shapes of a data version. Struct fields marshal in declaration
+// order and maps with sorted keys, so the same state always yields the same
+// bytes and the same hash.
+type versionSpecifications struct {
+	InternalCode      string          `json:"internalCode"`
+	Name              string          `json:"name"`
+	SourcingType      string          `json:"sourcingType"`
+	MassG             decimal.Decimal `json:"massG"`
+	MainMaterialCode  string          `json:"mainMaterialCode"`
+	StockUnit         string          `json:"stockUnit"`
+	StockTracked      bool            `json:"stockTracked"`
+	FoodContactStatus string          `json:"foodContactStatus"`
+	ReuseType         string          `json:"reuseType"`
+	Status            string          `json:"status"`
+}
+
+type versionComponent struct {
+	ID           uuid.UUID       `json:"id"`
+	Name         string          `json:"name"`
+	Role         string          `json:"role"`
+	MaterialCode string          `json:"materialCode"`
+	MassG        decimal.Decimal `json:"massG"`
+}
+
+type versionMarket struct {
+	Scenario       uuid.UUID `json:"scenario"`
+	Country        string    `json:"country"`
+	OriginCountry  *string   `json:"originCountry"`
+	EconomicRole   *string   `json:"economicRole"`
+	AssessmentDate *string   `json:"assessmentDate"`
+}
+
+// RecordDataVersion writes the data version of item's current revision
+// from its specifications, components and active markets, inside tx.
+func RecordDataVersion(ctx context.Context, tx *gorm.DB, item *CatalogItem) (*DataVersion, error) {
+	var comps []Component
+	if err := tx.WithContext(ctx).Where("catalog_item_id = ?", item.ID).Order("id").Find(&comps).Error; err != nil {
+		return nil, err
+	}
+	var markets []MarketScenario
+	if err := tx.WithContext(ctx).Where("catalog_item_id = ? AND active", item.ID).Order("country_code").Find(&markets).Error; err != nil {
+		return nil, err
+	}
+	spec := versionSpecifications{
+		InternalCode: item.InternalCode, Name: item.Name, SourcingType: item.SourcingType, MassG: item.MassG,
+		MainMaterialCode: item.MainMaterialCode, StockUnit: item.StockUnit, StockTracked: item.StockTracked,
+		FoodContactStatus: item.FoodContactStatus, ReuseType: item.ReuseType, Status: item.Status,
+	}
+	vc := make([]versionComponent, len(comps))
+	for i, c := range comps {
+		vc[i] = versionComponent{ID: c.ID, Name: c.Name, Role: c.Role, MaterialCode: c.MaterialCode, MassG: c.MassG}
+	}
+	vm := make([]versionMarket, len(markets))
+	for i, m := range markets {
+		vm[i] = versionMarket{Scenario: m.ID, Country: m.CountryCode, OriginCountry: m.OriginCountry, EconomicRole: m.EconomicRole}
+		if m.AssessmentDate != nil {
+			d := m.AssessmentDate.Format(time.DateOnly)
+			vm[i].AssessmentDate = &d
+		}
+	}
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	compJSON, _ := json.Marshal(vc)
+	marketJSON, _ := json.Marshal(vm)
+	canonical, _ := json.Marshal(struct {
+		Revision       int             `json:"revision"`
+		Specifications json.RawMessage `json:"specifications"`
+		Components     json.RawMessage `json:"components"`
+		Markets        json.RawMessage `json:"markets"`
+	}{item.Revision, specJSON, compJSON, marketJSON})
+	sum := sha256.Sum256(canonical)
+	v := &DataVersion{
+		ID: NewID(), OrganizationID: item.OrganizationID, CatalogItemID: item.ID, Revision: item.Revision,
+		Specifications: datatypes.JSON(specJSON), Components: datatypes.JSON(compJSON), Markets: datatypes.JSON(marketJSON),
+		SHA256: hex.EncodeToString(sum[:]),
+	}
+	if err := tx.WithContext(ctx).Create(v).Error; err != nil {
+		return nil, err
+	}
+	return v, nil
+}
