@@ -28,16 +28,23 @@ func componentToJSON(m *models.Component) componentJSON {
 		MaterialCode: m.MaterialCode, MassG: m.MassG, CreatedAt: m.CreatedAt.UTC()}
 }
 
-func (s *Server) listComponents(c *gin.Context) error {
+// listOfItem pages through the rows of T that belong to the path's item
+// (and match where, when given).
+func listOfItem[T any, R any](c *gin.Context, s *Server, where string, idOf func(*T) uuid.UUID, toJSON func(*T) R) error {
 	item, err := s.loadItem(c, false)
 	if err != nil {
 		return err
 	}
-	q := s.DB.WithContext(c).Model(&models.Component{}).Where("catalog_item_id = ?", item.ID)
-	return paginate(c, s, q, false, func(m *models.Component) uuid.UUID { return m.ID }, componentToJSON)
+	q := s.DB.WithContext(c).Model(new(T)).Where("catalog_item_id = ?", item.ID)
+	if where != "" {
+		q = q.Where(where)
+	}
+	return paginate(c, s, q, false, idOf, toJSON)
 }
 
-func (s *Server) getComponent(c *gin.Context) error {
+// getOfItem answers the row of T named by recordId, if it belongs to the
+// path's item.
+func getOfItem[T any, R any](c *gin.Context, s *Server, toJSON func(*T) R) error {
 	item, err := s.loadItem(c, false)
 	if err != nil {
 		return err
@@ -46,13 +53,19 @@ func (s *Server) getComponent(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	var m models.Component
-	if err := s.DB.WithContext(c).Where("catalog_item_id = ? AND id = ?", item.ID, id).First(&m).Error; err != nil {
+	var row T
+	if err := s.DB.WithContext(c).Where("catalog_item_id = ? AND id = ?", item.ID, id).First(&row).Error; err != nil {
 		return fromModel(err)
 	}
-	c.JSON(http.StatusOK, componentToJSON(&m))
+	c.JSON(http.StatusOK, toJSON(&row))
 	return nil
 }
+
+func (s *Server) listComponents(c *gin.Context) error {
+	return listOfItem(c, s, "", func(m *models.Component) uuid.UUID { return m.ID }, componentToJSON)
+}
+
+func (s *Server) getComponent(c *gin.Context) error { return getOfItem(c, s, componentToJSON) }
 
 // createComponent adds a component: the item gets a new revision (and data
 // version) and its assessments become stale. An optional "revision" guards
@@ -112,27 +125,7 @@ func dataVersionToJSON(v *models.DataVersion) dataVersionJSON {
 }
 
 func (s *Server) listDataVersions(c *gin.Context) error {
-	item, err := s.loadItem(c, false)
-	if err != nil {
-		return err
-	}
-	q := s.DB.WithContext(c).Model(&models.DataVersion{}).Where("catalog_item_id = ?", item.ID)
-	return paginate(c, s, q, false, func(v *models.DataVersion) uuid.UUID { return v.ID }, dataVersionToJSON)
+	return listOfItem(c, s, "", func(v *models.DataVersion) uuid.UUID { return v.ID }, dataVersionToJSON)
 }
 
-func (s *Server) getDataVersion(c *gin.Context) error {
-	item, err := s.loadItem(c, false)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	var v models.DataVersion
-	if err := s.DB.WithContext(c).Where("catalog_item_id = ? AND id = ?", item.ID, id).First(&v).Error; err != nil {
-		return fromModel(err)
-	}
-	c.JSON(http.StatusOK, dataVersionToJSON(&v))
-	return nil
-}
+func (s *Server) getDataVersion(c *gin.Context) error { return getOfItem(c, s, dataVersionToJSON) }

@@ -208,11 +208,7 @@ func (s *Server) itemChanged(c *gin.Context, item *models.CatalogItem, event str
 	if _, err := models.RecordDataVersion(c, s.tx(c), item); err != nil {
 		return err
 	}
-	if _, err := models.EmitEvent(c, s.tx(c), item.OrganizationID, event, map[string]any{"catalog_item_id": item.ID, "revision": item.Revision}); err != nil {
-		return err
-	}
-	setAuditRecord(c, "catalog_item", item.ID)
-	return nil
+	return s.recorded(c, "catalog_item", item.ID, event, map[string]any{"catalog_item_id": item.ID, "revision": item.Revision})
 }
 
 func (s *Server) listCatalogItems(c *gin.Context) error {

@@ -37,32 +37,12 @@ func marketToJSON(m *models.MarketScenario) marketJSON {
 
 // listMarkets pages through the item's active scenarios.
 func (s *Server) listMarkets(c *gin.Context) error {
-	item, err := s.loadItem(c, false)
-	if err != nil {
-		return err
-	}
-	q := s.DB.WithContext(c).Model(&models.MarketScenario{}).Where("catalog_item_id = ? AND active", item.ID)
-	return paginate(c, s, q, false, func(m *models.MarketScenario) uuid.UUID { return m.ID }, marketToJSON)
+	return listOfItem(c, s, "active", func(m *models.MarketScenario) uuid.UUID { return m.ID }, marketToJSON)
 }
 
 // getMarket reads one scenario, active or not: registers may cite a
 // scenario that a later PUT replaced.
-func (s *Server) getMarket(c *gin.Context) error {
-	item, err := s.loadItem(c, false)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	var m models.MarketScenario
-	if err := s.DB.WithContext(c).Where("catalog_item_id = ? AND id = ?", item.ID, id).First(&m).Error; err != nil {
-		return fromModel(err)
-	}
-	c.JSON(http.StatusOK, marketToJSON(&m))
-	return nil
-}
+func (s *Server) getMarket(c *gin.Context) error { return getOfItem(c, s, marketToJSON) }
 
 // marketDetail is one country's entry of market_details.
 type marketDetail struct {

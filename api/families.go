@@ -81,10 +81,9 @@ func (s *Server) createFamily(c *gin.Context) error {
 	if err := models.CreateFamily(c, tx, f); err != nil {
 		return err
 	}
-	if _, err := models.EmitEvent(c, tx, orgID, "family.created", map[string]any{"family_id": f.ID, "revision": f.Revision}); err != nil {
+	if err := s.recorded(c, "family", f.ID, "family.created", map[string]any{"family_id": f.ID, "revision": f.Revision}); err != nil {
 		return err
 	}
-	setAuditRecord(c, "family", f.ID)
 	c.JSON(http.StatusCreated, familyToJSON(f))
 	return nil
 }
@@ -126,10 +125,9 @@ func (s *Server) updateFamily(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := models.EmitEvent(c, tx, orgID, "family.updated", map[string]any{"family_id": f.ID, "revision": f.Revision}); err != nil {
+	if err := s.recorded(c, "family", f.ID, "family.updated", map[string]any{"family_id": f.ID, "revision": f.Revision}); err != nil {
 		return err
 	}
-	setAuditRecord(c, "family", f.ID)
 	c.JSON(http.StatusOK, familyToJSON(f))
 	return nil
 }

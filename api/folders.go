@@ -129,12 +129,11 @@ func (s *Server) createFolder(c *gin.Context) error {
 	if err := models.CreateFolder(c, tx, f); err != nil {
 		return err
 	}
-	if _, err := models.EmitEvent(c, tx, orgID, "folder.created", map[string]any{
+	if err := s.recorded(c, "folder", f.ID, "folder.created", map[string]any{
 		"folder_id": f.ID, "parent_id": eventOptionalID(f.ParentID), "revision": f.Revision,
 	}); err != nil {
 		return err
 	}
-	setAuditRecord(c, "folder", f.ID)
 	c.JSON(http.StatusCreated, folderToJSON(f))
 	return nil
 }
@@ -182,12 +181,11 @@ func (s *Server) updateFolder(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := models.EmitEvent(c, tx, orgID, "folder.updated", map[string]any{
+	if err := s.recorded(c, "folder", f.ID, "folder.updated", map[string]any{
 		"folder_id": f.ID, "parent_id": eventOptionalID(f.ParentID), "revision": f.Revision,
 	}); err != nil {
 		return err
 	}
-	setAuditRecord(c, "folder", f.ID)
 	c.JSON(http.StatusOK, folderToJSON(f))
 	return nil
 }
@@ -237,12 +235,11 @@ func (s *Server) deleteFolder(c *gin.Context) error {
 		}
 		return fromModel(err)
 	}
-	if _, err := models.EmitEvent(c, tx, orgID, "folder.deleted", map[string]any{
+	if err := s.recorded(c, "folder", id, "folder.deleted", map[string]any{
 		"folder_id": id, "revision": revision,
 	}); err != nil {
 		return err
 	}
-	setAuditRecord(c, "folder", id)
 	c.JSON(http.StatusOK, folderDeletedJSON{ID: id, Deleted: true})
 	return nil
 }

@@ -123,10 +123,9 @@ func (s *Server) createParty(c *gin.Context) error {
 	if err := models.CreateParty(c, tx, p); err != nil {
 		return err
 	}
-	if _, err := models.EmitEvent(c, tx, orgID, "party.created", map[string]any{"party_id": p.ID}); err != nil {
+	if err := s.recorded(c, "party", p.ID, "party.created", map[string]any{"party_id": p.ID}); err != nil {
 		return err
 	}
-	setAuditRecord(c, "party", p.ID)
 	c.JSON(http.StatusCreated, partyToJSON(p))
 	return nil
 }

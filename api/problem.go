@@ -57,8 +57,6 @@ const (
 	CodeRequestTooLarge       = "request_too_large"
 	CodeNotImplemented        = "not_implemented"
 	CodeInternal              = "internal_error"
-	CodeUnsupportedMediaType  = "unsupported_media_type"
-	CodeServiceUnavailable    = "service_unavailable"
 	CodeItemArchived          = "item_archived"
 	CodeFolderNotEmpty        = "folder_not_empty"
 )
@@ -82,7 +80,6 @@ var ErrorCodes = []struct {
 	{CodeIdempotencyInProgress, http.StatusConflict},
 	{CodeRevisionConflict, http.StatusConflict},
 	{CodeRequestTooLarge, http.StatusRequestEntityTooLarge},
-	{CodeUnsupportedMediaType, http.StatusUnsupportedMediaType},
 	{CodeValidationFailed, http.StatusUnprocessableEntity},
 	{CodeInvalidJSON, http.StatusUnprocessableEntity},
 	{CodeIdempotencyKeyInvalid, http.StatusUnprocessableEntity},

@@ -51,6 +51,17 @@ func setAuditRecord(c *gin.Context, recordType string, id uuid.UUID) {
 	c.Set(ctxAudit, auditRecord{Type: recordType, ID: id})
 }
 
+// recorded finishes a write of one record: it emits the event announcing
+// it (through the outbox, in the request's transaction) and names the
+// record for the audit entry.
+func (s *Server) recorded(c *gin.Context, recordType string, id uuid.UUID, event string, data map[string]any) error {
+	if _, err := models.EmitEvent(c, s.tx(c), credentialOf(c).OrganizationID, event, data); err != nil {
+		return err
+	}
+	setAuditRecord(c, recordType, id)
+	return nil
+}
+
 // afterCommit runs fn once the request's transaction has committed: the
 // place to start workflows about records the transaction created.
 func afterCommit(c *gin.Context, fn func()) {
