@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -115,7 +116,7 @@ func (s *Server) authenticate(op *Operation) gin.HandlerFunc {
 			return
 		}
 		cred, err := models.LookupCredential(c, s.DB, models.HashToken(strings.TrimSpace(token)), c.ClientIP(), buckets)
-		if err == models.ErrUnknownToken || (err == nil && cred.Revoked) {
+		if errors.Is(err, models.ErrUnknownToken) || (err == nil && cred.Revoked) {
 			unauthenticated()
 			return
 		}

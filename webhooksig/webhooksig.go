@@ -58,10 +58,9 @@ func Sign(secrets []string, body []byte, now time.Time) string {
 // retries of one event carry the same id and body with a fresh signature.
 func Verify(secret, header string, body []byte, now time.Time) error {
 	var (
-		t      int64
-		haveT  bool
-		sigs   [][]byte
-		parseE error
+		t     int64
+		haveT bool
+		sigs  [][]byte
 	)
 	for _, part := range strings.Split(header, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
@@ -70,11 +69,11 @@ func Verify(secret, header string, body []byte, now time.Time) error {
 		}
 		switch k {
 		case "t":
-			t, parseE = strconv.ParseInt(v, 10, 64)
-			if parseE != nil || haveT {
+			parsed, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || haveT {
 				return ErrMalformed
 			}
-			haveT = true
+			t, haveT = parsed, true
 		case "v1":
 			sig, err := hex.DecodeString(v)
 			if err != nil {
