@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -50,7 +51,7 @@ func itemReadScenario(db *gorm.DB, orgID uuid.UUID, tokens []string, items []uui
 			return r, err
 		},
 		bare: []bareTarget{{
-			name: "bare gin+gorm", path: "/catalog-items/:id",
+			name: "bare gin+gorm", path: "/catalog-items/:id", minRatio: 0.70, maxP99: 25 * time.Millisecond,
 			handler: func(c *gin.Context) {
 				var item models.CatalogItem
 				if err := db.WithContext(c).Where("organization_id = ? AND id = ?", orgID, c.Param("id")).First(&item).Error; err != nil {
@@ -91,7 +92,7 @@ func itemCreateScenario(db *gorm.DB, orgID uuid.UUID, tokens []string) scenario 
 			return r, err
 		},
 		bare: []bareTarget{{
-			name: "bare gin+gorm", method: http.MethodPost, path: "/catalog-items",
+			name: "bare gin+gorm", method: http.MethodPost, path: "/catalog-items", minRatio: 0.50,
 			handler: func(c *gin.Context) {
 				var in struct {
 					InternalCode string `json:"internalCode"`

@@ -79,6 +79,10 @@ type bareTarget struct {
 	path    string
 	handler gin.HandlerFunc
 	request func(base string, i int) (*http.Request, error)
+	// target is the goal: the API's share of this handler's req/s
+	// (and, when set, a p99 ceiling); zero means none.
+	minRatio float64
+	maxP99   time.Duration
 }
 
 func run(conns int, duration, warmup time.Duration) error {
@@ -151,7 +155,8 @@ func run(conns int, duration, warmup time.Duration) error {
 			}
 			bare := measure(conns, duration, warmup, func(i int) (*http.Request, error) { return request(bareURL, i) })
 			bare.print(s.name, b.name)
-			fmt.Printf("%-28s %-16s %4s %9.0f%% of %s req/s\n", s.name, "ppwr/"+b.name, "", 100*full.rps()/bare.rps(), b.name)
+			ratio := full.rps() / bare.rps()
+			fmt.Printf("%-28s %-16s %4s %9.0f%% of %s req/s%s\n", s.name, "ppwr/"+b.name, "", 100*ratio, b.name, b.verdict(ratio, full.percentile(0.99)))
 		}
 		fmt.Println()
 	}
@@ -229,6 +234,22 @@ func dictionariesScenario(db *gorm.DB, orgID uuid.UUID, tokens []string) scenari
 			}},
 		},
 	}
+}
+
+// verdict compares the measurement with the target, if there is one.
+func (b bareTarget) verdict(ratio float64, p99 time.Duration) string {
+	if b.minRatio == 0 {
+		return ""
+	}
+	met := ratio >= b.minRatio && (b.maxP99 == 0 || p99 <= b.maxP99)
+	out := fmt.Sprintf("  (target >= %.0f%%", 100*b.minRatio)
+	if b.maxP99 > 0 {
+		out += fmt.Sprintf(", p99 <= %s", b.maxP99)
+	}
+	if met {
+		return out + ": met)"
+	}
+	return out + ": NOT met)"
 }
 
 // result holds the latencies of the measured window.
