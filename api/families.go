@@ -53,7 +53,7 @@ func (s *Server) listFamilies(c *gin.Context) error {
 }
 
 func (s *Server) getFamily(c *gin.Context) error {
-	id, err := structureRecordID(c)
+	id, err := pathID(c, "recordId")
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (s *Server) createFamily(c *gin.Context) error {
 // updateFamily changes the fields sent; omitted fields are kept, and a
 // null or empty description clears it.
 func (s *Server) updateFamily(c *gin.Context) error {
-	id, err := structureRecordID(c)
+	id, err := pathID(c, "recordId")
 	if err != nil {
 		return err
 	}

@@ -28,16 +28,6 @@ func folderToJSON(f *models.Folder) folderJSON {
 	}
 }
 
-// structureRecordID is the {recordId} of the path; a malformed id names no
-// record, so it is a 404 like any unknown one.
-func structureRecordID(c *gin.Context) (uuid.UUID, error) {
-	id, err := uuid.Parse(c.Param("recordId"))
-	if err != nil {
-		return uuid.Nil, NotFound()
-	}
-	return id, nil
-}
-
 // listFolders pages through the organization's folders in creation order,
 // optionally only the direct subfolders of ?parent.
 func (s *Server) listFolders(c *gin.Context) error {
@@ -64,7 +54,7 @@ func (s *Server) listFolders(c *gin.Context) error {
 }
 
 func (s *Server) getFolder(c *gin.Context) error {
-	id, err := structureRecordID(c)
+	id, err := pathID(c, "recordId")
 	if err != nil {
 		return err
 	}
@@ -141,7 +131,7 @@ func (s *Server) createFolder(c *gin.Context) error {
 // updateFolder renames and/or moves a folder; omitted fields are kept and
 // "parent": null moves it to the top level.
 func (s *Server) updateFolder(c *gin.Context) error {
-	id, err := structureRecordID(c)
+	id, err := pathID(c, "recordId")
 	if err != nil {
 		return err
 	}
@@ -197,7 +187,7 @@ type folderDeletedJSON struct {
 
 // deleteFolder removes an empty folder at its current revision.
 func (s *Server) deleteFolder(c *gin.Context) error {
-	id, err := structureRecordID(c)
+	id, err := pathID(c, "recordId")
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func (s *Server) listParties(c *gin.Context) error {
 }
 
 func (s *Server) getParty(c *gin.Context) error {
-	id, err := structureRecordID(c)
+	id, err := pathID(c, "recordId")
 	if err != nil {
 		return err
 	}
