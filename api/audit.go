@@ -47,7 +47,7 @@ func auditEntryToJSON(e *models.AuditEntry) auditEntryJSON {
 // listAuditLog pages through the organization's audit log, newest first.
 // from and to are inclusive calendar dates in UTC.
 func (s *Server) listAuditLog(c *gin.Context) error {
-	q := s.DB.WithContext(c).Model(&models.AuditEntry{}).Scopes(models.InOrganization(credentialOf(c).OrganizationID))
+	q := s.DB.WithContext(c.Request.Context()).Model(&models.AuditEntry{}).Scopes(models.InOrganization(credentialOf(c).OrganizationID))
 	var fields []FieldError
 	from, okFrom := parseDateParam(c, "from", &fields)
 	to, okTo := parseDateParam(c, "to", &fields)

@@ -35,7 +35,7 @@ func listOfItem[T any, R any](c *gin.Context, s *Server, where string, idOf func
 	if err != nil {
 		return err
 	}
-	q := s.DB.WithContext(c).Model(new(T)).Where("catalog_item_id = ?", item.ID)
+	q := s.DB.WithContext(c.Request.Context()).Model(new(T)).Where("catalog_item_id = ?", item.ID)
 	if where != "" {
 		q = q.Where(where)
 	}
@@ -54,7 +54,7 @@ func getOfItem[T any, R any](c *gin.Context, s *Server, toJSON func(*T) R) error
 		return err
 	}
 	var row T
-	if err := s.DB.WithContext(c).Where("catalog_item_id = ? AND id = ?", item.ID, id).First(&row).Error; err != nil {
+	if err := s.DB.WithContext(c.Request.Context()).Where("catalog_item_id = ? AND id = ?", item.ID, id).First(&row).Error; err != nil {
 		return fromModel(err)
 	}
 	c.JSON(http.StatusOK, toJSON(&row))

@@ -205,14 +205,14 @@ func (s *Server) createCatalogItem(c *gin.Context) error {
 // itemChanged records a new revision of item: its data version, the event
 // and the audit record, all in the request's transaction.
 func (s *Server) itemChanged(c *gin.Context, item *models.CatalogItem, event string) error {
-	if _, err := models.RecordDataVersion(c, s.tx(c), item); err != nil {
+	if _, err := models.RecordDataVersion(c.Request.Context(), s.tx(c), item); err != nil {
 		return err
 	}
 	return s.recorded(c, "catalog_item", item.ID, event, map[string]any{"catalog_item_id": item.ID, "revision": item.Revision})
 }
 
 func (s *Server) listCatalogItems(c *gin.Context) error {
-	q := s.DB.WithContext(c).Model(&models.CatalogItem{}).Scopes(models.InOrganization(orgID(c)))
+	q := s.DB.WithContext(c.Request.Context()).Model(&models.CatalogItem{}).Scopes(models.InOrganization(orgID(c)))
 	var fields []FieldError
 	if raw, ok := c.GetQuery("archived"); ok {
 		archived, err := strconv.ParseBool(raw)
@@ -252,11 +252,11 @@ func (s *Server) loadItem(c *gin.Context, lock bool) (*models.CatalogItem, error
 		return nil, err
 	}
 	if lock {
-		item, err := models.LockItem(c, s.tx(c), orgID(c), id)
+		item, err := models.LockItem(c.Request.Context(), s.tx(c), orgID(c), id)
 		return item, fromModel(err)
 	}
 	var item models.CatalogItem
-	if err := s.DB.WithContext(c).Scopes(models.InOrganization(orgID(c))).First(&item, "id = ?", id).Error; err != nil {
+	if err := s.DB.WithContext(c.Request.Context()).Scopes(models.InOrganization(orgID(c))).First(&item, "id = ?", id).Error; err != nil {
 		return nil, fromModel(err)
 	}
 	return &item, nil
@@ -286,7 +286,7 @@ func (s *Server) activeItemForWrite(c *gin.Context) (*models.CatalogItem, error)
 
 // bumpItem applies updates with the next revision and reloads the item.
 func (s *Server) bumpItem(c *gin.Context, item *models.CatalogItem, updates map[string]any) error {
-	if err := models.UpdateWithRevision(c, s.tx(c), &models.CatalogItem{}, item.OrganizationID, item.ID, item.Revision, updates); err != nil {
+	if err := models.UpdateWithRevision(c.Request.Context(), s.tx(c), &models.CatalogItem{}, item.OrganizationID, item.ID, item.Revision, updates); err != nil {
 		return fromModel(err)
 	}
 	// A fresh value: GORM leaves a pointer field untouched when it scans

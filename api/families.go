@@ -48,7 +48,7 @@ func readOptionalText(in *input, name string, maxLen int) (string, bool) {
 }
 
 func (s *Server) listFamilies(c *gin.Context) error {
-	q := models.Families(c, s.DB, credentialOf(c).OrganizationID)
+	q := models.Families(c.Request.Context(), s.DB, credentialOf(c).OrganizationID)
 	return paginate(c, s, q, false, func(f *models.Family) uuid.UUID { return f.ID }, familyToJSON)
 }
 
@@ -57,7 +57,7 @@ func (s *Server) getFamily(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := models.FindFamily(c, s.DB, credentialOf(c).OrganizationID, id)
+	f, err := models.FindFamily(c.Request.Context(), s.DB, credentialOf(c).OrganizationID, id)
 	if err != nil {
 		return fromModel(err)
 	}
@@ -78,7 +78,7 @@ func (s *Server) createFamily(c *gin.Context) error {
 	orgID := credentialOf(c).OrganizationID
 	tx := s.tx(c)
 	f := &models.Family{OrganizationID: orgID, Name: name, Description: description}
-	if err := models.CreateFamily(c, tx, f); err != nil {
+	if err := models.CreateFamily(c.Request.Context(), tx, f); err != nil {
 		return err
 	}
 	if err := s.recorded(c, "family", f.ID, "family.created", map[string]any{"family_id": f.ID, "revision": f.Revision}); err != nil {
@@ -118,10 +118,10 @@ func (s *Server) updateFamily(c *gin.Context) error {
 	}
 	orgID := credentialOf(c).OrganizationID
 	tx := s.tx(c)
-	if err := models.UpdateWithRevision(c, tx, &models.Family{}, orgID, id, revision, updates); err != nil {
+	if err := models.UpdateWithRevision(c.Request.Context(), tx, &models.Family{}, orgID, id, revision, updates); err != nil {
 		return fromModel(err)
 	}
-	f, err := models.FindFamily(c, tx, orgID, id)
+	f, err := models.FindFamily(c.Request.Context(), tx, orgID, id)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func folderToJSON(f *models.Folder) folderJSON {
 // optionally only the direct subfolders of ?parent.
 func (s *Server) listFolders(c *gin.Context) error {
 	orgID := credentialOf(c).OrganizationID
-	q := models.Folders(c, s.DB, orgID)
+	q := models.Folders(c.Request.Context(), s.DB, orgID)
 	var fields []FieldError
 	if raw, ok := c.GetQuery("parent"); ok {
 		parent, err := uuid.Parse(raw)
@@ -58,7 +58,7 @@ func (s *Server) getFolder(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := models.FindFolder(c, s.DB, credentialOf(c).OrganizationID, id)
+	f, err := models.FindFolder(c.Request.Context(), s.DB, credentialOf(c).OrganizationID, id)
 	if err != nil {
 		return fromModel(err)
 	}
@@ -71,7 +71,7 @@ func (s *Server) getFolder(c *gin.Context) error {
 // the folder itself or one of its descendants.
 func (s *Server) checkFolderParent(c *gin.Context, in *input, orgID, id, parent uuid.UUID) error {
 	tx := s.tx(c)
-	exists, err := models.FolderReferenceExists(c, tx, orgID, parent)
+	exists, err := models.FolderReferenceExists(c.Request.Context(), tx, orgID, parent)
 	if err != nil {
 		return err
 	}
@@ -82,10 +82,10 @@ func (s *Server) checkFolderParent(c *gin.Context, in *input, orgID, id, parent 
 	if id == uuid.Nil {
 		return nil
 	}
-	if err := models.LockFolderTree(c, tx, orgID); err != nil {
+	if err := models.LockFolderTree(c.Request.Context(), tx, orgID); err != nil {
 		return err
 	}
-	cycle, err := models.FolderWouldCycle(c, tx, orgID, id, parent)
+	cycle, err := models.FolderWouldCycle(c.Request.Context(), tx, orgID, id, parent)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (s *Server) createFolder(c *gin.Context) error {
 		f.ParentID = &parent
 	}
 	tx := s.tx(c)
-	if err := models.CreateFolder(c, tx, f); err != nil {
+	if err := models.CreateFolder(c.Request.Context(), tx, f); err != nil {
 		return err
 	}
 	if err := s.recorded(c, "folder", f.ID, "folder.created", map[string]any{
@@ -164,10 +164,10 @@ func (s *Server) updateFolder(c *gin.Context) error {
 		return err
 	}
 	tx := s.tx(c)
-	if err := models.UpdateWithRevision(c, tx, &models.Folder{}, orgID, id, revision, updates); err != nil {
+	if err := models.UpdateWithRevision(c.Request.Context(), tx, &models.Folder{}, orgID, id, revision, updates); err != nil {
 		return fromModel(err)
 	}
-	f, err := models.FindFolder(c, tx, orgID, id)
+	f, err := models.FindFolder(c.Request.Context(), tx, orgID, id)
 	if err != nil {
 		return err
 	}
@@ -203,21 +203,21 @@ func (s *Server) deleteFolder(c *gin.Context) error {
 	tx := s.tx(c)
 	// The row lock keeps new subfolders and items out until the delete
 	// commits: they lock their folder reference first.
-	f, err := models.LockFolder(c, tx, orgID, id)
+	f, err := models.LockFolder(c.Request.Context(), tx, orgID, id)
 	if err != nil {
 		return fromModel(err)
 	}
 	if f.Revision != revision {
 		return RevisionConflict()
 	}
-	empty, err := models.FolderIsEmpty(c, tx, orgID, id)
+	empty, err := models.FolderIsEmpty(c.Request.Context(), tx, orgID, id)
 	if err != nil {
 		return err
 	}
 	if !empty {
 		return folderNotEmpty()
 	}
-	if err := models.DeleteWithRevision(c, tx, &models.Folder{}, orgID, id, revision); err != nil {
+	if err := models.DeleteWithRevision(c.Request.Context(), tx, &models.Folder{}, orgID, id, revision); err != nil {
 		// An item that referenced the folder without locking it.
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23503" {

@@ -17,7 +17,7 @@ func (s *Server) healthz(c *gin.Context) {
 // readyz says whether Postgres, Temporal and S3 are reachable, so a load
 // balancer only routes to replicas that can serve.
 func (s *Server) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c, 3*time.Second)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
 	defer cancel()
 	checks := gin.H{}
 	status := http.StatusOK

@@ -40,7 +40,7 @@ func partyToJSON(p *models.Party) partyJSON {
 }
 
 func (s *Server) listParties(c *gin.Context) error {
-	q := models.Parties(c, s.DB, credentialOf(c).OrganizationID)
+	q := models.Parties(c.Request.Context(), s.DB, credentialOf(c).OrganizationID)
 	return paginate(c, s, q, false, func(p *models.Party) uuid.UUID { return p.ID }, partyToJSON)
 }
 
@@ -49,7 +49,7 @@ func (s *Server) getParty(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := models.FindParty(c, s.DB, credentialOf(c).OrganizationID, id)
+	p, err := models.FindParty(c.Request.Context(), s.DB, credentialOf(c).OrganizationID, id)
 	if err != nil {
 		return fromModel(err)
 	}
@@ -120,7 +120,7 @@ func (s *Server) createParty(c *gin.Context) error {
 		OrganizationID: orgID, Name: name, Roles: pq.StringArray(roles), CountryCode: country,
 		TaxID: taxID, Email: email, Address: address,
 	}
-	if err := models.CreateParty(c, tx, p); err != nil {
+	if err := models.CreateParty(c.Request.Context(), tx, p); err != nil {
 		return err
 	}
 	if err := s.recorded(c, "party", p.ID, "party.created", map[string]any{"party_id": p.ID}); err != nil {

@@ -115,7 +115,7 @@ func (s *Server) authenticate(op *Operation) gin.HandlerFunc {
 			unauthenticated()
 			return
 		}
-		cred, err := models.LookupCredential(c, s.DB, models.HashToken(strings.TrimSpace(token)), c.ClientIP(), buckets)
+		cred, err := models.LookupCredential(c.Request.Context(), s.DB, models.HashToken(strings.TrimSpace(token)), c.ClientIP(), buckets)
 		if errors.Is(err, models.ErrUnknownToken) || (err == nil && cred.Revoked) {
 			unauthenticated()
 			return

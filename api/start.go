@@ -22,7 +22,7 @@ type organizationJSON struct {
 // exactly one, so the list has one element.
 func (s *Server) listOrganizations(c *gin.Context) error {
 	var org models.Organization
-	if err := s.DB.WithContext(c).First(&org, "id = ?", credentialOf(c).OrganizationID).Error; err != nil {
+	if err := s.DB.WithContext(c.Request.Context()).First(&org, "id = ?", credentialOf(c).OrganizationID).Error; err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, gin.H{

@@ -43,7 +43,7 @@ func (s *Server) tx(c *gin.Context) *gorm.DB {
 	if tx, ok := c.Get(ctxTx); ok {
 		return tx.(*gorm.DB)
 	}
-	return s.DB.WithContext(c)
+	return s.DB.WithContext(c.Request.Context())
 }
 
 // setAuditRecord tells the pipeline which record the write changed.
@@ -55,7 +55,7 @@ func setAuditRecord(c *gin.Context, recordType string, id uuid.UUID) {
 // it (through the outbox, in the request's transaction) and names the
 // record for the audit entry.
 func (s *Server) recorded(c *gin.Context, recordType string, id uuid.UUID, event string, data map[string]any) error {
-	if _, err := models.EmitEvent(c, s.tx(c), credentialOf(c).OrganizationID, event, data); err != nil {
+	if _, err := models.EmitEvent(c.Request.Context(), s.tx(c), credentialOf(c).OrganizationID, event, data); err != nil {
 		return err
 	}
 	setAuditRecord(c, recordType, id)
@@ -117,7 +117,7 @@ func (s *Server) writeTransaction(op *Operation) gin.HandlerFunc {
 		cred := credentialOf(c)
 		fingerprint := requestFingerprint(c, body)
 
-		tx := s.DB.WithContext(c).Begin()
+		tx := s.DB.WithContext(c.Request.Context()).Begin()
 		if tx.Error != nil {
 			fail(c, tx.Error)
 			return
@@ -196,7 +196,7 @@ func (s *Server) finishWrite(c *gin.Context, tx *gorm.DB, op *Operation, status 
 			headers[h] = v
 		}
 	}
-	return models.CompleteIdempotencyKey(c, tx, credentialOf(c).KeyID, key, status, headers, buf.body.Bytes())
+	return models.CompleteIdempotencyKey(c.Request.Context(), tx, credentialOf(c).KeyID, key, status, headers, buf.body.Bytes())
 }
 
 // replayedHeaders are the response headers a replay must reproduce.
@@ -208,7 +208,7 @@ func claimKey(c *gin.Context, tx *gorm.DB, keyID uuid.UUID, key, opID string, fi
 	if err := tx.Exec("SET LOCAL lock_timeout = '10s'").Error; err != nil {
 		return nil, err
 	}
-	stored, err := models.ClaimIdempotencyKey(c, tx, keyID, key, opID, fingerprint)
+	stored, err := models.ClaimIdempotencyKey(c.Request.Context(), tx, keyID, key, opID, fingerprint)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
 		return nil, newProblem(http.StatusConflict, CodeIdempotencyInProgress, "error.idempotency_in_progress")
@@ -304,7 +304,7 @@ func (s *Server) appendAudit(c *gin.Context, tx *gorm.DB, op *Operation, status 
 		r := rec.(auditRecord)
 		entry.RecordType, entry.RecordID = r.Type, &r.ID
 	}
-	if err := models.AppendAudit(c, tx, entry); err != nil {
+	if err := models.AppendAudit(c.Request.Context(), tx, entry); err != nil {
 		slog.ErrorContext(c, "audit append failed", "request_id", requestIDOf(c), "error", err)
 		return err
 	}

@@ -8,7 +8,7 @@
 #   scripts/stack.sh down        stops whatever `up` or `services` started (pid files in .data/run)
 #   scripts/stack.sh status      what is running
 #   scripts/stack.sh pg          makes sure PostgreSQL answers and prints its admin URL
-#   scripts/stack.sh test        gofmt, go vet, go test ./... with a PostgreSQL for the tests
+#   scripts/stack.sh test        gofmt, go vet, go test -race ./... with a PostgreSQL for the tests
 #   scripts/stack.sh bench       go run ./cmd/ppwr-bench with the same PostgreSQL
 #   scripts/stack.sh build       builds bin/ppwr and bin/smtp-sink
 #   scripts/stack.sh clean-data  stops everything and deletes .data (all local state)
@@ -710,9 +710,9 @@ run_checks() {
 	fi
 	say "go vet ./..."
 	go vet ./...
-	say "go test -count=1 -timeout 30m ${GOTESTFLAGS:-} ./..."
+	say "go test -race -count=1 -timeout 30m ${GOTESTFLAGS:-} ./..."
 	# shellcheck disable=SC2086 # GOTESTFLAGS is a list of flags on purpose
-	go test -count=1 -timeout 30m ${GOTESTFLAGS:-} ./...
+	go test -race -count=1 -timeout 30m ${GOTESTFLAGS:-} ./...
 }
 
 cmd_test() {
