@@ -54,7 +54,7 @@ func itemReadScenario(db *gorm.DB, orgID uuid.UUID, tokens []string, items []uui
 			name: "bare gin+gorm", path: "/catalog-items/:id", minRatio: 0.70, maxP99: 25 * time.Millisecond,
 			handler: func(c *gin.Context) {
 				var item models.CatalogItem
-				if err := db.WithContext(c).Where("organization_id = ? AND id = ?", orgID, c.Param("id")).First(&item).Error; err != nil {
+				if err := db.WithContext(c.Request.Context()).Where("organization_id = ? AND id = ?", orgID, c.Param("id")).First(&item).Error; err != nil {
 					c.AbortWithStatus(http.StatusNotFound)
 					return
 				}
@@ -102,7 +102,7 @@ func itemCreateScenario(db *gorm.DB, orgID uuid.UUID, tokens []string) scenario 
 					return
 				}
 				item := newItem(orgID, in.InternalCode)
-				if err := db.WithContext(c).Create(item).Error; err != nil {
+				if err := db.WithContext(c.Request.Context()).Create(item).Error; err != nil {
 					c.AbortWithStatus(http.StatusInternalServerError)
 					return
 				}

@@ -226,7 +226,7 @@ func dictionariesScenario(db *gorm.DB, orgID uuid.UUID, tokens []string) scenari
 			}},
 			{name: "bare gin+gorm", path: "/dictionaries-with-lookup", handler: func(c *gin.Context) {
 				token := strings.TrimPrefix(c.GetHeader("Authorization"), "Bearer ")
-				if _, err := models.LookupCredential(c, db, models.HashToken(token), c.ClientIP(), nil); err != nil {
+				if _, err := models.LookupCredential(c.Request.Context(), db, models.HashToken(token), c.ClientIP(), nil); err != nil {
 					c.AbortWithStatus(http.StatusUnauthorized)
 					return
 				}
