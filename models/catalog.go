@@ -150,12 +150,16 @@ type versionMarket struct {
 // from its specifications, components and active markets, inside tx.
 func RecordDataVersion(ctx context.Context, tx *gorm.DB, item *CatalogItem) (*DataVersion, error) {
 	var comps []Component
-	if err := tx.WithContext(ctx).Where("catalog_item_id = ?", item.ID).Order("id").Find(&comps).Error; err != nil {
-		return nil, err
-	}
 	var markets []MarketScenario
-	if err := tx.WithContext(ctx).Where("catalog_item_id = ? AND active", item.ID).Order("country_code").Find(&markets).Error; err != nil {
-		return nil, err
+	// Components and markets each make a new revision, so the first
+	// revision has neither and a create needs no reads.
+	if item.Revision > 1 {
+		if err := tx.WithContext(ctx).Where("catalog_item_id = ?", item.ID).Order("id").Find(&comps).Error; err != nil {
+			return nil, err
+		}
+		if err := tx.WithContext(ctx).Where("catalog_item_id = ? AND active", item.ID).Order("country_code").Find(&markets).Error; err != nil {
+			return nil, err
+		}
 	}
 	spec := versionSpecifications{
 		InternalCode: item.InternalCode, Name: item.Name, SourcingType: item.SourcingType, MassG: item.MassG,
