@@ -35,7 +35,7 @@ VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expire
 	insertKey("live", "23 hours")
 
 	insertBucket := func(name, tatIn string) {
-		require.NoError(t, db.Exec(`INSERT INTO rate_limit_buckets (bucket, tat, allowed) VALUES (?, now() + ?::interval, true)`, name, tatIn).Error)
+		require.NoError(t, db.Exec(`INSERT INTO rate_limit_buckets (bucket, tat, granted) VALUES (?, now() + ?::interval, 1)`, name, tatIn).Error)
 	}
 	// A bucket whose theoretical arrival time has passed holds no state a
 	// missing row would not; one still in the future is throttling someone.

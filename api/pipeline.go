@@ -96,36 +96,33 @@ func recovery(c *gin.Context) {
 	c.Next()
 }
 
-// authenticate resolves the bearer key (401 when it is missing, malformed,
-// unknown or revoked) and, in the same query, charges the operation's rate
-// buckets; rateLimit acts on that outcome after authorization.
-func (s *Server) authenticate(op *Operation) gin.HandlerFunc {
-	buckets := []models.RateBucket{{PerMinute: s.Config.RateLimitPerMinute}}
-	if op.Rate == RateRecommendations {
-		buckets = append(buckets, models.RateBucket{Suffix: ":recommendations", PerMinute: s.Config.RecommendationRateLimitPerMinute})
+// authenticate resolves the bearer key, from the credential cache when it
+// can: 401 when the key is missing, malformed, unknown or revoked.
+func (s *Server) authenticate(c *gin.Context) {
+	unauthenticated := func() {
+		p := newProblem(http.StatusUnauthorized, CodeUnauthenticated, "error.unauthenticated")
+		p.Headers = map[string]string{"WWW-Authenticate": `Bearer realm="ppwr"`}
+		render(c, p)
 	}
-	return func(c *gin.Context) {
-		unauthenticated := func() {
-			p := newProblem(http.StatusUnauthorized, CodeUnauthenticated, "error.unauthenticated")
-			p.Headers = map[string]string{"WWW-Authenticate": `Bearer realm="ppwr"`}
-			render(c, p)
-		}
-		scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || !models.WellFormedToken(strings.TrimSpace(token)) {
-			unauthenticated()
-			return
-		}
-		cred, err := models.LookupCredential(c.Request.Context(), s.DB, models.HashToken(strings.TrimSpace(token)), c.ClientIP(), buckets)
-		if errors.Is(err, models.ErrUnknownToken) || (err == nil && cred.Revoked) {
-			unauthenticated()
-			return
-		}
-		if err != nil {
-			fail(c, err)
-			return
-		}
-		c.Set(ctxCredential, cred)
+	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !models.WellFormedToken(token) {
+		unauthenticated()
+		return
 	}
+	hash := models.HashToken(token)
+	cred, err := s.credentials.Lookup(hash, func() (*models.Credential, error) {
+		return models.LookupCredential(c.Request.Context(), s.DB, hash)
+	})
+	if errors.Is(err, models.ErrUnknownToken) || (err == nil && cred.Revoked) {
+		unauthenticated()
+		return
+	}
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Set(ctxCredential, cred)
 }
 
 // authorize enforces the organization scope (404) and then every condition
@@ -151,7 +148,7 @@ func (s *Server) authorize(op *Operation) gin.HandlerFunc {
 			render(c, Forbidden(CodeEmailUnverified))
 		case cred.RequireMFA && !cred.UserMFA:
 			render(c, Forbidden(CodeMFARequired))
-		case !cred.IPAllowed:
+		case !cred.AllowsIP(c.ClientIP()):
 			render(c, Forbidden(CodeIPNotAllowed))
 		case op.Permission != "" && !cred.HasPermission(op.Permission):
 			render(c, Forbidden(CodeMissingPermission))
@@ -159,15 +156,32 @@ func (s *Server) authorize(op *Operation) gin.HandlerFunc {
 	}
 }
 
-// rateLimit answers 429 when authentication's charge of the user's buckets
-// (held in Postgres, so every replica enforces one limit) was refused.
-func rateLimit(c *gin.Context) {
-	cred := credentialOf(c)
-	if cred.RateAllowed {
-		return
+// rateLimit charges the user's general bucket and, for the operations
+// that have one, their extra bucket; state is shared by every replica
+// through Postgres (internal/ratelimit).
+func (s *Server) rateLimit(op *Operation) gin.HandlerFunc {
+	type bucket struct {
+		suffix    string
+		perMinute int
 	}
-	wait := cred.RetryAfter()
-	p := newProblem(http.StatusTooManyRequests, CodeRateLimited, "error.rate_limited", wait)
-	p.Headers = map[string]string{"Retry-After": strconv.Itoa(wait)}
-	render(c, p)
+	buckets := []bucket{{"", s.Config.RateLimitPerMinute}}
+	if op.Rate == RateRecommendations {
+		buckets = append(buckets, bucket{":recommendations", s.Config.RecommendationRateLimitPerMinute})
+	}
+	return func(c *gin.Context) {
+		user := "user:" + credentialOf(c).UserID.String()
+		for _, b := range buckets {
+			ok, wait, err := s.limiter.Allow(c.Request.Context(), user+b.suffix, b.perMinute)
+			if err != nil {
+				fail(c, err)
+				return
+			}
+			if !ok {
+				p := newProblem(http.StatusTooManyRequests, CodeRateLimited, "error.rate_limited", wait)
+				p.Headers = map[string]string{"Retry-After": strconv.Itoa(wait)}
+				render(c, p)
+				return
+			}
+		}
+	}
 }

@@ -12,7 +12,9 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/internal/config"
+	"ppwr/internal/credcache"
 	"ppwr/internal/dictionaries"
+	"ppwr/internal/ratelimit"
 	"ppwr/internal/storage"
 )
 
@@ -22,14 +24,19 @@ type Deps struct {
 	DB       *gorm.DB
 	Temporal client.Client
 	Storage  *storage.Store
+	// Credentials caches authentication while someone runs its Listen;
+	// nil means a cache of the engine's own that never serves from memory.
+	Credentials *credcache.Cache
 }
 
 // Server carries the dependencies and the operation table.
 type Server struct {
 	Deps
-	operations []Operation
-	openapi    map[string][]byte // rendered document per locale
-	dictJSON   map[string][]byte // dictionaries per locale, rendered once
+	credentials *credcache.Cache
+	limiter     *ratelimit.Limiter
+	operations  []Operation
+	openapi     map[string][]byte // rendered document per locale
+	dictJSON    map[string][]byte // dictionaries per locale, rendered once
 }
 
 // NewEngine builds the Gin engine with every operation of the spec.
@@ -41,7 +48,10 @@ func NewEngine(d Deps) (*gin.Engine, error) {
 // newServer builds the server from an operation table; tests pass the
 // spec's table plus synthetic operations to exercise the pipeline.
 func newServer(d Deps, table func(*Server) []Operation) (*Server, *gin.Engine, error) {
-	s := &Server{Deps: d}
+	s := &Server{Deps: d, credentials: d.Credentials, limiter: ratelimit.New(d.DB)}
+	if s.credentials == nil {
+		s.credentials = credcache.New()
+	}
 	s.operations = table(s)
 	if err := s.renderOpenAPI(); err != nil {
 		return nil, nil, err
@@ -84,7 +94,7 @@ func (s *Server) chain(op *Operation) []gin.HandlerFunc {
 	}
 	chain := []gin.HandlerFunc{renameParams(op.PathParams()), withOperation(op)}
 	if !op.Public {
-		chain = append(chain, s.authenticate(op), s.authorize(op), rateLimit)
+		chain = append(chain, s.authenticate, s.authorize(op), s.rateLimit(op))
 	}
 	if op.IsWrite() {
 		chain = append(chain, s.writeTransaction(op))

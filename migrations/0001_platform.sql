@@ -91,42 +91,40 @@ CREATE INDEX idempotency_keys_expiry_idx ON idempotency_keys (expires_at);
 
 -- Generic cell rate algorithm state: one row per bucket holding the
 -- theoretical arrival time (tat), so every API replica enforces one limit.
--- UNLOGGED: written on every request, so it skips the WAL (and its flush at
--- commit); after a crash the table is empty, which only forgives a minute
--- of rate-limit history.
+-- UNLOGGED: written on busy request paths, so it skips the WAL (and its
+-- flush at commit); after a crash the table is empty, which only forgives
+-- a minute of rate-limit history.
 CREATE UNLOGGED TABLE rate_limit_buckets (
     bucket  text PRIMARY KEY,
     tat     timestamptz NOT NULL,
-    allowed boolean NOT NULL -- outcome of the last charge
+    granted integer NOT NULL -- requests granted by the last call
 );
 
--- ppwr_take_rate_token charges one request against a bucket that admits a
--- burst of one minute's worth of requests and then one request every
--- p_interval_us microseconds. It answers whether the request is allowed and,
--- if not, the seconds until it would be. It is a function so that the
--- authentication query can charge the caller's buckets in the same round
--- trip (models.LookupCredential). It uses the database clock so that
--- replicas with skewed clocks agree, and one statement so that the row is
--- written once.
-CREATE FUNCTION ppwr_take_rate_token(p_bucket text, p_interval_us bigint,
-                                     OUT allowed boolean, OUT wait_seconds double precision)
--- plpgsql rather than sql: PostgreSQL re-plans a non-inlinable SQL
--- function on every call but caches a plpgsql function's plans.
+-- ppwr_take_rate_tokens takes up to p_want requests at once from a bucket
+-- that admits a burst of one minute's worth of requests and then one every
+-- p_interval_us microseconds. A replica spends what it took locally, so a
+-- busy client does not write here on every request (internal/ratelimit).
+-- It answers how many were granted (0 when none fits) and, if none, the
+-- seconds until one would. It uses the database clock so that replicas
+-- with skewed clocks agree, writes the row once, and is plpgsql so that its
+-- plan is cached.
+CREATE FUNCTION ppwr_take_rate_tokens(p_bucket text, p_interval_us bigint, p_want integer,
+                                      OUT granted integer, OUT wait_seconds double precision)
 LANGUAGE plpgsql AS $$
+DECLARE
+    now_t   timestamptz := clock_timestamp();
+    step    interval := p_interval_us * interval '1 microsecond';
+    burst   integer := greatest(1, (60000000 / p_interval_us)::integer);
+    new_tat timestamptz;
 BEGIN
-    INSERT INTO rate_limit_buckets AS b (bucket, tat, allowed)
-    VALUES (p_bucket, clock_timestamp() + p_interval_us * interval '1 microsecond', true)
+    INSERT INTO rate_limit_buckets AS b (bucket, tat, granted)
+    VALUES (p_bucket, now_t + least(p_want, burst) * step, least(p_want, burst))
     ON CONFLICT (bucket) DO UPDATE SET
-        allowed = GREATEST(b.tat, clock_timestamp()) + p_interval_us * interval '1 microsecond'
-                  <= clock_timestamp() + interval '1 minute',
-        tat = CASE WHEN GREATEST(b.tat, clock_timestamp()) + p_interval_us * interval '1 microsecond'
-                        <= clock_timestamp() + interval '1 minute'
-                   THEN GREATEST(b.tat, clock_timestamp()) + p_interval_us * interval '1 microsecond'
-                   ELSE b.tat END
-    RETURNING b.allowed,
-              CASE WHEN b.allowed THEN 0
-                   ELSE EXTRACT(EPOCH FROM b.tat + p_interval_us * interval '1 microsecond'
-                                           - interval '1 minute' - clock_timestamp()) END
-    INTO allowed, wait_seconds;
+        granted = least(p_want, greatest(0, floor(extract(epoch FROM now_t + interval '1 minute' - greatest(b.tat, now_t)) * 1e6 / p_interval_us)))::integer,
+        tat = greatest(b.tat, now_t)
+              + least(p_want, greatest(0, floor(extract(epoch FROM now_t + interval '1 minute' - greatest(b.tat, now_t)) * 1e6 / p_interval_us)))::integer * step
+    RETURNING b.granted, b.tat INTO granted, new_tat;
+    wait_seconds := CASE WHEN granted > 0 THEN 0
+                         ELSE extract(epoch FROM new_tat + step - interval '1 minute' - now_t) END;
 END
 $$;

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"net/netip"
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
@@ -15,7 +16,8 @@ import (
 var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 
 // Credential is everything the authorization rule needs about a bearer
-// token, read in one query on every request.
+// token. It is read in one query and may be cached by replicas (see
+// internal/credcache), so it holds no per-request facts.
 type Credential struct {
 	KeyID            uuid.UUID
 	OrganizationID   uuid.UUID
@@ -31,33 +33,16 @@ type Credential struct {
 	OrganizationOK   bool           `gorm:"column:organization_ok"`
 	RequireMFA       bool           `gorm:"column:require_mfa"`
 	DualControl      bool
-	IPAllowed        bool `gorm:"column:ip_allowed"`
-	// RateAllowed is false when any charged bucket refused the request;
-	// RetryAfter is then the whole seconds to wait.
-	RateAllowed     bool
-	RateWaitSeconds float64
+	IPAllowList      pq.StringArray `gorm:"type:text[];column:ip_allow_list"`
 }
-
-// RetryAfter is the Retry-After of a refused request.
-func (c *Credential) RetryAfter() int { return retryAfter(c.RateWaitSeconds) }
 
 // ErrUnknownToken means no key has this token hash.
 var ErrUnknownToken = errors.New("unknown api key")
 
-// LookupCredential resolves a token hash and charges the key's user one
-// request on each of buckets, all in one round trip: authentication and the
-// rate limit run on every request, so they share it. Every request of a
-// valid key counts, including those later refused with 403. The IP
-// allow-list is evaluated in SQL with inet containment so that CIDR
-// semantics match what operators configured.
-func LookupCredential(ctx context.Context, db *gorm.DB, tokenHash []byte, clientIP string, buckets []RateBucket) (*Credential, error) {
-	suffixes, intervals := make(pq.StringArray, len(buckets)), make(pq.Int64Array, len(buckets))
-	for i, b := range buckets {
-		suffixes[i], intervals[i] = b.Suffix, b.intervalMicros()
-	}
+// LookupCredential resolves a token hash.
+func LookupCredential(ctx context.Context, db *gorm.DB, tokenHash []byte) (*Credential, error) {
 	var c Credential
 	res := db.WithContext(ctx).Raw(`
-WITH cred AS (
 SELECT k.id AS key_id, k.organization_id, k.user_id, k.abilities,
        k.revoked_at IS NOT NULL AS revoked,
        u.email_verified_at IS NOT NULL AS email_verified,
@@ -68,22 +53,12 @@ SELECT k.id AS key_id, k.organization_id, k.user_id, k.abilities,
        COALESCE(m.permissions, '{}') AS permissions,
        o.status = 'active' AS organization_ok,
        o.require_mfa, o.dual_control,
-       (cardinality(o.ip_allow_list) = 0 OR
-        (?::text <> '' AND ?::inet <<= ANY (o.ip_allow_list))) AS ip_allowed
+       o.ip_allow_list::text[] AS ip_allow_list
 FROM api_keys k
 JOIN users u ON u.id = k.user_id
 JOIN organizations o ON o.id = k.organization_id
 LEFT JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
-WHERE k.token_hash = ?)
-SELECT cred.*, COALESCE(rate.allowed, true) AS rate_allowed, COALESCE(rate.wait_seconds, 0) AS rate_wait_seconds
-FROM cred
-LEFT JOIN LATERAL (
-    -- The filter sits on the bucket list, before the function: a join
-    -- condition would only be checked after the function had charged.
-    SELECT bool_and(t.allowed) AS allowed, max(t.wait_seconds) AS wait_seconds
-    FROM (SELECT * FROM unnest(?::text[], ?::bigint[]) AS u(suffix, interval_us) WHERE NOT cred.revoked) b,
-         ppwr_take_rate_token('user:' || cred.user_id || b.suffix, b.interval_us) AS t
-) rate ON true`, clientIP, nullIfEmpty(clientIP), tokenHash, suffixes, intervals).Scan(&c)
+WHERE k.token_hash = ?`, tokenHash).Scan(&c)
 	if res.Error != nil {
 		return nil, res.Error
 	}
@@ -93,11 +68,22 @@ LEFT JOIN LATERAL (
 	return &c, nil
 }
 
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
+// AllowsIP applies the organization's IP allow-list (empty: any address).
+// An address that cannot be parsed is refused when a list is configured.
+func (c *Credential) AllowsIP(ip string) bool {
+	if len(c.IPAllowList) == 0 {
+		return true
 	}
-	return s
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	for _, raw := range c.IPAllowList {
+		if p, err := netip.ParsePrefix(raw); err == nil && p.Contains(addr.Unmap()) {
+			return true
+		}
+	}
+	return false
 }
 
 // HasAbility reports whether the key carries ability a.

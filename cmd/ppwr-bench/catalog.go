@@ -40,13 +40,13 @@ func newItem(orgID uuid.UUID, code string) *models.CatalogItem {
 
 // itemReadScenario reads one item per request: the API's full pipeline
 // against a handler doing the same single-row query with GORM.
-func itemReadScenario(db *gorm.DB, orgID uuid.UUID, tokens []string, items []uuid.UUID) scenario {
+func itemReadScenario(db *gorm.DB, orgID uuid.UUID, tokens *tokenRing, items []uuid.UUID) scenario {
 	return scenario{
 		name: "GET /catalog-items/{id}",
 		fullRequest: func(base string, i int) (*http.Request, error) {
 			r, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/api/v1/organizations/%s/catalog-items/%s", base, orgID, items[i%len(items)]), nil)
 			if err == nil {
-				r.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+				r.Header.Set("Authorization", "Bearer "+tokens.next())
 			}
 			return r, err
 		},
@@ -70,7 +70,7 @@ func itemReadScenario(db *gorm.DB, orgID uuid.UUID, tokens []string, items []uui
 // itemCreateScenario creates one item per request: the API (idempotency,
 // validation, data version, event and audit in one transaction) against a
 // handler doing the single insert.
-func itemCreateScenario(db *gorm.DB, orgID uuid.UUID, tokens []string) scenario {
+func itemCreateScenario(db *gorm.DB, orgID uuid.UUID, tokens *tokenRing) scenario {
 	var seq atomic.Int64
 	body := func() []byte {
 		n := seq.Add(1)
@@ -85,7 +85,7 @@ func itemCreateScenario(db *gorm.DB, orgID uuid.UUID, tokens []string) scenario 
 		fullRequest: func(base string, i int) (*http.Request, error) {
 			r, err := http.NewRequest(http.MethodPost, base+"/api/v1/organizations/"+orgID.String()+"/catalog-items", bytes.NewReader(body()))
 			if err == nil {
-				r.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+				r.Header.Set("Authorization", "Bearer "+tokens.next())
 				r.Header.Set("Content-Type", "application/json")
 				r.Header.Set("Idempotency-Key", uuid.NewString())
 			}

@@ -80,7 +80,7 @@ func TestAdminBootstrap(t *testing.T) {
 
 	// The key works for the owner: verified e-mail, active owner membership
 	// and every ability.
-	cred, err := models.LookupCredential(context.Background(), db, models.HashToken(token), "", nil)
+	cred, err := models.LookupCredential(context.Background(), db, models.HashToken(token))
 	require.NoError(t, err)
 	assert.Equal(t, orgID, cred.OrganizationID.String())
 	assert.Equal(t, userID, cred.UserID.String())
@@ -190,7 +190,7 @@ func TestAdminUserMemberAndKey(t *testing.T) {
 	revoked := mustAdmin(t, "key", "revoke", "--key", keyID)
 	assert.Equal(t, keyID, revoked["id"])
 	assert.NotEmpty(t, revoked["revokedAt"])
-	cred, err := models.LookupCredential(context.Background(), db, models.HashToken(token), "", nil)
+	cred, err := models.LookupCredential(context.Background(), db, models.HashToken(token))
 	require.NoError(t, err)
 	assert.True(t, cred.Revoked)
 	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.key.revoke", keyID))

@@ -12,6 +12,7 @@ import (
 
 	"ppwr/api"
 	"ppwr/internal/config"
+	"ppwr/internal/credcache"
 	"ppwr/internal/database"
 	"ppwr/internal/storage"
 	"ppwr/internal/temporalclient"
@@ -79,7 +80,9 @@ func migrate(ctx context.Context, db *gorm.DB) error {
 
 // serveHTTP runs the API until ctx is cancelled, then drains requests.
 func (a *app) serveHTTP(ctx context.Context) error {
-	engine, err := api.NewEngine(api.Deps{Config: a.cfg, DB: a.db, Temporal: a.temporal, Storage: a.storage})
+	creds := credcache.New()
+	go creds.Listen(ctx, a.cfg.DatabaseURL)
+	engine, err := api.NewEngine(api.Deps{Config: a.cfg, DB: a.db, Temporal: a.temporal, Storage: a.storage, Credentials: creds})
 	if err != nil {
 		return err
 	}
