@@ -81,7 +81,7 @@ func migrate(ctx context.Context, db *gorm.DB) error {
 // serveHTTP runs the API until ctx is cancelled, then drains requests.
 func (a *app) serveHTTP(ctx context.Context) error {
 	creds := credcache.New()
-	go creds.Listen(ctx, a.cfg.DatabaseURL)
+	go creds.Listen(ctx, a.cfg.DatabaseListenURL)
 	engine, err := api.NewEngine(api.Deps{Config: a.cfg, DB: a.db, Temporal: a.temporal, Storage: a.storage, Credentials: creds})
 	if err != nil {
 		return err

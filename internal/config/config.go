@@ -13,8 +13,11 @@ import (
 
 // Config is the whole configuration shared by every subcommand.
 type Config struct {
-	HTTPAddr           string
-	DatabaseURL        string
+	HTTPAddr    string
+	DatabaseURL string
+	// DatabaseListenURL is a direct (session) connection for LISTEN, which
+	// transaction-pooling proxies such as PgBouncer do not pass through.
+	DatabaseListenURL  string
 	TemporalAddress    string
 	TemporalNamespace  string
 	TemporalTaskQueue  string
@@ -56,6 +59,7 @@ type Variable struct {
 var Variables = []Variable{
 	{"HTTP_ADDR", "127.0.0.1:8080", "address the HTTP API listens on"},
 	{"DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ppwr?sslmode=disable", "PostgreSQL connection URL"},
+	{"DATABASE_LISTEN_URL", "", "direct PostgreSQL connection for the credential cache's LISTEN (default: DATABASE_URL; set it when DATABASE_URL goes through a transaction-pooling proxy)"},
 	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
 	{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
 	{"TEMPORAL_TASK_QUEUE", "ppwr", "task queue of the worker"},
@@ -91,6 +95,7 @@ func FromEnv() (Config, error) {
 	c := Config{
 		HTTPAddr:           get("HTTP_ADDR"),
 		DatabaseURL:        get("DATABASE_URL"),
+		DatabaseListenURL:  get("DATABASE_LISTEN_URL"),
 		TemporalAddress:    get("TEMPORAL_ADDRESS"),
 		TemporalNamespace:  get("TEMPORAL_NAMESPACE"),
 		TemporalTaskQueue:  get("TEMPORAL_TASK_QUEUE"),
@@ -102,6 +107,9 @@ func FromEnv() (Config, error) {
 		SMTPURL:            get("SMTP_URL"),
 		MailFrom:           get("MAIL_FROM"),
 		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
+	}
+	if c.DatabaseListenURL == "" {
+		c.DatabaseListenURL = c.DatabaseURL
 	}
 	for _, p := range strings.Split(get("TRUSTED_PROXIES"), ",") {
 		if p = strings.TrimSpace(p); p != "" {

@@ -22,6 +22,7 @@ func TestDefaultsPointAtTheLocalStack(t *testing.T) {
 	assert.Equal(t, 120, c.RateLimitPerMinute)
 	assert.Equal(t, 10, c.RecommendationRateLimitPerMinute)
 	assert.Empty(t, c.TrustedProxies)
+	assert.Equal(t, c.DatabaseURL, c.DatabaseListenURL, "LISTEN uses the main database unless told otherwise")
 }
 
 func TestFromEnvOverridesAndValidates(t *testing.T) {
