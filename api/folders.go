@@ -119,9 +119,7 @@ func (s *Server) createFolder(c *gin.Context) error {
 	if err := models.CreateFolder(c.Request.Context(), tx, f); err != nil {
 		return err
 	}
-	if err := s.recorded(c, "folder", f.ID, "folder.created", map[string]any{
-		"folder_id": f.ID, "parent_id": eventOptionalID(f.ParentID), "revision": f.Revision,
-	}); err != nil {
+	if err := s.recorded(c, "folder", f.ID, "folder.created", folderEventData(f)); err != nil {
 		return err
 	}
 	c.JSON(http.StatusCreated, folderToJSON(f))
@@ -171,9 +169,7 @@ func (s *Server) updateFolder(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.recorded(c, "folder", f.ID, "folder.updated", map[string]any{
-		"folder_id": f.ID, "parent_id": eventOptionalID(f.ParentID), "revision": f.Revision,
-	}); err != nil {
+	if err := s.recorded(c, "folder", f.ID, "folder.updated", folderEventData(f)); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, folderToJSON(f))
@@ -244,4 +240,9 @@ func eventOptionalID(id *uuid.UUID) any {
 		return nil
 	}
 	return *id
+}
+
+// folderEventData is the data of folder.created and folder.updated.
+func folderEventData(f *models.Folder) map[string]any {
+	return map[string]any{"folder_id": f.ID, "parent_id": eventOptionalID(f.ParentID), "revision": f.Revision}
 }

@@ -58,9 +58,6 @@ func New(o Options) *Store {
 	return &Store{client: client, transfer: transfermanager.New(client), bucket: o.Bucket}
 }
 
-// Bucket is the bucket name.
-func (s *Store) Bucket() string { return s.bucket }
-
 // EnsureBucket creates the bucket when it does not exist (local stack and
 // tests; production buckets are provisioned outside the service).
 func (s *Store) EnsureBucket(ctx context.Context) error {
