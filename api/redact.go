@@ -3,15 +3,27 @@ package api
 import (
 	"encoding/json"
 	"net/url"
-	"regexp"
+	"strings"
 
 	"gorm.io/datatypes"
 )
 
-// secretKey matches field names whose values must never reach the audit
-// log. Matching is on the name, at any depth, so a secret nested in an
-// object or list is caught too.
-var secretKey = regexp.MustCompile(`(?i)(token|secret|password|passwd|authorization|api[_-]?key|credential|signature)`)
+// secretWords mark field names whose values must never reach the audit
+// log. Matching is on the name, at any depth and in any case, so a secret
+// nested in an object or list is caught too.
+var secretWords = []string{"token", "secret", "password", "passwd", "authorization", "apikey", "api_key", "api-key", "credential", "signature"}
+
+// secretKey reports whether a field name holds a secret. Plain substring
+// tests: a regular expression here cost a tenth of a create's CPU time.
+func secretKey(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
 
 const (
 	redacted = "[REDACTED]"
@@ -44,7 +56,7 @@ func redactedSummary(query url.Values, body []byte) datatypes.JSON {
 }
 
 func redactValue(key string, v any) any {
-	if secretKey.MatchString(key) {
+	if secretKey(key) {
 		return redacted
 	}
 	return redactTree(v)
