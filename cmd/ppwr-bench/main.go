@@ -50,6 +50,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (servers and load) to this file")
 	users := flag.Int("users", 0, "users (each with a key) the requests rotate over; default: one per connection")
 	rateLimit := flag.Int("rate-limit", 1_000_000_000, "requests per minute per user; under 1200 every request is charged in Postgres")
+	only := flag.String("scenario", "", "run only the scenarios whose name contains this text, e.g. POST")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
 	if *cpuProfile != "" {
@@ -65,7 +66,8 @@ func main() {
 	if *users == 0 {
 		*users = *conns
 	}
-	if err := run(*conns, *users, *rateLimit, *duration, *warmup); err != nil {
+	opts := options{conns: *conns, users: *users, rateLimit: *rateLimit, duration: *duration, warmup: *warmup, only: *only}
+	if err := run(opts); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -94,7 +96,14 @@ type bareTarget struct {
 	maxP99   time.Duration
 }
 
-func run(conns, users, rateLimit int, duration, warmup time.Duration) error {
+// options are the benchmark's command-line settings.
+type options struct {
+	conns, users, rateLimit int
+	duration, warmup        time.Duration
+	only                    string
+}
+
+func run(o options) error {
 	db, dbURL, drop, err := testenv.CreateDatabase("ppwr_bench_")
 	if err != nil {
 		return fmt.Errorf("database (set TEST_DATABASE_URL or run make bench): %w", err)
@@ -105,7 +114,7 @@ func run(conns, users, rateLimit int, duration, warmup time.Duration) error {
 	if err != nil {
 		return err
 	}
-	cfg.RateLimitPerMinute, cfg.RecommendationRateLimitPerMinute = rateLimit, rateLimit
+	cfg.RateLimitPerMinute, cfg.RecommendationRateLimitPerMinute = o.rateLimit, o.rateLimit
 	// The credential cache as ppwr serve runs it, listening for invalidations.
 	creds := credcache.New()
 	listenCtx, stopListening := context.WithCancel(context.Background())
@@ -121,11 +130,11 @@ func run(conns, users, rateLimit int, duration, warmup time.Duration) error {
 	}
 	defer stopFull()
 
-	orgID, tokens, err := seedClients(db, users)
+	orgID, tokens, err := seedClients(db, o.users)
 	if err != nil {
 		return err
 	}
-	items, err := seedItems(db, orgID, conns)
+	items, err := seedItems(db, orgID, o.conns)
 	if err != nil {
 		return err
 	}
@@ -135,6 +144,7 @@ func run(conns, users, rateLimit int, duration, warmup time.Duration) error {
 		itemReadScenario(db, orgID, ring, items),
 		itemCreateScenario(db, orgID, ring),
 	}
+	scenarios = slices.DeleteFunc(scenarios, func(s scenario) bool { return !strings.Contains(s.name, o.only) })
 
 	bareEngine := gin.New()
 	for _, s := range scenarios {
@@ -153,10 +163,10 @@ func run(conns, users, rateLimit int, duration, warmup time.Duration) error {
 	defer stopBare()
 
 	fmt.Printf("%d connections, %d users, %d requests per minute per user, %s measured after %s warm-up per target\n\n",
-		conns, users, rateLimit, duration, warmup)
+		o.conns, o.users, o.rateLimit, o.duration, o.warmup)
 	fmt.Printf("%-28s %-16s %10s %10s %10s %10s %8s\n", "scenario", "target", "requests", "req/s", "p50", "p99", "errors")
 	for _, s := range scenarios {
-		full := measure(conns, duration, warmup, func(i int) (*http.Request, error) { return s.fullRequest(fullURL, i) })
+		full := measure(o.conns, o.duration, o.warmup, func(i int) (*http.Request, error) { return s.fullRequest(fullURL, i) })
 		full.print(s.name, "ppwr")
 		for _, b := range s.bare {
 			request := b.request
@@ -169,7 +179,7 @@ func run(conns, users, rateLimit int, duration, warmup time.Duration) error {
 					return r, err
 				}
 			}
-			bare := measure(conns, duration, warmup, func(i int) (*http.Request, error) { return request(bareURL, i) })
+			bare := measure(o.conns, o.duration, o.warmup, func(i int) (*http.Request, error) { return request(bareURL, i) })
 			bare.print(s.name, b.name)
 			ratio := full.rps() / bare.rps()
 			fmt.Printf("%-28s %-16s %4s %9.0f%% of %s req/s%s\n", s.name, "ppwr/"+b.name, "", 100*ratio, b.name, b.verdict(ratio, full.percentile(0.99)))
