@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"ppwr/internal/database"
 	"ppwr/internal/dictionaries"
 	"ppwr/models"
 )
@@ -169,9 +170,11 @@ func (s *Server) createCatalogItem(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	s.internalCodeTaken(c, in, set["internal_code"], uuid.Nil)
-	if err := in.err(); err != nil {
-		return err
+	if in.err() != nil {
+		// Name every bad field at once; a create that is otherwise valid
+		// learns of a taken code from the unique index instead.
+		s.internalCodeTaken(c, in, set["internal_code"], uuid.Nil)
+		return in.err()
 	}
 	item := &models.CatalogItem{
 		ID: models.NewID(), OrganizationID: orgID(c), InternalCode: set["internal_code"].(string), Name: set["name"].(string),
@@ -187,11 +190,7 @@ func (s *Server) createCatalogItem(c *gin.Context) error {
 	if v, ok := set["family_id"].(uuid.UUID); ok {
 		item.FamilyID = &v
 	}
-	tx := s.tx(c)
-	if err := tx.Create(item).Error; err != nil {
-		if errors.Is(err, gorm.ErrDuplicatedKey) { // a concurrent create with the same code
-			return Invalid(Field("internalCode", "field.taken"))
-		}
+	if err := s.deferWrite(c, database.Create(item), refuseDuplicate("catalog_items_organization_id_internal_code_key", Field("internalCode", "field.taken"))); err != nil {
 		return err
 	}
 	if err := s.itemChanged(c, item, "catalog_item.created"); err != nil {
@@ -205,7 +204,23 @@ func (s *Server) createCatalogItem(c *gin.Context) error {
 // itemChanged records a new revision of item: its data version, the event
 // and the audit record, all in the request's transaction.
 func (s *Server) itemChanged(c *gin.Context, item *models.CatalogItem, event string) error {
-	if _, err := models.RecordDataVersion(c.Request.Context(), s.tx(c), item); err != nil {
+	var (
+		comps   []models.Component
+		markets []models.MarketScenario
+		err     error
+	)
+	// Components and markets each make a new revision, so the first
+	// revision has neither and a create needs no reads (nor a transaction).
+	if item.Revision > 1 {
+		if comps, markets, err = models.ItemContents(c.Request.Context(), s.tx(c), item.ID); err != nil {
+			return err
+		}
+	}
+	version, err := models.NewDataVersion(item, comps, markets)
+	if err != nil {
+		return err
+	}
+	if err := s.deferWrite(c, database.Create(version)); err != nil {
 		return err
 	}
 	return s.recorded(c, "catalog_item", item.ID, event, map[string]any{"catalog_item_id": item.ID, "revision": item.Revision})

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -103,12 +104,46 @@ func TestCatalogItemValidation(t *testing.T) {
 	for _, f := range []string{"internalCode", "name", "sourcingType", "massG", "mainMaterialCode", "stockUnit", "foodContactStatus", "reuseType"} {
 		assert.Contains(t, fields, f, "every bad field is named at once")
 	}
+	res = a.createItem(tn, mergeMap(validItem("TAKEN"), map[string]any{"massG": "0"}))
+	assert.Contains(t, res.fieldErrors(), "internalCode", "a taken code is named with the other bad fields")
+	assert.Contains(t, res.fieldErrors(), "massG")
 	res = a.createItem(tn, mergeMap(validItem("PCS"), map[string]any{"stockUnit": "pcs"}))
 	assert.Contains(t, res.fieldErrors()["stockUnit"].([]any)[0], `"piece"`, "the message names piece")
 
 	var count int64
 	require.NoError(t, a.server.DB.Model(&models.CatalogItem{}).Where("organization_id = ?", tn.org).Count(&count).Error)
 	assert.Equal(t, int64(1), count, "nothing was written by the failures")
+	assert.Equal(t, []string{"catalog_item.created"}, eventTypes(t, a, tn.org))
+	assert.Len(t, auditEntries(t, a, tn.org, "createCatalogItem"), 1)
+}
+
+// Concurrent duplicates of one create make one item: the others fail on
+// its internal code or on the key, roll back, and replay its answer.
+func TestConcurrentDuplicateCreatesMakeOneItem(t *testing.T) {
+	a := newTestAPI(t)
+	tn := a.newTenant(tenantSpec{})
+	key := idemKey()
+	results := make([]*response, 4)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = a.do(req{method: http.MethodPost, path: tn.orgPath("/catalog-items"), token: tn.token, body: validItem("TWICE"),
+				headers: map[string]string{"Idempotency-Key": key}})
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		require.Equal(t, http.StatusCreated, r.Code, r.Body.String())
+		assert.Equal(t, results[0].Body.String(), r.Body.String())
+		assert.Equal(t, results[0].Header().Get("Location"), r.Header().Get("Location"))
+	}
+	var count int64
+	require.NoError(t, a.server.DB.Model(&models.CatalogItem{}).Where("organization_id = ?", tn.org).Count(&count).Error)
+	assert.Equal(t, int64(1), count)
+	assert.Equal(t, []string{"catalog_item.created"}, eventTypes(t, a, tn.org))
+	assert.Len(t, auditEntries(t, a, tn.org, "createCatalogItem"), 1)
 }
 
 func mergeMap(base, change map[string]any) map[string]any {

@@ -50,7 +50,6 @@ const (
 	CodeInvalidJSON           = "invalid_json"
 	CodeIdempotencyKeyInvalid = "idempotency_key_invalid"
 	CodeIdempotencyKeyReused  = "idempotency_key_reused"
-	CodeIdempotencyInProgress = "idempotency_request_in_progress"
 	CodeRevisionConflict      = "revision_conflict"
 	CodePreconditionRequired  = "precondition_required"
 	CodeRateLimited           = "rate_limited"
@@ -77,7 +76,6 @@ var ErrorCodes = []struct {
 	{CodeNotFound, http.StatusNotFound},
 	{CodeMethodNotAllowed, http.StatusMethodNotAllowed},
 	{CodeIdempotencyKeyReused, http.StatusConflict},
-	{CodeIdempotencyInProgress, http.StatusConflict},
 	{CodeRevisionConflict, http.StatusConflict},
 	{CodeRequestTooLarge, http.StatusRequestEntityTooLarge},
 	{CodeValidationFailed, http.StatusUnprocessableEntity},

@@ -2,11 +2,11 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -14,11 +14,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
+	"ppwr/internal/database"
 	"ppwr/models"
 )
 
 const (
-	ctxTx          = "ppwr.tx"
+	ctxWork        = "ppwr.work"
 	ctxAfterCommit = "ppwr.afterCommit"
 	ctxAudit       = "ppwr.audit"
 	ctxRequestBody = "ppwr.requestBody"
@@ -32,18 +33,116 @@ const (
 )
 
 // auditRecord names the record a write touched; handlers set it with
-// auditRecordOf so the pipeline can write the audit entry for them.
+// setAuditRecord so the pipeline can write the audit entry for them.
 type auditRecord struct {
 	Type string
 	ID   uuid.UUID
 }
 
-// tx is the request's transaction on writes and the plain pool on reads.
+// unitOfWork is one write request's database work: a transaction, begun
+// only when the handler first asks for one, and the writes deferred to the
+// request's final statement.
+type unitOfWork struct {
+	db       *gorm.DB // the pool, bound to the request's context
+	tx       *gorm.DB
+	deferred []database.Statement
+	refusals []func(error) *Problem
+}
+
+func (u *unitOfWork) transaction() *gorm.DB {
+	if u.tx == nil {
+		u.tx = u.db.Begin()
+	}
+	return u.tx
+}
+
+// finish runs the deferred writes and then writes as one statement and
+// commits. A request whose handler needed no transaction costs this one
+// round trip.
+func (u *unitOfWork) finish(ctx context.Context, writes ...database.Write) error {
+	stmts := u.deferred
+	for _, w := range writes {
+		stmt, err := database.Render(u.db, w)
+		if err != nil {
+			return err
+		}
+		stmts = append(stmts, stmt)
+	}
+	conn := u.db
+	if u.tx != nil {
+		conn = u.tx
+	}
+	if err := database.ExecTogether(ctx, conn, stmts...); err != nil {
+		return err
+	}
+	if u.tx == nil {
+		return nil
+	}
+	err := u.tx.Commit().Error
+	u.tx = nil
+	return err
+}
+
+func (u *unitOfWork) rollback() {
+	if u.tx != nil {
+		u.tx.Rollback()
+		u.tx = nil
+	}
+}
+
+// refusal is the answer a deferred write gave for the final statement's
+// failure, or nil.
+func (u *unitOfWork) refusal(err error) *Problem {
+	for _, refuse := range u.refusals {
+		if p := refuse(err); p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+func workOf(c *gin.Context) *unitOfWork {
+	w, _ := c.Get(ctxWork)
+	work, _ := w.(*unitOfWork)
+	return work
+}
+
+// tx is the request's transaction on writes (begun on first use) and the
+// plain pool on reads.
 func (s *Server) tx(c *gin.Context) *gorm.DB {
-	if tx, ok := c.Get(ctxTx); ok {
-		return tx.(*gorm.DB)
+	if work := workOf(c); work != nil {
+		return work.transaction()
 	}
 	return s.DB.WithContext(c.Request.Context())
+}
+
+// deferWrite renders w at once, so its row is complete (ids, timestamps)
+// for the response, and runs it after the handler, in one statement with
+// the request's other deferred writes, its audit entry and its stored
+// answer. Rows written this way cannot be read back in the request. A
+// refuse function turns that statement's failure into the client's answer,
+// such as a unique violation into a 422.
+func (s *Server) deferWrite(c *gin.Context, w database.Write, refuse ...func(error) *Problem) error {
+	stmt, err := database.Render(s.DB, w)
+	if err != nil {
+		return err
+	}
+	work := workOf(c)
+	work.deferred = append(work.deferred, stmt)
+	work.refusals = append(work.refusals, refuse...)
+	return nil
+}
+
+// refuseDuplicate answers a unique violation of constraint with a 422
+// naming field.
+func refuseDuplicate(constraint string, field FieldError) func(error) *Problem {
+	return func(err error) *Problem {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == constraint {
+			return Invalid(field)
+		}
+		return nil
+	}
 }
 
 // setAuditRecord tells the pipeline which record the write changed.
@@ -55,11 +154,12 @@ func setAuditRecord(c *gin.Context, recordType string, id uuid.UUID) {
 // it (through the outbox, in the request's transaction) and names the
 // record for the audit entry.
 func (s *Server) recorded(c *gin.Context, recordType string, id uuid.UUID, event string, data map[string]any) error {
-	if _, err := models.EmitEvent(c.Request.Context(), s.tx(c), credentialOf(c).OrganizationID, event, data); err != nil {
+	e, err := models.NewEvent(credentialOf(c).OrganizationID, event, data)
+	if err != nil {
 		return err
 	}
 	setAuditRecord(c, recordType, id)
-	return nil
+	return s.deferWrite(c, database.Create(e))
 }
 
 // afterCommit runs fn once the request's transaction has committed: the
@@ -77,169 +177,184 @@ func requestBody(c *gin.Context) []byte {
 	return body
 }
 
-// bufferedWriter holds the handler's response until the transaction has
-// committed, so a client never sees a success that was rolled back.
+// bufferedWriter holds the handler's response, headers included, until
+// the transaction has committed, so a client never sees a success that was
+// rolled back, nor its headers on another answer.
 type bufferedWriter struct {
 	gin.ResponseWriter
+	header http.Header
 	status int
 	body   bytes.Buffer
 }
 
+func newBufferedWriter(w gin.ResponseWriter) *bufferedWriter {
+	return &bufferedWriter{ResponseWriter: w, header: http.Header{}}
+}
+
+func (w *bufferedWriter) Header() http.Header               { return w.header }
 func (w *bufferedWriter) WriteHeader(code int)              { w.status = code }
 func (w *bufferedWriter) WriteHeaderNow()                   {}
 func (w *bufferedWriter) Write(b []byte) (int, error)       { return w.body.Write(b) }
 func (w *bufferedWriter) WriteString(s string) (int, error) { return w.body.WriteString(s) }
-func (w *bufferedWriter) Status() int                       { return w.status }
 func (w *bufferedWriter) Size() int                         { return w.body.Len() }
 func (w *bufferedWriter) Written() bool                     { return w.body.Len() > 0 || w.status != 0 }
-
-// writeTransaction runs a write operation in one database transaction:
-// claim the Idempotency-Key (or replay its stored answer), run the handler,
-// append the audit entry, store the answer for replays, commit, and only
-// then send the response and run after-commit hooks. A handler error (4xx)
-// rolls back its changes but keeps the stored answer; a 5xx or panic rolls
-// back everything, so the same key may be retried.
-func (s *Server) writeTransaction(op *Operation) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		body, ok := readJSONBody(c)
-		if !ok {
-			return
-		}
-		key := c.GetHeader("Idempotency-Key")
-		if op.Idempotent {
-			if n := len(key); n < idempotencyKeyMin || n > idempotencyKeyMax {
-				p := newProblem(http.StatusUnprocessableEntity, CodeIdempotencyKeyInvalid, "error.idempotency_key_invalid")
-				p.Fields = []FieldError{Field("Idempotency-Key", "field.idempotency_key_length", idempotencyKeyMin, idempotencyKeyMax)}
-				render(c, p)
-				return
-			}
-		}
-		cred := credentialOf(c)
-		fingerprint := requestFingerprint(c, body)
-
-		tx := s.DB.WithContext(c.Request.Context()).Begin()
-		if tx.Error != nil {
-			fail(c, tx.Error)
-			return
-		}
-		committed := false
-		out := c.Writer
-		buf := &bufferedWriter{ResponseWriter: out}
-		defer func() {
-			c.Writer = out
-			if !committed {
-				tx.Rollback()
-			}
-		}()
-
-		if op.Idempotent {
-			stored, err := claimKey(c, tx, cred.KeyID, key, op.ID, fingerprint)
-			if err != nil {
-				fail(c, err)
-				return
-			}
-			if stored != nil {
-				replay(c, stored, op.ID, fingerprint)
-				return
-			}
-		}
-		if err := tx.Exec("SAVEPOINT handler").Error; err != nil {
-			fail(c, err)
-			return
-		}
-		c.Set(ctxTx, tx)
-		c.Writer = buf
-		c.Next()
-		c.Writer = out
-		status := buf.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		if status >= http.StatusInternalServerError {
-			// Roll back before answering, so a retry finds the key unclaimed.
-			tx.Rollback()
-			committed = true
-			flush(out, buf, status)
-			return
-		}
-		if err := s.finishWrite(c, tx, op, status, buf, key, body); err != nil {
-			fail(c, err)
-			return
-		}
-		if err := tx.Commit().Error; err != nil {
-			fail(c, err)
-			return
-		}
-		committed = true
-		flush(out, buf, status)
-		runAfterCommit(c)
+func (w *bufferedWriter) Status() int {
+	if w.status == 0 {
+		return http.StatusOK
 	}
+	return w.status
 }
 
-// finishWrite records the outcome inside the transaction: on success the
-// audit entry, on a handler error a rollback of the handler's changes, and
-// for idempotent operations the stored answer.
-func (s *Server) finishWrite(c *gin.Context, tx *gorm.DB, op *Operation, status int, buf *bufferedWriter, key string, body []byte) error {
-	if status >= http.StatusBadRequest {
-		if err := tx.Exec("ROLLBACK TO SAVEPOINT handler").Error; err != nil {
-			return err
-		}
-	} else if err := s.appendAudit(c, tx, op, status, body); err != nil {
-		return err
+// flush sends the buffered answer.
+func (w *bufferedWriter) flush() {
+	out := w.ResponseWriter.Header()
+	for k, v := range w.header {
+		out[k] = v
 	}
-	if !op.Idempotent {
-		return nil
-	}
+	w.ResponseWriter.WriteHeader(w.Status())
+	_, _ = w.ResponseWriter.Write(w.body.Bytes())
+}
+
+// writeRequest is what the pipeline knows of a write besides its context.
+type writeRequest struct {
+	op          *Operation
+	key         string
+	fingerprint []byte
+	body        []byte
+}
+
+// answer is the stored form of the request's answer in buf.
+func (r writeRequest) answer(c *gin.Context, buf *bufferedWriter) *models.IdempotencyRecord {
 	headers := map[string]any{}
 	for _, h := range replayedHeaders {
 		if v := buf.Header().Get(h); v != "" {
 			headers[h] = v
 		}
 	}
-	return models.CompleteIdempotencyKey(c.Request.Context(), tx, credentialOf(c).KeyID, key, status, headers, buf.body.Bytes())
+	return models.NewIdempotencyRecord(credentialOf(c).KeyID, r.key, r.op.ID, r.fingerprint, buf.Status(), headers, buf.body.Bytes())
 }
 
 // replayedHeaders are the response headers a replay must reproduce.
 var replayedHeaders = []string{"Content-Type", "Location", "ETag"}
 
-// claimKey claims the Idempotency-Key with a bounded wait: a concurrent
-// duplicate waits for the first request to finish, but not forever.
-func claimKey(c *gin.Context, tx *gorm.DB, keyID uuid.UUID, key, opID string, fingerprint []byte) (*models.IdempotencyRecord, error) {
-	if err := tx.Exec("SET LOCAL lock_timeout = '10s'").Error; err != nil {
-		return nil, err
-	}
-	stored, err := models.ClaimIdempotencyKey(c.Request.Context(), tx, keyID, key, opID, fingerprint)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
-		return nil, newProblem(http.StatusConflict, CodeIdempotencyInProgress, "error.idempotency_in_progress")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return stored, tx.Exec("SET LOCAL lock_timeout = DEFAULT").Error
-}
+// writeTransaction runs a write operation as one unit: the handler reads
+// and writes in a transaction begun on first use and defers the writes it
+// need not read back; then one statement writes those, the audit entry and,
+// with an Idempotency-Key, the stored answer, and the transaction commits.
+// Only then is the response sent and are after-commit hooks run.
+//
+// Idempotency rests on that stored answer committing with the effects.
+// A duplicate running concurrently fails on the key (or on a row the
+// first request created), rolls back and replays the first answer, so
+// effects never happen twice; a replay of a finished request likewise runs
+// its handler and discards the result for the stored answer. A refusal
+// (4xx) changes nothing and its answer is stored on its own; a 5xx stores
+// nothing, so the same key may be retried.
+func (s *Server) writeTransaction(op *Operation) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		body, ok := readJSONBody(c)
+		if !ok {
+			return
+		}
+		req := writeRequest{op: op, key: c.GetHeader("Idempotency-Key"), body: body}
+		if op.Idempotent {
+			if n := len(req.key); n < idempotencyKeyMin || n > idempotencyKeyMax {
+				p := newProblem(http.StatusUnprocessableEntity, CodeIdempotencyKeyInvalid, "error.idempotency_key_invalid")
+				p.Fields = []FieldError{Field("Idempotency-Key", "field.idempotency_key_length", idempotencyKeyMin, idempotencyKeyMax)}
+				render(c, p)
+				return
+			}
+		}
+		req.fingerprint = requestFingerprint(c, body)
 
-// replay answers with a stored response, or 409 when the key was used for
-// a different request.
-func replay(c *gin.Context, stored *models.IdempotencyRecord, opID string, fingerprint []byte) {
-	if !stored.SameRequest(opID, fingerprint) {
-		render(c, newProblem(http.StatusConflict, CodeIdempotencyKeyReused, "error.idempotency_key_reused"))
-		return
-	}
-	for k, v := range stored.ResponseHeaders {
-		if s, ok := v.(string); ok {
-			c.Header(k, s)
+		work := &unitOfWork{db: s.DB.WithContext(c.Request.Context())}
+		c.Set(ctxWork, work)
+		out := c.Writer
+		buf := newBufferedWriter(out)
+		defer func() {
+			c.Writer = out
+			work.rollback()
+		}()
+		c.Writer = buf
+		c.Next()
+		c.Writer = out
+		switch status := buf.Status(); {
+		case status >= http.StatusInternalServerError:
+			work.rollback()
+			buf.flush()
+		case status >= http.StatusBadRequest:
+			work.rollback()
+			s.refuse(c, req, buf)
+		default:
+			s.commit(c, work, req, buf)
 		}
 	}
-	c.Header("Idempotent-Replayed", "true")
-	c.Status(stored.ResponseStatus)
-	_, _ = c.Writer.Write(stored.ResponseBody)
-	c.Abort()
 }
 
-func flush(w gin.ResponseWriter, buf *bufferedWriter, status int) {
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.body.Bytes())
+// commit finishes a successful handler's unit of work and answers.
+func (s *Server) commit(c *gin.Context, work *unitOfWork, req writeRequest, buf *bufferedWriter) {
+	writes := []database.Write{database.Create(s.auditEntry(c, req.op, buf.Status(), req.body))}
+	if req.op.Idempotent {
+		writes = append(writes, database.Create(req.answer(c, buf)))
+	}
+	err := work.finish(c.Request.Context(), writes...)
+	if err == nil {
+		buf.flush()
+		runAfterCommit(c)
+		return
+	}
+	work.rollback()
+	if req.op.Idempotent && s.replayStored(c, req) {
+		return
+	}
+	if p := work.refusal(err); p != nil {
+		refused := newBufferedWriter(c.Writer)
+		c.Writer = refused
+		render(c, p)
+		c.Writer = refused.ResponseWriter
+		s.refuse(c, req, refused)
+		return
+	}
+	fail(c, err)
+}
+
+// refuse answers a refusal, first storing it for replays; if an answer for
+// the key is stored already, that one is replayed instead.
+func (s *Server) refuse(c *gin.Context, req writeRequest, buf *bufferedWriter) {
+	if req.op.Idempotent {
+		stored, err := models.KeepIdempotencyRecord(c.Request.Context(), s.DB, req.answer(c, buf))
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		if !stored && s.replayStored(c, req) {
+			return
+		}
+	}
+	buf.flush()
+}
+
+// replayStored answers with the key's stored answer, if there is one.
+func (s *Server) replayStored(c *gin.Context, req writeRequest) bool {
+	stored, err := models.FindIdempotencyRecord(c.Request.Context(), s.DB, credentialOf(c).KeyID, req.key)
+	switch {
+	case err != nil:
+		fail(c, err)
+	case stored == nil:
+		return false
+	case !stored.SameRequest(req.op.ID, req.fingerprint):
+		render(c, newProblem(http.StatusConflict, CodeIdempotencyKeyReused, "error.idempotency_key_reused"))
+	default:
+		for k, v := range stored.ResponseHeaders {
+			if s, ok := v.(string); ok {
+				c.Header(k, s)
+			}
+		}
+		c.Header("Idempotent-Replayed", "true")
+		c.Status(stored.ResponseStatus)
+		_, _ = c.Writer.Write(stored.ResponseBody)
+	}
+	return true
 }
 
 func runAfterCommit(c *gin.Context) {
@@ -286,7 +401,9 @@ func requestFingerprint(c *gin.Context, body []byte) []byte {
 	return h.Sum(nil)
 }
 
-func (s *Server) appendAudit(c *gin.Context, tx *gorm.DB, op *Operation, status int, body []byte) error {
+// auditEntry is the write's audit entry, naming the record the handler
+// set with setAuditRecord.
+func (s *Server) auditEntry(c *gin.Context, op *Operation, status int, body []byte) *models.AuditEntry {
 	cred := credentialOf(c)
 	entry := &models.AuditEntry{
 		OrganizationID: cred.OrganizationID,
@@ -304,9 +421,5 @@ func (s *Server) appendAudit(c *gin.Context, tx *gorm.DB, op *Operation, status 
 		r := rec.(auditRecord)
 		entry.RecordType, entry.RecordID = r.Type, &r.ID
 	}
-	if err := models.AppendAudit(c.Request.Context(), tx, entry); err != nil {
-		slog.ErrorContext(c, "audit append failed", "request_id", requestIDOf(c), "error", err)
-		return err
-	}
-	return nil
+	return entry
 }

@@ -37,9 +37,8 @@ const (
 	ActorSystem   = "system"
 )
 
-// AppendAudit writes an entry; callers pass their transaction so the entry
-// commits or rolls back with the change it describes.
-func AppendAudit(ctx context.Context, tx *gorm.DB, e *AuditEntry) error {
+// BeforeCreate fills what an entry's writer may leave out.
+func (e *AuditEntry) BeforeCreate(*gorm.DB) error {
 	if e.ID == uuid.Nil {
 		e.ID = NewID()
 	}
@@ -49,5 +48,11 @@ func AppendAudit(ctx context.Context, tx *gorm.DB, e *AuditEntry) error {
 	if len(e.Summary) == 0 {
 		e.Summary = datatypes.JSON(`{}`)
 	}
+	return nil
+}
+
+// AppendAudit writes an entry; callers pass their transaction so the entry
+// commits or rolls back with the change it describes.
+func AppendAudit(ctx context.Context, tx *gorm.DB, e *AuditEntry) error {
 	return tx.WithContext(ctx).Create(e).Error
 }

@@ -146,21 +146,24 @@ type versionMarket struct {
 	AssessmentDate *string   `json:"assessmentDate"`
 }
 
-// RecordDataVersion writes the data version of item's current revision
-// from its specifications, components and active markets, inside tx.
-func RecordDataVersion(ctx context.Context, tx *gorm.DB, item *CatalogItem) (*DataVersion, error) {
+// ItemContents reads what a data version holds besides the item's own
+// fields: its components and its active market scenarios.
+func ItemContents(ctx context.Context, tx *gorm.DB, itemID uuid.UUID) ([]Component, []MarketScenario, error) {
 	var comps []Component
 	var markets []MarketScenario
-	// Components and markets each make a new revision, so the first
-	// revision has neither and a create needs no reads.
-	if item.Revision > 1 {
-		if err := tx.WithContext(ctx).Where("catalog_item_id = ?", item.ID).Order("id").Find(&comps).Error; err != nil {
-			return nil, err
-		}
-		if err := tx.WithContext(ctx).Where("catalog_item_id = ? AND active", item.ID).Order("country_code").Find(&markets).Error; err != nil {
-			return nil, err
-		}
+	if err := tx.WithContext(ctx).Where("catalog_item_id = ?", itemID).Order("id").Find(&comps).Error; err != nil {
+		return nil, nil, err
 	}
+	if err := tx.WithContext(ctx).Where("catalog_item_id = ? AND active", itemID).Order("country_code").Find(&markets).Error; err != nil {
+		return nil, nil, err
+	}
+	return comps, markets, nil
+}
+
+// NewDataVersion builds the data version of item's current revision from
+// its specifications, components and active markets; the caller inserts
+// it in the transaction that made the revision.
+func NewDataVersion(item *CatalogItem, comps []Component, markets []MarketScenario) (*DataVersion, error) {
 	spec := versionSpecifications{
 		InternalCode: item.InternalCode, Name: item.Name, SourcingType: item.SourcingType, MassG: item.MassG,
 		MainMaterialCode: item.MainMaterialCode, StockUnit: item.StockUnit, StockTracked: item.StockTracked,
@@ -195,9 +198,6 @@ func RecordDataVersion(ctx context.Context, tx *gorm.DB, item *CatalogItem) (*Da
 		ID: NewID(), OrganizationID: item.OrganizationID, CatalogItemID: item.ID, Revision: item.Revision,
 		Specifications: datatypes.JSON(specJSON), Components: datatypes.JSON(compJSON), Markets: datatypes.JSON(marketJSON),
 		SHA256: hex.EncodeToString(sum[:]),
-	}
-	if err := tx.WithContext(ctx).Create(v).Error; err != nil {
-		return nil, err
 	}
 	return v, nil
 }

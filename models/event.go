@@ -59,6 +59,19 @@ type eventBody struct {
 // EmitEvent appends an event to the outbox inside tx, the transaction of
 // the change it announces.
 func EmitEvent(ctx context.Context, tx *gorm.DB, orgID uuid.UUID, eventType string, data map[string]any) (*Event, error) {
+	e, err := NewEvent(orgID, eventType, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.WithContext(ctx).Create(e).Error; err != nil {
+		return nil, fmt.Errorf("emit %s: %w", eventType, err)
+	}
+	return e, nil
+}
+
+// NewEvent builds an outbox row with its final body; the caller inserts it
+// in the transaction of the change it announces.
+func NewEvent(orgID uuid.UUID, eventType string, data map[string]any) (*Event, error) {
 	if !slices.Contains(EventTypes, eventType) {
 		return nil, fmt.Errorf("emit: %q is not in the event catalogue", eventType)
 	}
@@ -80,8 +93,5 @@ func EmitEvent(ctx context.Context, tx *gorm.DB, orgID uuid.UUID, eventType stri
 		return nil, err
 	}
 	e.Body = string(body)
-	if err := tx.WithContext(ctx).Create(e).Error; err != nil {
-		return nil, fmt.Errorf("emit %s: %w", eventType, err)
-	}
 	return e, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // IdempotencyTTL is how long a stored response answers replays; the spec
@@ -31,47 +32,41 @@ type IdempotencyRecord struct {
 // TableName maps the record onto its table.
 func (IdempotencyRecord) TableName() string { return "idempotency_keys" }
 
-// ClaimIdempotencyKey reserves (keyID, key) inside tx. It returns nil when
-// the caller now owns the key and must execute the request, or the stored
-// record of an earlier request. Because the reservation is an INSERT in the
-// request's own transaction, a concurrent duplicate blocks on the unique
-// index until the first request commits (and then sees its stored response)
-// or rolls back (and then executes itself): it never runs twice.
-func ClaimIdempotencyKey(ctx context.Context, tx *gorm.DB, keyID uuid.UUID, key, operation string, fingerprint []byte) (*IdempotencyRecord, error) {
-	// An expired record is taken over in place, so a key can be reused once
-	// its retention has passed even before housekeeping deletes it.
-	res := tx.WithContext(ctx).Exec(`
-INSERT INTO idempotency_keys (api_key_id, key, operation, fingerprint, response_status, response_body, expires_at)
-VALUES (?, ?, ?, ?, 0, '', now() + ?::bigint * interval '1 second')
-ON CONFLICT (api_key_id, key) DO UPDATE
-   SET operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint,
-       response_status = 0, response_body = '', response_headers = '{}',
-       created_at = now(), expires_at = EXCLUDED.expires_at
- WHERE idempotency_keys.expires_at <= now()`,
-		keyID, key, operation, fingerprint, int64(IdempotencyTTL.Seconds()))
-	if res.Error != nil {
-		return nil, res.Error
+// NewIdempotencyRecord is the stored answer of a request. The pipeline
+// inserts it in the request's own transaction, together with the request's
+// effects: the effects commit exactly when the answer does, and a duplicate
+// that ran concurrently fails on the primary key, rolls back and replays.
+func NewIdempotencyRecord(keyID uuid.UUID, key, operation string, fingerprint []byte, status int, headers map[string]any, body []byte) *IdempotencyRecord {
+	now := time.Now().UTC()
+	return &IdempotencyRecord{
+		APIKeyID: keyID, Key: key, Operation: operation, Fingerprint: fingerprint,
+		ResponseStatus: status, ResponseHeaders: datatypes.JSONMap(headers), ResponseBody: body,
+		CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
 	}
-	if res.RowsAffected == 1 {
-		return nil, nil
-	}
-	var rec IdempotencyRecord
-	if err := tx.WithContext(ctx).Where("api_key_id = ? AND key = ?", keyID, key).First(&rec).Error; err != nil {
+}
+
+// KeepIdempotencyRecord stores rec unless the key already has an answer,
+// which wins; it reports whether rec was stored. A refusal changes nothing,
+// so its answer is kept on its own.
+func KeepIdempotencyRecord(ctx context.Context, db *gorm.DB, rec *IdempotencyRecord) (bool, error) {
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(rec)
+	return res.RowsAffected == 1, res.Error
+}
+
+// FindIdempotencyRecord returns the stored answer for (keyID, key), or nil.
+// A record past its retention still answers until housekeeping deletes it,
+// at most an hour later.
+func FindIdempotencyRecord(ctx context.Context, db *gorm.DB, keyID uuid.UUID, key string) (*IdempotencyRecord, error) {
+	var found []IdempotencyRecord
+	if err := db.WithContext(ctx).Where("api_key_id = ? AND key = ?", keyID, key).Limit(1).Find(&found).Error; err != nil || len(found) == 0 {
 		return nil, err
 	}
-	return &rec, nil
+	return &found[0], nil
 }
 
 // SameRequest reports whether a stored record was made by the same request.
 func (r *IdempotencyRecord) SameRequest(operation string, fingerprint []byte) bool {
 	return r.Operation == operation && bytes.Equal(r.Fingerprint, fingerprint)
-}
-
-// CompleteIdempotencyKey stores the response of the request that claimed the key.
-func CompleteIdempotencyKey(ctx context.Context, tx *gorm.DB, keyID uuid.UUID, key string, status int, headers map[string]any, body []byte) error {
-	return tx.WithContext(ctx).Model(&IdempotencyRecord{}).
-		Where("api_key_id = ? AND key = ?", keyID, key).
-		Updates(map[string]any{"response_status": status, "response_headers": datatypes.JSONMap(headers), "response_body": body}).Error
 }
 
 // PurgeExpiredIdempotencyKeys deletes records past their retention.

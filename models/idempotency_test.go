@@ -2,7 +2,6 @@ package models_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,130 +29,59 @@ func newAPIKey(t *testing.T, db *gorm.DB) uuid.UUID {
 	return key.ID
 }
 
-func TestClaimIdempotencyKeyReplaysCommittedResponse(t *testing.T) {
+func TestKeepIdempotencyRecordFirstAnswerWins(t *testing.T) {
 	ctx := context.Background()
 	db := testenv.DB(t)
 	keyID := newAPIKey(t, db)
-	fp := []byte("fingerprint-1")
 
-	err := db.Transaction(func(tx *gorm.DB) error {
-		rec, err := models.ClaimIdempotencyKey(ctx, tx, keyID, "k1", "createItem", fp)
-		require.NoError(t, err)
-		assert.Nil(t, rec, "a fresh key belongs to the caller")
-		return models.CompleteIdempotencyKey(ctx, tx, keyID, "k1", 201, map[string]any{"Location": "/items/1"}, []byte(`{"id":1}`))
-	})
+	none, err := models.FindIdempotencyRecord(ctx, db, keyID, "k1")
 	require.NoError(t, err)
+	assert.Nil(t, none)
 
-	var rec *models.IdempotencyRecord
-	require.NoError(t, db.Transaction(func(tx *gorm.DB) error {
-		rec, err = models.ClaimIdempotencyKey(ctx, tx, keyID, "k1", "createItem", fp)
-		return err
-	}))
+	first := models.NewIdempotencyRecord(keyID, "k1", "createItem", []byte("fp"), 422, map[string]any{"Content-Type": "application/json"}, []byte(`{"error":{}}`))
+	stored, err := models.KeepIdempotencyRecord(ctx, db, first)
+	require.NoError(t, err)
+	assert.True(t, stored)
+	stored, err = models.KeepIdempotencyRecord(ctx, db, models.NewIdempotencyRecord(keyID, "k1", "createItem", []byte("fp"), 201, nil, []byte(`{}`)))
+	require.NoError(t, err)
+	assert.False(t, stored, "a key keeps its first answer")
+
+	rec, err := models.FindIdempotencyRecord(ctx, db, keyID, "k1")
+	require.NoError(t, err)
 	require.NotNil(t, rec)
-	assert.Equal(t, 201, rec.ResponseStatus)
-	assert.JSONEq(t, `{"id":1}`, string(rec.ResponseBody))
-	assert.Equal(t, "/items/1", rec.ResponseHeaders["Location"])
-	assert.True(t, rec.SameRequest("createItem", fp))
+	assert.Equal(t, 422, rec.ResponseStatus)
+	assert.Equal(t, "application/json", rec.ResponseHeaders["Content-Type"])
+	assert.True(t, rec.SameRequest("createItem", []byte("fp")))
 	assert.False(t, rec.SameRequest("createItem", []byte("other body")))
 	assert.True(t, rec.ExpiresAt.After(time.Now().Add(23*time.Hour)), "kept at least 24 hours")
 }
 
-func TestClaimIdempotencyKeyTakesOverExpiredRecord(t *testing.T) {
+// The pipeline's idempotency rests on this: a record inserted in a
+// transaction blocks a concurrent insert of the same key, which fails once
+// the first commits and succeeds if it rolls back.
+func TestIdempotencyRecordBlocksConcurrentDuplicate(t *testing.T) {
 	ctx := context.Background()
 	db := testenv.DB(t)
 	keyID := newAPIKey(t, db)
+	for _, commit := range []bool{true, false} {
+		key := "k-" + uuid.NewString()
+		first := db.Begin()
+		require.NoError(t, first.Error)
+		require.NoError(t, first.Create(models.NewIdempotencyRecord(keyID, key, "createItem", []byte("fp"), 201, nil, []byte(`{}`))).Error)
 
-	require.NoError(t, db.Transaction(func(tx *gorm.DB) error {
-		_, err := models.ClaimIdempotencyKey(ctx, tx, keyID, "k2", "createItem", []byte("old"))
-		require.NoError(t, err)
-		return models.CompleteIdempotencyKey(ctx, tx, keyID, "k2", 201, nil, []byte(`{"old":true}`))
-	}))
-	require.NoError(t, db.Exec(`UPDATE idempotency_keys SET expires_at = now() - interval '1 minute' WHERE api_key_id = ? AND key = ?`, keyID, "k2").Error)
-
-	var rec *models.IdempotencyRecord
-	require.NoError(t, db.Transaction(func(tx *gorm.DB) error {
-		var err error
-		rec, err = models.ClaimIdempotencyKey(ctx, tx, keyID, "k2", "updateItem", []byte("new"))
-		return err
-	}))
-	assert.Nil(t, rec, "an expired record must not be replayed")
-
-	var row models.IdempotencyRecord
-	require.NoError(t, db.Where("api_key_id = ? AND key = ?", keyID, "k2").First(&row).Error)
-	assert.Equal(t, "updateItem", row.Operation)
-	assert.Equal(t, []byte("new"), row.Fingerprint)
-	assert.Zero(t, row.ResponseStatus, "the old response is gone")
-	assert.Empty(t, row.ResponseBody)
-	assert.True(t, row.ExpiresAt.After(time.Now()))
-}
-
-// A duplicate sent while the first request is still running must wait for
-// it and then replay its response, never execute a second time.
-func TestClaimIdempotencyKeyConcurrentDuplicateWaits(t *testing.T) {
-	ctx := context.Background()
-	db := testenv.DB(t)
-	keyID := newAPIKey(t, db)
-	fp := []byte("fp")
-
-	first := db.Begin()
-	require.NoError(t, first.Error)
-	defer first.Rollback()
-	rec, err := models.ClaimIdempotencyKey(ctx, first, keyID, "k3", "createItem", fp)
-	require.NoError(t, err)
-	require.Nil(t, rec)
-
-	var (
-		wg     sync.WaitGroup
-		second *models.IdempotencyRecord
-		secErr error
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		secErr = db.Transaction(func(tx *gorm.DB) error {
-			var err error
-			second, err = models.ClaimIdempotencyKey(ctx, tx, keyID, "k3", "createItem", fp)
-			return err
-		})
-	}()
-	waitForLockWaiter(t, db)
-
-	require.NoError(t, models.CompleteIdempotencyKey(ctx, first, keyID, "k3", 201, nil, []byte(`{"done":true}`)))
-	require.NoError(t, first.Commit().Error)
-	wg.Wait()
-
-	require.NoError(t, secErr)
-	require.NotNil(t, second, "the duplicate must not own the key")
-	assert.Equal(t, 201, second.ResponseStatus)
-	assert.JSONEq(t, `{"done":true}`, string(second.ResponseBody))
-}
-
-// If the first request rolls back, the waiting duplicate executes instead.
-func TestClaimIdempotencyKeyDuplicateRunsAfterRollback(t *testing.T) {
-	ctx := context.Background()
-	db := testenv.DB(t)
-	keyID := newAPIKey(t, db)
-
-	first := db.Begin()
-	require.NoError(t, first.Error)
-	rec, err := models.ClaimIdempotencyKey(ctx, first, keyID, "k4", "createItem", []byte("fp"))
-	require.NoError(t, err)
-	require.Nil(t, rec)
-
-	done := make(chan error, 1)
-	var second *models.IdempotencyRecord
-	go func() {
-		done <- db.Transaction(func(tx *gorm.DB) error {
-			var err error
-			second, err = models.ClaimIdempotencyKey(ctx, tx, keyID, "k4", "createItem", []byte("fp"))
-			return err
-		})
-	}()
-	waitForLockWaiter(t, db)
-	require.NoError(t, first.Rollback().Error)
-
-	require.NoError(t, <-done)
-	assert.Nil(t, second)
+		done := make(chan error, 1)
+		go func() {
+			done <- db.WithContext(ctx).Create(models.NewIdempotencyRecord(keyID, key, "createItem", []byte("fp"), 201, nil, []byte(`{}`))).Error
+		}()
+		waitForLockWaiter(t, db)
+		if commit {
+			require.NoError(t, first.Commit().Error)
+			assert.ErrorIs(t, <-done, gorm.ErrDuplicatedKey)
+		} else {
+			require.NoError(t, first.Rollback().Error)
+			assert.NoError(t, <-done)
+		}
+	}
 }
 
 // waitForLockWaiter returns once some session of this database is blocked on
