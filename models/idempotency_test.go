@@ -15,7 +15,7 @@ import (
 )
 
 // newAPIKey creates the organization, user and key an idempotency record
-// belongs to (its api_key_id is a foreign key).
+// belongs to.
 func newAPIKey(t *testing.T, db *gorm.DB) uuid.UUID {
 	t.Helper()
 	ctx := context.Background()
