@@ -13,7 +13,6 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"ppwr/internal/database"
 	"ppwr/internal/dictionaries"
 	"ppwr/models"
 )
@@ -190,7 +189,7 @@ func (s *Server) createCatalogItem(c *gin.Context) error {
 	if v, ok := set["family_id"].(uuid.UUID); ok {
 		item.FamilyID = &v
 	}
-	if err := s.deferWrite(c, database.Create(item), refuseDuplicate("catalog_items_organization_id_internal_code_key", Field("internalCode", "field.taken"))); err != nil {
+	if err := s.deferInsert(c, item, refuseDuplicate("catalog_items_organization_id_internal_code_key", Field("internalCode", "field.taken"))); err != nil {
 		return err
 	}
 	if err := s.itemChanged(c, item, "catalog_item.created"); err != nil {
@@ -220,7 +219,7 @@ func (s *Server) itemChanged(c *gin.Context, item *models.CatalogItem, event str
 	if err != nil {
 		return err
 	}
-	if err := s.deferWrite(c, database.Create(version)); err != nil {
+	if err := s.deferInsert(c, version); err != nil {
 		return err
 	}
 	return s.recorded(c, "catalog_item", item.ID, event, map[string]any{"catalog_item_id": item.ID, "revision": item.Revision})

@@ -56,13 +56,13 @@ func (u *unitOfWork) transaction() *gorm.DB {
 	return u.tx
 }
 
-// finish runs the deferred writes and then writes as one statement and
+// finish inserts the deferred rows and then rows in one statement and
 // commits. A request whose handler needed no transaction costs this one
 // round trip.
-func (u *unitOfWork) finish(ctx context.Context, writes ...database.Write) error {
+func (u *unitOfWork) finish(ctx context.Context, rows ...any) error {
 	stmts := u.deferred
-	for _, w := range writes {
-		stmt, err := database.Render(u.db, w)
+	for _, row := range rows {
+		stmt, err := database.Insert(u.db, row)
 		if err != nil {
 			return err
 		}
@@ -116,14 +116,14 @@ func (s *Server) tx(c *gin.Context) *gorm.DB {
 	return s.DB.WithContext(c.Request.Context())
 }
 
-// deferWrite renders w at once, so its row is complete (ids, timestamps)
-// for the response, and runs it after the handler, in one statement with
-// the request's other deferred writes, its audit entry and its stored
-// answer. Rows written this way cannot be read back in the request. A
-// refuse function turns that statement's failure into the client's answer,
-// such as a unique violation into a 422.
-func (s *Server) deferWrite(c *gin.Context, w database.Write, refuse ...func(error) *Problem) error {
-	stmt, err := database.Render(s.DB, w)
+// deferInsert renders the insert of row at once, so the row is complete
+// (ids, timestamps) for the response, and runs it after the handler, in
+// one statement with the request's other deferred rows, its audit entry
+// and its stored answer. Rows written this way cannot be read back in the
+// request. A refuse function turns that statement's failure into the
+// client's answer, such as a unique violation into a 422.
+func (s *Server) deferInsert(c *gin.Context, row any, refuse ...func(error) *Problem) error {
+	stmt, err := database.Insert(s.DB, row)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (s *Server) recorded(c *gin.Context, recordType string, id uuid.UUID, event
 		return err
 	}
 	setAuditRecord(c, recordType, id)
-	return s.deferWrite(c, database.Create(e))
+	return s.deferInsert(c, e)
 }
 
 // afterCommit runs fn once the request's transaction has committed: the
@@ -293,11 +293,11 @@ func (s *Server) writeTransaction(op *Operation) gin.HandlerFunc {
 
 // commit finishes a successful handler's unit of work and answers.
 func (s *Server) commit(c *gin.Context, work *unitOfWork, req writeRequest, buf *bufferedWriter) {
-	writes := []database.Write{database.Create(s.auditEntry(c, req.op, buf.Status(), req.body))}
+	rows := []any{s.auditEntry(c, req.op, buf.Status(), req.body)}
 	if req.op.Idempotent {
-		writes = append(writes, database.Create(req.answer(c, buf)))
+		rows = append(rows, req.answer(c, buf))
 	}
-	err := work.finish(c.Request.Context(), writes...)
+	err := work.finish(c.Request.Context(), rows...)
 	if err == nil {
 		buf.flush()
 		runAfterCommit(c)

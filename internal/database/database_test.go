@@ -2,6 +2,7 @@ package database_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -36,34 +37,63 @@ func TestParametersEncodeDirectly(t *testing.T) {
 }
 
 type note struct {
-	ID   uuid.UUID `gorm:"type:uuid;primaryKey"`
-	Body string
+	ID        uuid.UUID `gorm:"type:uuid;primaryKey"`
+	Body      string
+	Stamp     string
+	CreatedAt time.Time
 }
 
-// Writes run together in one statement see one snapshot and all commit.
-func TestExecTogether(t *testing.T) {
-	db := testenv.DB(t)
-	require.NoError(t, db.Exec("CREATE TABLE notes (id uuid PRIMARY KEY, body text NOT NULL)").Error)
-	first, second := &note{ID: uuid.New(), Body: "one $1 dollar"}, &note{ID: uuid.New(), Body: "two"}
-	var stmts []database.Statement
-	for _, w := range []database.Write{database.Create(first), database.Create(second), func(tx *gorm.DB) *gorm.DB {
-		return tx.Model(&note{}).Where("body = ?", "absent").Update("body", "never")
-	}} {
-		stmt, err := database.Render(db, w)
-		require.NoError(t, err)
-		stmts = append(stmts, stmt)
+// BeforeCreate is the hook Insert must run, as GORM's Create does.
+func (n *note) BeforeCreate(*gorm.DB) error {
+	if n.Stamp == "" {
+		n.Stamp = "stamped"
 	}
-	require.NoError(t, database.ExecTogether(t.Context(), db, stmts...))
-	var bodies []string
-	require.NoError(t, db.Model(&note{}).Order("body").Pluck("body", &bodies).Error)
-	assert.Equal(t, []string{"one $1 dollar", "two"}, bodies, "values travel as parameters, so a '$' in one is kept")
+	return nil
+}
 
-	dup, err := database.Render(db, database.Create(&note{ID: first.ID, Body: "again"}))
+// tagged has a database-side default, so GORM chooses its columns per row
+// and Insert leaves its rendering to GORM.
+type tagged struct {
+	ID    uuid.UUID `gorm:"type:uuid;primaryKey"`
+	Level int       `gorm:"default:7"`
+}
+
+func insert(t *testing.T, db *gorm.DB, row any) database.Statement {
+	t.Helper()
+	stmt, err := database.Insert(db, row)
 	require.NoError(t, err)
-	third, err := database.Render(db, database.Create(&note{ID: uuid.New(), Body: "three"}))
-	require.NoError(t, err)
-	assert.Error(t, database.ExecTogether(t.Context(), db, third, dup))
+	return stmt
+}
+
+// Rows inserted together in one statement are written as GORM's Create
+// writes them, and a failing one takes the others with it.
+func TestInsertTogether(t *testing.T) {
+	db := testenv.DB(t)
+	require.NoError(t, db.Exec("CREATE TABLE notes (id uuid PRIMARY KEY, body text NOT NULL, stamp text NOT NULL, created_at timestamptz NOT NULL)").Error)
+	require.NoError(t, db.Exec("CREATE TABLE taggeds (id uuid PRIMARY KEY, level integer NOT NULL DEFAULT 7)").Error)
+
+	viaGORM := &note{ID: uuid.New(), Body: "by gorm"}
+	require.NoError(t, db.Create(viaGORM).Error)
+	first, second := &note{ID: uuid.New(), Body: "one $1 dollar"}, &note{ID: uuid.New(), Body: "two", Stamp: "own"}
+	defaulted := &tagged{ID: uuid.New()}
+	rename := database.Statement{SQL: "UPDATE notes SET body = $1 WHERE body = $2", Vars: []any{"never", "absent"}}
+	require.NoError(t, database.ExecTogether(t.Context(), db, insert(t, db, first), insert(t, db, second), insert(t, db, defaulted), rename))
+	assert.False(t, first.CreatedAt.IsZero(), "the row is complete once rendered")
+
+	var got []note
+	require.NoError(t, db.Order("body").Find(&got).Error)
+	require.Len(t, got, 3)
+	assert.Equal(t, "by gorm", got[0].Body)
+	assert.Equal(t, "one $1 dollar", got[1].Body, "values travel as parameters, so a '$' in one is kept")
+	assert.Equal(t, []string{"stamped", "stamped", "own"}, []string{got[0].Stamp, got[1].Stamp, got[2].Stamp})
+	assert.WithinDuration(t, first.CreatedAt, got[1].CreatedAt, time.Millisecond)
+	var level int
+	require.NoError(t, db.Raw("SELECT level FROM taggeds WHERE id = ?", defaulted.ID).Scan(&level).Error)
+	assert.Equal(t, 7, level, "GORM leaves a zero field with a default to the database")
+
+	dup := insert(t, db, &note{ID: first.ID, Body: "again"})
+	assert.Error(t, database.ExecTogether(t.Context(), db, insert(t, db, &note{ID: uuid.New(), Body: "three"}), dup))
 	var n int64
 	require.NoError(t, db.Model(&note{}).Count(&n).Error)
-	assert.Equal(t, int64(2), n, "a failing write takes the others with it")
+	assert.Equal(t, int64(3), n)
 }

@@ -8,31 +8,11 @@ import (
 	"gorm.io/gorm"
 )
 
-// Write builds one GORM write (Create, Updates, Delete) on the session it
-// is given.
-type Write func(*gorm.DB) *gorm.DB
-
-// Create is the Write inserting row.
-func Create(row any) Write {
-	return func(db *gorm.DB) *gorm.DB { return db.Create(row) }
-}
-
 // Statement is a write rendered to SQL with PostgreSQL positional
 // parameters ($1, $2, ...), not yet executed.
 type Statement struct {
 	SQL  string
 	Vars []any
-}
-
-// Render turns w into its statement without executing it. GORM does all it
-// does for a real write (hooks, timestamps, defaults), so the row passed
-// to w is complete when Render returns.
-func Render(db *gorm.DB, w Write) (Statement, error) {
-	rendered := w(db.Session(&gorm.Session{DryRun: true, NewDB: true}))
-	if rendered.Error != nil {
-		return Statement{}, rendered.Error
-	}
-	return Statement{SQL: rendered.Statement.SQL.String(), Vars: rendered.Statement.Vars}, nil
 }
 
 // ExecTogether runs statements in db (a transaction or the pool) as one SQL

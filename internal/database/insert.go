@@ -1,0 +1,108 @@
+package database
+
+import (
+	"context"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/callbacks"
+	"gorm.io/gorm/schema"
+)
+
+// insertPlan is a model's INSERT of every column, rendered once.
+type insertPlan struct {
+	sql    string
+	fields []*schema.Field
+}
+
+// insertPlans caches an *insertPlan per model type, or nil for a type
+// GORM must render itself.
+var insertPlans sync.Map
+
+// Insert renders the INSERT of row as GORM's Create does (BeforeSave and
+// BeforeCreate hooks, zero auto-timestamps set to now, every column
+// written) from a statement text rendered once per type: GORM rebuilds it
+// clause by clause on every call, which was a third of a catalogue create's
+// CPU time. A type with associations, serializers or database-side
+// defaults, whose columns GORM chooses row by row, is rendered by GORM.
+func Insert(db *gorm.DB, row any) (Statement, error) {
+	plan, err := planInsert(db, row)
+	if err != nil {
+		return Statement{}, err
+	}
+	if plan == nil {
+		return renderCreate(db, row)
+	}
+	if hook, ok := row.(callbacks.BeforeSaveInterface); ok {
+		if err := hook.BeforeSave(db); err != nil {
+			return Statement{}, err
+		}
+	}
+	if hook, ok := row.(callbacks.BeforeCreateInterface); ok {
+		if err := hook.BeforeCreate(db); err != nil {
+			return Statement{}, err
+		}
+	}
+	ctx := context.Background()
+	rv := reflect.Indirect(reflect.ValueOf(row))
+	now := db.NowFunc()
+	vars := make([]any, len(plan.fields))
+	for i, f := range plan.fields {
+		v, zero := f.ValueOf(ctx, rv)
+		if zero && (f.AutoCreateTime > 0 || f.AutoUpdateTime > 0) {
+			if err := f.Set(ctx, rv, now); err != nil {
+				return Statement{}, err
+			}
+			v, _ = f.ValueOf(ctx, rv)
+		}
+		vars[i] = v
+	}
+	return Statement{SQL: plan.sql, Vars: vars}, nil
+}
+
+func planInsert(db *gorm.DB, row any) (*insertPlan, error) {
+	t := reflect.TypeOf(row)
+	if cached, ok := insertPlans.Load(t); ok {
+		return cached.(*insertPlan), nil
+	}
+	stmt := &gorm.Statement{DB: db}
+	if err := stmt.Parse(row); err != nil {
+		return nil, err
+	}
+	s := stmt.Schema
+	var plan *insertPlan
+	if len(s.Relationships.Relations) == 0 && len(s.FieldsWithDefaultDBValue) == 0 {
+		plan = &insertPlan{}
+		columns, params := make([]string, 0, len(s.DBNames)), make([]string, 0, len(s.DBNames))
+		for _, name := range s.DBNames {
+			f := s.FieldsByDBName[name]
+			if f.Serializer != nil || f.HasDefaultValue {
+				plan = nil
+				break
+			}
+			if !f.Creatable {
+				continue
+			}
+			plan.fields = append(plan.fields, f)
+			columns = append(columns, stmt.Quote(name))
+			params = append(params, "$"+strconv.Itoa(len(params)+1))
+		}
+		if plan != nil {
+			plan.sql = "INSERT INTO " + stmt.Quote(s.Table) + " (" + strings.Join(columns, ",") + ") VALUES (" + strings.Join(params, ",") + ")"
+		}
+	}
+	insertPlans.Store(t, plan)
+	return plan, nil
+}
+
+// renderCreate renders GORM's own Create of row without executing it.
+func renderCreate(db *gorm.DB, row any) (Statement, error) {
+	rendered := db.Session(&gorm.Session{DryRun: true, NewDB: true}).Create(row)
+	if rendered.Error != nil {
+		return Statement{}, rendered.Error
+	}
+	return Statement{SQL: rendered.Statement.SQL.String(), Vars: rendered.Statement.Vars}, nil
+}
