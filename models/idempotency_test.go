@@ -85,7 +85,7 @@ func TestIdempotencyRecordBlocksConcurrentDuplicate(t *testing.T) {
 }
 
 // waitForLockWaiter returns once some session of this database is blocked on
-// a lock, so the test knows the concurrent claim reached the unique index
+// a lock, so the test knows the concurrent insert reached the unique index
 // before the first transaction ends.
 func waitForLockWaiter(t *testing.T, db *gorm.DB) {
 	t.Helper()
@@ -94,5 +94,5 @@ func waitForLockWaiter(t *testing.T, db *gorm.DB) {
 		err := db.Raw(`SELECT count(*) FROM pg_stat_activity
 WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n).Error
 		return err == nil && n > 0
-	}, 30*time.Second, 10*time.Millisecond, "the duplicate claim never blocked")
+	}, 30*time.Second, 10*time.Millisecond, "the duplicate insert never blocked")
 }
