@@ -59,6 +59,10 @@ func TestCreateCatalogItem(t *testing.T) {
 	assert.Equal(t, int64(1), versions, "the first revision has its data version")
 	assert.Equal(t, []string{"catalog_item.created"}, eventTypes(t, a, tn.org))
 	assert.Len(t, auditEntries(t, a, tn.org, "createCatalogItem"), 1)
+
+	read := a.do(req{method: http.MethodGet, path: tn.orgPath("/catalog-items/" + item["id"].(string)), token: tn.token})
+	require.Equal(t, http.StatusOK, read.Code)
+	assert.Equal(t, item["createdAt"], read.body["createdAt"], "the created answer and a later read agree to the microsecond")
 }
 
 func TestCatalogItemValidation(t *testing.T) {

@@ -45,6 +45,9 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 			LogLevel:                  logger.Warn,
 			IgnoreRecordNotFoundError: true,
 		})},
+		// PostgreSQL keeps microseconds: a timestamp GORM sets must read back
+		// as it was answered when the row was written.
+		NowFunc: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 		// Handlers decide about transactions; single statements need none.
 		SkipDefaultTransaction: true,
 		TranslateError:         true,
