@@ -1,4 +1,5 @@
-// Package database opens the PostgreSQL connection pool through GORM.
+// Package database opens the PostgreSQL connection pool through GORM and
+// writes rows in as few round trips as possible.
 package database
 
 import (

@@ -19,8 +19,9 @@ type Statement struct {
 // statement, so they cost one round trip instead of one each: every
 // statement becomes a data-modifying WITH query, its parameters
 // renumbered. They all see the snapshot taken before the statement, so
-// none may depend on another's rows, and none may contain a '$' outside
-// its parameters (GORM sends values as parameters, never inline).
+// none may read or update another's rows; foreign keys are checked at the
+// end of the statement, so one row may reference another. None may
+// contain a '$' outside its parameters (values travel as parameters).
 func ExecTogether(ctx context.Context, db *gorm.DB, stmts ...Statement) error {
 	if len(stmts) == 0 {
 		return nil
