@@ -1,14 +1,12 @@
 package models
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
-	"gorm.io/gorm"
 )
 
 // EventSchemaVersion is the version of the delivered body's shape.
@@ -56,21 +54,9 @@ type eventBody struct {
 	Data           map[string]any `json:"data"`
 }
 
-// EmitEvent appends an event to the outbox inside tx, the transaction of
-// the change it announces.
-func EmitEvent(ctx context.Context, tx *gorm.DB, orgID uuid.UUID, eventType string, data map[string]any) (*Event, error) {
-	e, err := NewEvent(orgID, eventType, data)
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.WithContext(ctx).Create(e).Error; err != nil {
-		return nil, fmt.Errorf("emit %s: %w", eventType, err)
-	}
-	return e, nil
-}
-
 // NewEvent builds an outbox row with its final body; the caller inserts it
-// in the transaction of the change it announces.
+// in the transaction of the change it announces, so it exists if and only
+// if that change committed.
 func NewEvent(orgID uuid.UUID, eventType string, data map[string]any) (*Event, error) {
 	if !slices.Contains(EventTypes, eventType) {
 		return nil, fmt.Errorf("emit: %q is not in the event catalogue", eventType)

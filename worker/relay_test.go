@@ -98,8 +98,10 @@ func (f *eventsFixture) emit(t *testing.T, eventType string) *models.Event {
 			return err
 		}
 		var err error
-		e, err = models.EmitEvent(context.Background(), tx, f.org, eventType, map[string]any{"catalog_item_id": uuid.New(), "revision": 2})
-		return err
+		if e, err = models.NewEvent(f.org, eventType, map[string]any{"catalog_item_id": uuid.New(), "revision": 2}); err != nil {
+			return err
+		}
+		return tx.Create(e).Error
 	}))
 	return e
 }
@@ -214,7 +216,11 @@ func TestRolledBackChangesEmitNothing(t *testing.T) {
 
 	errRollback := errors.New("the change failed")
 	err := f.db.Transaction(func(tx *gorm.DB) error {
-		if _, err := models.EmitEvent(context.Background(), tx, f.org, "catalog_item.created", map[string]any{"catalog_item_id": uuid.New()}); err != nil {
+		e, err := models.NewEvent(f.org, "catalog_item.created", map[string]any{"catalog_item_id": uuid.New()})
+		if err != nil {
+			return err
+		}
+		if err := tx.Create(e).Error; err != nil {
 			return err
 		}
 		return errRollback
