@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"ppwr/internal/ratelimit"
 	"ppwr/models"
 )
 
@@ -29,6 +30,6 @@ func (h *Housekeeping) PurgeExpired(ctx context.Context) (PurgeResult, error) {
 	if r.IdempotencyKeys, err = models.PurgeExpiredIdempotencyKeys(ctx, h.DB); err != nil {
 		return r, err
 	}
-	r.RateBuckets, err = models.PurgeIdleRateBuckets(ctx, h.DB)
+	r.RateBuckets, err = ratelimit.PurgeIdle(ctx, h.DB)
 	return r, err
 }

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"errors"
-	"net/netip"
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
@@ -15,10 +14,11 @@ import (
 
 var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 
-// Credential is everything the authorization rule needs about a bearer
-// token. It is read in one query and may be cached by replicas (see
-// internal/credcache), so it holds no per-request facts.
-type Credential struct {
+// ErrUnknownToken means no key has this token hash.
+var ErrUnknownToken = errors.New("unknown api key")
+
+// credentialRow is the shape of the credential query.
+type credentialRow struct {
 	KeyID            uuid.UUID
 	OrganizationID   uuid.UUID
 	UserID           uuid.UUID
@@ -36,12 +36,9 @@ type Credential struct {
 	IPAllowList      pq.StringArray `gorm:"type:text[];column:ip_allow_list"`
 }
 
-// ErrUnknownToken means no key has this token hash.
-var ErrUnknownToken = errors.New("unknown api key")
-
 // LookupCredential resolves a token hash.
-func LookupCredential(ctx context.Context, db *gorm.DB, tokenHash []byte) (*Credential, error) {
-	var c Credential
+func LookupCredential(ctx context.Context, db *gorm.DB, tokenHash []byte) (*access.Credential, error) {
+	var c credentialRow
 	res := db.WithContext(ctx).Raw(`
 SELECT k.id AS key_id, k.organization_id, k.user_id, k.abilities,
        k.revoked_at IS NOT NULL AS revoked,
@@ -65,38 +62,10 @@ WHERE k.token_hash = ?`, tokenHash).Scan(&c)
 	if res.RowsAffected == 0 {
 		return nil, ErrUnknownToken
 	}
-	return &c, nil
-}
-
-// AllowsIP applies the organization's IP allow-list (empty: any address).
-// An address that cannot be parsed is refused when a list is configured.
-func (c *Credential) AllowsIP(ip string) bool {
-	if len(c.IPAllowList) == 0 {
-		return true
-	}
-	addr, err := netip.ParseAddr(ip)
-	if err != nil {
-		return false
-	}
-	for _, raw := range c.IPAllowList {
-		if p, err := netip.ParsePrefix(raw); err == nil && p.Contains(addr.Unmap()) {
-			return true
-		}
-	}
-	return false
-}
-
-// HasAbility reports whether the key carries ability a.
-func (c *Credential) HasAbility(a access.Ability) bool {
-	for _, have := range c.Abilities {
-		if have == string(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// HasPermission reports whether the membership grants p.
-func (c *Credential) HasPermission(p access.Permission) bool {
-	return c.HasMembership && c.Role.Grants(c.Permissions, p)
+	return &access.Credential{
+		KeyID: c.KeyID, OrganizationID: c.OrganizationID, UserID: c.UserID, Abilities: c.Abilities, Revoked: c.Revoked,
+		EmailVerified: c.EmailVerified, UserMFA: c.UserMFA, HasMembership: c.HasMembership, MembershipActive: c.MembershipActive,
+		Role: c.Role, Permissions: c.Permissions, OrganizationOK: c.OrganizationOK, RequireMFA: c.RequireMFA,
+		DualControl: c.DualControl, IPAllowList: c.IPAllowList,
+	}, nil
 }

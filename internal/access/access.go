@@ -1,12 +1,16 @@
 // Package access defines the spec's authorization vocabulary: token
 // abilities, organization permissions and membership roles, and the rule that
-// combines them. It has no I/O so both the API and the admin CLI share it.
+// combines them, down to a resolved Credential. It has no I/O so both the API
+// and the admin CLI share it.
 package access
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/google/uuid"
 )
 
 // Ability is a capability granted to an API key.
@@ -145,4 +149,52 @@ func parseList[T ~string](list string, known []T, what string) ([]string, error)
 		}
 	}
 	return out, nil
+}
+
+// Credential is everything the authorization rule needs about a bearer
+// token, resolved in one query (models.LookupCredential) and possibly
+// cached between requests, so it holds no per-request facts and is never
+// modified once built.
+type Credential struct {
+	KeyID            uuid.UUID
+	OrganizationID   uuid.UUID
+	UserID           uuid.UUID
+	Abilities        []string
+	Revoked          bool
+	EmailVerified    bool
+	UserMFA          bool
+	HasMembership    bool
+	MembershipActive bool
+	Role             Role
+	Permissions      []string
+	OrganizationOK   bool
+	RequireMFA       bool
+	DualControl      bool
+	IPAllowList      []string
+}
+
+// AllowsIP applies the organization's IP allow-list (empty: any address).
+// An address that cannot be parsed is refused when a list is configured.
+func (c *Credential) AllowsIP(ip string) bool {
+	if len(c.IPAllowList) == 0 {
+		return true
+	}
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	for _, raw := range c.IPAllowList {
+		if p, err := netip.ParsePrefix(raw); err == nil && p.Contains(addr.Unmap()) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasAbility reports whether the key carries ability a.
+func (c *Credential) HasAbility(a Ability) bool { return slices.Contains(c.Abilities, string(a)) }
+
+// HasPermission reports whether the membership grants p.
+func (c *Credential) HasPermission(p Permission) bool {
+	return c.HasMembership && c.Role.Grants(c.Permissions, p)
 }

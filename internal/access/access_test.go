@@ -36,3 +36,15 @@ func TestParsePermissionsAndRole(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Member, r)
 }
+
+func TestCredentialAllowsIP(t *testing.T) {
+	open := &Credential{}
+	assert.True(t, open.AllowsIP("203.0.113.9"), "no list: any address")
+	listed := &Credential{IPAllowList: []string{"10.0.0.0/8", "192.0.2.7/32", "2001:db8::/32"}}
+	assert.True(t, listed.AllowsIP("10.1.2.3"))
+	assert.True(t, listed.AllowsIP("192.0.2.7"))
+	assert.True(t, listed.AllowsIP("::ffff:10.0.0.1"), "IPv4-mapped addresses match their IPv4 prefix")
+	assert.True(t, listed.AllowsIP("2001:db8::1"))
+	assert.False(t, listed.AllowsIP("192.0.2.8"))
+	assert.False(t, listed.AllowsIP("not an ip"))
+}

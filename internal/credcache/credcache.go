@@ -17,7 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ppwr/models"
+	"ppwr/internal/access"
 )
 
 // Channel is the notification channel of migration 0004.
@@ -38,7 +38,7 @@ type Cache struct {
 }
 
 type entry struct {
-	cred *models.Credential
+	cred *access.Credential
 	at   time.Time
 }
 
@@ -48,7 +48,7 @@ func New() *Cache { return &Cache{entries: map[string]entry{}} }
 // Lookup returns the credential of tokenHash from memory or, on a miss, from
 // load, keeping it when no invalidation happened meanwhile. Credentials are
 // shared between requests and must not be modified.
-func (c *Cache) Lookup(tokenHash []byte, load func() (*models.Credential, error)) (*models.Credential, error) {
+func (c *Cache) Lookup(tokenHash []byte, load func() (*access.Credential, error)) (*access.Credential, error) {
 	key := string(tokenHash)
 	c.mu.RLock()
 	e, hit := c.entries[key]

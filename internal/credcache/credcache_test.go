@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/internal/access"
 	"ppwr/internal/testenv"
 	"ppwr/models"
 )
@@ -17,14 +18,14 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // counting returns a loader that counts its calls.
-func counting(cred *models.Credential) (func() (*models.Credential, error), *atomic.Int32) {
+func counting(cred *access.Credential) (func() (*access.Credential, error), *atomic.Int32) {
 	var n atomic.Int32
-	return func() (*models.Credential, error) { n.Add(1); return cred, nil }, &n
+	return func() (*access.Credential, error) { n.Add(1); return cred, nil }, &n
 }
 
 func TestServesFromMemoryOnlyWhileListening(t *testing.T) {
 	c := New()
-	load, calls := counting(&models.Credential{KeyID: uuid.New()})
+	load, calls := counting(&access.Credential{KeyID: uuid.New()})
 	_, _ = c.Lookup([]byte("k"), load)
 	_, _ = c.Lookup([]byte("k"), load)
 	assert.Equal(t, int32(2), calls.Load(), "not listening: every lookup loads")
@@ -44,14 +45,14 @@ func TestServesFromMemoryOnlyWhileListening(t *testing.T) {
 func TestLookupRacingAnInvalidationIsNotStored(t *testing.T) {
 	c := New()
 	c.setListening(true)
-	stale := &models.Credential{Revoked: false}
-	_, err := c.Lookup([]byte("k"), func() (*models.Credential, error) {
+	stale := &access.Credential{Revoked: false}
+	_, err := c.Lookup([]byte("k"), func() (*access.Credential, error) {
 		c.Invalidate() // the revocation commits while this lookup reads
 		return stale, nil
 	})
 	require.NoError(t, err)
-	fresh := &models.Credential{Revoked: true}
-	got, _ := c.Lookup([]byte("k"), func() (*models.Credential, error) { return fresh, nil })
+	fresh := &access.Credential{Revoked: true}
+	got, _ := c.Lookup([]byte("k"), func() (*access.Credential, error) { return fresh, nil })
 	assert.Same(t, fresh, got)
 }
 
@@ -72,7 +73,7 @@ func TestRevocationReachesTheCache(t *testing.T) {
 	key, token, err := models.CreateAPIKey(ctx, db, org.ID, user.ID, "", []string{"catalog:read"})
 	require.NoError(t, err)
 	hash := models.HashToken(token)
-	load := func() (*models.Credential, error) { return models.LookupCredential(ctx, db, hash) }
+	load := func() (*access.Credential, error) { return models.LookupCredential(ctx, db, hash) }
 
 	// Let the notifications of the inserts above arrive before caching.
 	time.Sleep(100 * time.Millisecond)

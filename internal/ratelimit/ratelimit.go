@@ -14,12 +14,11 @@ package ratelimit
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
 	"gorm.io/gorm"
-
-	"ppwr/models"
 )
 
 const (
@@ -64,7 +63,7 @@ func (l *Limiter) Allow(ctx context.Context, bucket string, perMinute int) (bool
 	} else {
 		ls.size = 1
 	}
-	granted, wait, err := models.TakeRateTokens(ctx, l.db, bucket, perMinute, ls.size)
+	granted, wait, err := takeTokens(ctx, l.db, bucket, perMinute, ls.size)
 	if err != nil {
 		return false, 0, err
 	}
@@ -88,4 +87,30 @@ func (l *Limiter) lease(bucket string) *lease {
 		l.leases[bucket] = ls
 	}
 	return ls
+}
+
+// takeTokens takes up to want requests from bucket under a limit of
+// perMinute requests per rolling minute (ppwr_take_rate_tokens in the
+// migrations). It returns how many were granted and, when none was, the
+// whole seconds to wait (at least 1).
+func takeTokens(ctx context.Context, db *gorm.DB, bucket string, perMinute, want int) (int, int, error) {
+	var row struct {
+		Granted     int
+		WaitSeconds float64
+	}
+	// At least a microsecond: limits above 60 million a minute (load tests)
+	// are treated as that.
+	interval := max(1, (time.Minute / time.Duration(perMinute)).Microseconds())
+	err := db.WithContext(ctx).Raw(`SELECT granted, wait_seconds FROM ppwr_take_rate_tokens(?, ?, ?)`, bucket, interval, want).Scan(&row).Error
+	if err != nil || row.Granted > 0 {
+		return row.Granted, 0, err
+	}
+	return 0, max(1, int(math.Ceil(row.WaitSeconds))), nil
+}
+
+// PurgeIdle deletes buckets whose state has fully drained: they
+// behave exactly like a missing row.
+func PurgeIdle(ctx context.Context, db *gorm.DB) (int64, error) {
+	res := db.WithContext(ctx).Exec(`DELETE FROM rate_limit_buckets WHERE tat < clock_timestamp()`)
+	return res.RowsAffected, res.Error
 }

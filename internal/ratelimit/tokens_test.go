@@ -1,4 +1,4 @@
-package models_test
+package ratelimit
 
 import (
 	"context"
@@ -9,14 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
-
-func TestMain(m *testing.M) { testenv.Main(m) }
 
 func take(t *testing.T, bucket string, perMinute, want int) (int, int) {
 	t.Helper()
-	granted, wait, err := models.TakeRateTokens(context.Background(), testenv.DB(t), bucket, perMinute, want)
+	granted, wait, err := takeTokens(context.Background(), testenv.DB(t), bucket, perMinute, want)
 	require.NoError(t, err)
 	return granted, wait
 }
@@ -66,22 +63,10 @@ func TestPurgeIdleRateBucketsKeepsLiveState(t *testing.T) {
 	take(t, live, 1, 1)
 	require.NoError(t, db.Exec(`INSERT INTO rate_limit_buckets (bucket, tat, granted) VALUES ('user:drained', now() - interval '1 second', 1)`).Error)
 
-	_, err := models.PurgeIdleRateBuckets(context.Background(), db)
+	_, err := PurgeIdle(context.Background(), db)
 	require.NoError(t, err)
 	var buckets []string
 	require.NoError(t, db.Table("rate_limit_buckets").Pluck("bucket", &buckets).Error)
 	assert.Contains(t, buckets, live)
 	assert.NotContains(t, buckets, "user:drained")
-}
-
-func TestCredentialAllowsIP(t *testing.T) {
-	open := &models.Credential{}
-	assert.True(t, open.AllowsIP("203.0.113.9"), "no list: any address")
-	listed := &models.Credential{IPAllowList: []string{"10.0.0.0/8", "192.0.2.7/32", "2001:db8::/32"}}
-	assert.True(t, listed.AllowsIP("10.1.2.3"))
-	assert.True(t, listed.AllowsIP("192.0.2.7"))
-	assert.True(t, listed.AllowsIP("::ffff:10.0.0.1"), "IPv4-mapped addresses match their IPv4 prefix")
-	assert.True(t, listed.AllowsIP("2001:db8::1"))
-	assert.False(t, listed.AllowsIP("192.0.2.8"))
-	assert.False(t, listed.AllowsIP("not an ip"))
 }
