@@ -1,0 +1,295 @@
+// Package input binds what clients send (JSON request bodies, query
+// strings, and the cells of an import row) to typed values, field by field,
+// so that every bad field is reported at once under its own name, and
+// describes the same fields as JSON Schema. One declaration, a type's
+// Declare method, serves both: a length limit or an enumeration is written
+// once, and the API, the OpenAPI document and the import workflow apply the
+// very same rules.
+//
+// Binding knows nothing of HTTP or the database. Rules that need the
+// database (a reference must exist, a code must be unique) belong to the
+// domain commands, which add their findings to the same Errors.
+package input
+
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Opt is a field that may be absent, sent as null, or sent with a value.
+type Opt[T any] struct {
+	Sent  bool // the field was present, null included
+	Null  bool
+	Value T
+}
+
+// Set reports whether a value other than null was sent.
+func (o Opt[T]) Set() bool { return o.Sent && !o.Null }
+
+// Of is an Opt holding v, for callers that build inputs in code.
+func Of[T any](v T) Opt[T] { return Opt[T]{Sent: true, Value: v} }
+
+// FieldError is one message about one field: a message key of the i18n
+// catalogues with its arguments, localized only when rendered.
+type FieldError struct {
+	Field string
+	Key   string
+	Args  []any
+}
+
+// Invalid is the error of an input with bad fields, naming all of them.
+type Invalid struct{ Fields []FieldError }
+
+func (v *Invalid) Error() string {
+	names := make([]string, len(v.Fields))
+	for i, f := range v.Fields {
+		names[i] = f.Field
+	}
+	return "invalid fields: " + strings.Join(names, ", ")
+}
+
+// Errors collects the field errors of one input. Bound types embed it, so
+// binding and the command that runs on the input report into one list.
+type Errors struct{ fields []FieldError }
+
+func (e *Errors) errors() *Errors { return e }
+
+// Fail records a message about a field.
+func (e *Errors) Fail(field, key string, args ...any) {
+	e.fields = append(e.fields, FieldError{Field: field, Key: key, Args: args})
+}
+
+// Failed reports whether any field failed.
+func (e *Errors) Failed() bool { return len(e.fields) > 0 }
+
+// Has reports whether field failed.
+func (e *Errors) Has(field string) bool {
+	return slices.ContainsFunc(e.fields, func(f FieldError) bool { return f.Field == field })
+}
+
+// Err is nil when no field failed, else an *Invalid naming every one.
+func (e *Errors) Err() error {
+	if !e.Failed() {
+		return nil
+	}
+	return &Invalid{Fields: slices.Clone(e.fields)}
+}
+
+// Invalidf is an *Invalid with a single field error, for rules found outside
+// binding (a unique code taken, a constraint of the database).
+func Invalidf(field, key string, args ...any) *Invalid {
+	return &Invalid{Fields: []FieldError{{Field: field, Key: key, Args: args}}}
+}
+
+// Body is a bound type: Declare names its fields and their rules, and the
+// embedded Errors holds what binding and commands found.
+type Body interface {
+	Declare(f *Fields)
+	Fail(field, key string, args ...any)
+	Failed() bool
+	Err() error
+	errors() *Errors
+}
+
+// ErrNotObject is returned for a JSON body that is not an object.
+var ErrNotObject = errors.New("input: the body is not a JSON object")
+
+// FromJSON binds a JSON object body (empty means {}) into dst. Field errors
+// are recorded in dst; the error is ErrNotObject for anything but an object.
+func FromJSON(body []byte, dst Body) error {
+	raw := map[string]json.RawMessage{}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		trimmed := strings.TrimSpace(string(body))
+		if trimmed[0] != '{' || json.Unmarshal(body, &raw) != nil {
+			return ErrNotObject
+		}
+	}
+	dst.Declare(&Fields{src: jsonSource(raw), errs: dst.errors()})
+	return nil
+}
+
+// FromQuery binds URL query parameters into dst; an empty parameter counts
+// as absent.
+func FromQuery(q url.Values, dst Body) {
+	cells := make(map[string]string, len(q))
+	for k, v := range q {
+		if len(v) > 0 {
+			cells[k] = v[0]
+		}
+	}
+	FromCells(cells, dst)
+}
+
+// FromCells binds text cells (an import row, keyed by field name) into dst,
+// parsing each cell as its field's type; an empty cell counts as absent.
+func FromCells(cells map[string]string, dst Body) {
+	dst.Declare(&Fields{src: cellSource(cells), errs: dst.errors()})
+}
+
+// Describe is the JSON Schema of dst's fields as an object.
+func Describe(dst Body) Schema {
+	f := &Fields{doc: &objectDoc{props: map[string]any{}}}
+	dst.Declare(f)
+	return f.doc.schema()
+}
+
+// Param is one field of a query declaration, for the OpenAPI document.
+type Param struct {
+	Name     string
+	Required bool
+	Schema   Schema
+}
+
+// DescribeParams lists dst's fields as query parameters, in declaration
+// order.
+func DescribeParams(dst Body) []Param {
+	f := &Fields{doc: &objectDoc{props: map[string]any{}}}
+	dst.Declare(f)
+	out := make([]Param, len(f.doc.order))
+	for i, name := range f.doc.order {
+		out[i] = Param{Name: name, Required: slices.Contains(f.doc.required, name), Schema: f.doc.props[name].(Schema)}
+	}
+	return out
+}
+
+// Schema is a JSON Schema (OpenAPI 3.1 dialect) fragment.
+type Schema map[string]any
+
+// Msg is an i18n message key standing for a localized text in a schema,
+// such as a description; the OpenAPI document translates it per locale.
+type Msg string
+
+type objectDoc struct {
+	props    map[string]any
+	order    []string
+	required []string
+}
+
+func (d *objectDoc) schema() Schema {
+	required := d.required
+	if required == nil {
+		required = []string{}
+	}
+	return Schema{"type": "object", "required": required, "properties": d.props}
+}
+
+// source yields the raw form of a named field.
+type source interface {
+	// lookup reports the field's JSON value or cell text, whether it was
+	// sent and whether it was null.
+	lookup(name string) (value string, sent, null bool)
+	isJSON() bool
+}
+
+type jsonSource map[string]json.RawMessage
+
+func (s jsonSource) lookup(name string) (string, bool, bool) {
+	raw, ok := s[name]
+	if !ok {
+		return "", false, false
+	}
+	v := strings.TrimSpace(string(raw))
+	return v, true, v == "null"
+}
+
+func (jsonSource) isJSON() bool { return true }
+
+type cellSource map[string]string
+
+func (s cellSource) lookup(name string) (string, bool, bool) {
+	v, ok := s[name]
+	if !ok || v == "" {
+		return "", false, false
+	}
+	return v, true, false
+}
+
+func (cellSource) isJSON() bool { return false }
+
+// Fields is handed to a type's Declare: while binding it reads each
+// declared field from the source into its destination and records what
+// is wrong; while describing it records each field's schema.
+type Fields struct {
+	src    source
+	errs   *Errors
+	prefix string
+	doc    *objectDoc
+}
+
+// Binding reports whether values are being bound (not described), so a
+// declaration can check rules across fields.
+func (f *Fields) Binding() bool { return f.doc == nil }
+
+// Fail records a message about a field of this object (cross-field rules).
+func (f *Fields) Fail(name, key string, args ...any) { f.errs.Fail(f.prefix+name, key, args...) }
+
+// describe records a field's schema (and required-ness) while describing.
+func (f *Fields) describe(name string, required bool, s Schema) {
+	if required {
+		f.doc.required = append(f.doc.required, name)
+	}
+	f.doc.order = append(f.doc.order, name)
+	f.doc.props[name] = s
+}
+
+// field looks name up while binding; it records required or null
+// violations and reports whether a value is there to parse.
+func (f *Fields) field(name string, required, nullable bool) (raw string, sent, null, ok bool) {
+	raw, sent, null = f.src.lookup(name)
+	switch {
+	case !sent || (null && required):
+		if required {
+			f.Fail(name, "field.required")
+		}
+		return "", sent, null, false
+	case null && !nullable:
+		f.Fail(name, "field.not_null")
+		return "", true, true, false
+	case null:
+		return "", true, true, false
+	}
+	return raw, true, false, true
+}
+
+// text reads a field's value as a string: a JSON string, or a cell.
+func (f *Fields) text(name, raw, typeKey string) (string, bool) {
+	if !f.src.isJSON() {
+		return raw, true
+	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		f.Fail(name, typeKey)
+		return "", false
+	}
+	return s, true
+}
+
+// nullable widens a schema's type with null (OpenAPI 3.1 has no
+// "nullable"); an enumeration also admits null then.
+func nullable(s Schema) Schema {
+	out := Schema{}
+	for k, v := range s {
+		out[k] = v
+	}
+	if t, ok := s["type"].(string); ok {
+		out["type"] = []string{t, "null"}
+	}
+	if e, ok := s["enum"].([]string); ok {
+		values := make([]any, 0, len(e)+1)
+		for _, v := range e {
+			values = append(values, v)
+		}
+		out["enum"] = append(values, nil)
+	}
+	return out
+}
+
+func withDesc(s Schema, desc Msg) Schema {
+	if desc != "" {
+		s["description"] = desc
+	}
+	return s
+}

@@ -1,0 +1,441 @@
+package input
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"net/mail"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Text is a free-text field, trimmed. Required means sent and not blank;
+// NotBlank refuses a blank value when one is sent.
+type Text struct {
+	Required, NotBlank, Nullable bool
+	Max                          int // characters
+	Desc                         Msg
+}
+
+// Text binds a text field.
+func (f *Fields) Text(name string, dst *Opt[string], r Text) {
+	if !f.Binding() {
+		s := Schema{"type": "string", "maxLength": r.Max}
+		if r.Required || r.NotBlank {
+			s["minLength"] = 1
+		}
+		if r.Nullable {
+			s = nullable(s)
+		}
+		f.describe(name, r.Required, withDesc(s, r.Desc))
+		return
+	}
+	raw, sent, null, ok := f.field(name, r.Required, r.Nullable)
+	*dst = Opt[string]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	s, ok := f.text(name, raw, "field.string")
+	if !ok {
+		return
+	}
+	s = strings.TrimSpace(s)
+	switch {
+	case !utf8.ValidString(s) || strings.ContainsRune(s, 0):
+		f.Fail(name, "field.text_invalid")
+	case s == "" && r.Required:
+		f.Fail(name, "field.required")
+	case s == "" && r.NotBlank:
+		f.Fail(name, "field.blank")
+	case utf8.RuneCountInString(s) > r.Max:
+		f.Fail(name, "field.too_long", r.Max)
+	default:
+		dst.Value = s
+		return
+	}
+}
+
+// Email is an optional bare e-mail address (no display name).
+type Email struct {
+	Nullable bool
+	Max      int
+}
+
+// Email binds an e-mail field; blank and null clear it.
+func (f *Fields) Email(name string, dst *Opt[string], r Email) {
+	if !f.Binding() {
+		s := Schema{"type": "string", "format": "email", "maxLength": r.Max}
+		if r.Nullable {
+			s = nullable(s)
+		}
+		f.describe(name, false, s)
+		return
+	}
+	f.Text(name, dst, Text{Nullable: r.Nullable, Max: r.Max})
+	if !dst.Set() || dst.Value == "" {
+		return
+	}
+	if addr, err := mail.ParseAddress(dst.Value); err != nil || addr.Address != dst.Value || addr.Name != "" {
+		f.Fail(name, "field.email")
+	}
+}
+
+// Enum is a field whose value is one of Values. Refused maps a value
+// clients commonly mistake for a valid one (matched case-insensitively)
+// to the message that corrects them.
+type Enum struct {
+	Required bool
+	Values   []string
+	Refused  map[string]string
+}
+
+// Enum binds an enumerated field.
+func (f *Fields) Enum(name string, dst *Opt[string], r Enum) {
+	if !f.Binding() {
+		f.describe(name, r.Required, Schema{"type": "string", "enum": r.Values})
+		return
+	}
+	f.word(name, dst, r.Required, func(s string) bool {
+		for refused, key := range r.Refused {
+			if strings.EqualFold(s, refused) {
+				f.Fail(name, key)
+				return false
+			}
+		}
+		if !slices.Contains(r.Values, s) {
+			f.Fail(name, "field.one_of", strings.Join(r.Values, ", "))
+			return false
+		}
+		return true
+	})
+}
+
+// Code is a field holding a code of the dictionaries, checked by Known.
+type Code struct {
+	Required, Nullable bool
+	Known              func(string) bool
+	Desc               Msg
+}
+
+// Code binds a dictionary code.
+func (f *Fields) Code(name string, dst *Opt[string], r Code) {
+	if !f.Binding() {
+		s := Schema{"type": "string"}
+		if r.Nullable {
+			s = nullable(s)
+		}
+		f.describe(name, r.Required, withDesc(s, r.Desc))
+		return
+	}
+	f.wordOrNull(name, dst, r.Required, r.Nullable, func(s string) bool {
+		if !r.Known(s) {
+			f.Fail(name, "field.unknown_code")
+			return false
+		}
+		return true
+	})
+}
+
+// word reads a short string value (an enumeration or a code) and keeps it
+// if check accepts it.
+func (f *Fields) word(name string, dst *Opt[string], required bool, check func(string) bool) {
+	f.wordOrNull(name, dst, required, false, check)
+}
+
+func (f *Fields) wordOrNull(name string, dst *Opt[string], required, isNullable bool, check func(string) bool) {
+	raw, sent, null, ok := f.field(name, required, isNullable)
+	*dst = Opt[string]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	s, ok := f.text(name, raw, "field.string")
+	if ok && check(strings.TrimSpace(s)) {
+		dst.Value = strings.TrimSpace(s)
+		return
+	}
+}
+
+// Decimal limits: digits before and after the point. Masses are grams per
+// base unit, so this reaches far beyond any real packaging.
+const (
+	DecimalIntegerDigits  = 15
+	DecimalFractionDigits = 9
+)
+
+// decimalPattern is the published and enforced form of a decimal string:
+// digits with an optional fraction; no sign, exponent or spaces.
+var decimalPattern = `^[0-9]{1,` + strconv.Itoa(DecimalIntegerDigits) + `}(\.[0-9]{1,` + strconv.Itoa(DecimalFractionDigits) + `})?$`
+
+var decimalForm = regexp.MustCompile(decimalPattern)
+
+// Decimal is a non-negative decimal sent as a JSON string ("12.5"): JSON
+// numbers are refused because many clients lose precision in them.
+type Decimal struct {
+	Required, Positive bool
+}
+
+// Decimal binds a decimal string.
+func (f *Fields) Decimal(name string, dst *Opt[decimal.Decimal], r Decimal) {
+	if !f.Binding() {
+		f.describe(name, r.Required, Schema{"type": "string", "pattern": decimalPattern, "examples": []string{"12.5"}})
+		return
+	}
+	raw, sent, null, ok := f.field(name, r.Required, false)
+	*dst = Opt[decimal.Decimal]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	s, ok := f.text(name, raw, "field.decimal_string")
+	if !ok {
+		return
+	}
+	d, err := decimal.NewFromString(s)
+	switch {
+	case !decimalForm.MatchString(s) || err != nil:
+		f.Fail(name, "field.decimal_string")
+	case r.Positive && !d.IsPositive():
+		f.Fail(name, "field.positive")
+	default:
+		dst.Value = d
+		return
+	}
+}
+
+// Bool is a boolean field.
+type Bool struct{ Required bool }
+
+// Bool binds a boolean field.
+func (f *Fields) Bool(name string, dst *Opt[bool], r Bool) {
+	if !f.Binding() {
+		f.describe(name, r.Required, Schema{"type": "boolean"})
+		return
+	}
+	raw, sent, null, ok := f.field(name, r.Required, false)
+	*dst = Opt[bool]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	var b bool
+	var err error
+	if f.src.isJSON() {
+		err = json.Unmarshal([]byte(raw), &b)
+	} else {
+		b, err = strconv.ParseBool(raw)
+	}
+	if err != nil {
+		f.Fail(name, "field.boolean")
+		return
+	}
+	dst.Value = b
+}
+
+// Int is an integer field within [Min, Max].
+type Int struct {
+	Required bool
+	Min, Max int
+	Desc     Msg
+}
+
+// Revision is the rule of a record revision sent back by a client: a
+// positive 32-bit integer, as the database keeps it.
+func Revision(required bool) Int { return Int{Required: required, Min: 1, Max: math.MaxInt32} }
+
+// Int binds an integer field.
+func (f *Fields) Int(name string, dst *Opt[int], r Int) {
+	if !f.Binding() {
+		f.describe(name, r.Required, withDesc(Schema{"type": "integer", "minimum": r.Min, "maximum": r.Max}, r.Desc))
+		return
+	}
+	raw, sent, null, ok := f.field(name, r.Required, false)
+	*dst = Opt[int]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	switch {
+	case err != nil && !isNumberOutOfRange(err):
+		f.Fail(name, "field.integer")
+	case err != nil || n < int64(r.Min) || n > int64(r.Max):
+		f.Fail(name, "field.integer_range", r.Min, r.Max)
+	default:
+		dst.Value = int(n)
+		return
+	}
+}
+
+func isNumberOutOfRange(err error) bool {
+	var numErr *strconv.NumError
+	return errors.As(err, &numErr) && numErr.Err == strconv.ErrRange
+}
+
+// Ref is a reference to a record by id.
+type Ref struct{ Required, Nullable bool }
+
+// Ref binds a UUID reference; the nil UUID is refused, not taken as null.
+func (f *Fields) Ref(name string, dst *Opt[uuid.UUID], r Ref) {
+	if !f.Binding() {
+		s := Schema{"type": "string", "format": "uuid"}
+		if r.Nullable {
+			s = nullable(s)
+		}
+		f.describe(name, r.Required, s)
+		return
+	}
+	raw, sent, null, ok := f.field(name, r.Required, r.Nullable)
+	*dst = Opt[uuid.UUID]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	s, ok := f.text(name, raw, "field.uuid")
+	if !ok {
+		return
+	}
+	id, err := uuid.Parse(s)
+	if err != nil || id == uuid.Nil || len(s) != 36 {
+		f.Fail(name, "field.uuid")
+		return
+	}
+	dst.Value = id
+}
+
+// Date is a calendar date field (YYYY-MM-DD).
+type Date struct{ Required bool }
+
+// Date binds a date field.
+func (f *Fields) Date(name string, dst *Opt[time.Time], r Date) {
+	if !f.Binding() {
+		f.describe(name, r.Required, Schema{"type": "string", "format": "date"})
+		return
+	}
+	raw, sent, null, ok := f.field(name, r.Required, false)
+	*dst = Opt[time.Time]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	s, ok := f.text(name, raw, "field.date_format")
+	if !ok {
+		return
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		f.Fail(name, "field.date_format")
+		return
+	}
+	dst.Value = d
+}
+
+// List is a list of strings, each one of Values or accepted by Known.
+// UnknownKey is the message for a value Known refuses; it gets the value.
+// Duplicates are dropped.
+type List struct {
+	Required   bool
+	MinItems   int
+	Values     []string
+	Known      func(string) bool
+	TypeKey    string
+	UnknownKey string
+}
+
+// List binds a list of strings.
+func (f *Fields) List(name string, dst *Opt[[]string], r List) {
+	typeKey := r.TypeKey
+	if typeKey == "" {
+		typeKey = "field.string_list"
+	}
+	if !f.Binding() {
+		items := Schema{"type": "string"}
+		if r.Values != nil {
+			items["enum"] = r.Values
+		}
+		s := Schema{"type": "array", "items": items}
+		if r.MinItems > 0 {
+			s["minItems"] = r.MinItems
+		}
+		f.describe(name, r.Required, s)
+		return
+	}
+	raw, sent, null, ok := f.field(name, r.Required, false)
+	*dst = Opt[[]string]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	var values []string
+	if f.src.isJSON() {
+		if json.Unmarshal([]byte(raw), &values) != nil {
+			f.Fail(name, typeKey)
+			return
+		}
+	} else {
+		values = strings.Split(raw, ",")
+	}
+	out := []string{}
+	bad := false
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if r.Values != nil && !slices.Contains(r.Values, v) {
+			// One message for the list: the allowed values say it all.
+			f.Fail(name, "field.one_of", strings.Join(r.Values, ", "))
+			bad = true
+			break
+		}
+		if r.Known != nil && !r.Known(v) {
+			f.Fail(name, r.UnknownKey, v)
+			bad = true
+			continue
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if !bad && len(out) < r.MinItems {
+		f.Fail(name, "field.empty_list")
+		bad = true
+	}
+	// The valid values are kept even when others failed, so rules that
+	// refer to the list (market_details naming listed countries) still
+	// report against what was meant.
+	dst.Value = out
+}
+
+// Each binds an object keyed by arbitrary names (such as country codes),
+// declaring every value's fields with declare. While describing, declare
+// runs once with an empty key to describe the values.
+func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fields)) {
+	if !f.Binding() {
+		value := &Fields{doc: &objectDoc{props: map[string]any{}}}
+		declare("", value)
+		f.describe(name, false, Schema{"type": "object", "additionalProperties": value.doc.schema()})
+		return
+	}
+	raw, _, _, ok := f.field(name, false, false)
+	if !ok {
+		return
+	}
+	var values map[string]json.RawMessage
+	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &values) != nil || values == nil {
+		f.Fail(name, typeKey)
+		return
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var fields map[string]json.RawMessage
+		prefix := f.prefix + name + "." + k + "."
+		if json.Unmarshal(values[k], &fields) != nil || fields == nil {
+			f.errs.Fail(strings.TrimSuffix(prefix, "."), "field.object")
+			continue
+		}
+		declare(k, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
+	}
+}

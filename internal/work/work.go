@@ -1,0 +1,141 @@
+// Package work is the unit of work: one transaction and everything that
+// commits with it. A write, whether an API request, an operator's command
+// or a workflow's activity, runs its reads and writes on a Unit, defers the
+// rows it need not read back (events, data versions, workflow starts, the
+// audit entry), and commits them all in one final statement. So a change,
+// its audit entry, its outbox events and its workflow starts commit
+// together or not at all.
+package work
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"ppwr/internal/database"
+)
+
+// Actor kinds, as the audit log names them.
+const (
+	ActorAPIKey   = "api_key"
+	ActorOperator = "operator"
+	ActorSystem   = "system"
+)
+
+// Actor is who a unit of work acts for: an API key (with its user), an
+// operator of the admin CLI, or the system, such as a workflow acting for
+// a record.
+type Actor struct {
+	Kind           string
+	OrganizationID uuid.UUID
+	UserID         *uuid.UUID
+	APIKeyID       *uuid.UUID
+	// Reference ties the audit entry to its trigger: a request id, or the
+	// workflow id of an activity.
+	Reference string
+}
+
+// Record names the record a write changed, for its audit entry.
+type Record struct {
+	Type string
+	ID   uuid.UUID
+}
+
+// Unit is one unit of work. It is not safe for concurrent use.
+type Unit struct {
+	ctx      context.Context
+	db       *gorm.DB // the pool, bound to ctx
+	tx       *gorm.DB
+	actor    Actor
+	deferred []database.Statement
+	record   *Record
+}
+
+// New starts a unit of work for actor on db; no transaction is begun
+// until one is needed.
+func New(ctx context.Context, db *gorm.DB, actor Actor) *Unit {
+	return &Unit{ctx: ctx, db: db.WithContext(ctx), actor: actor}
+}
+
+// Context is the unit's context.
+func (u *Unit) Context() context.Context { return u.ctx }
+
+// Actor is who the unit acts for.
+func (u *Unit) Actor() Actor { return u.actor }
+
+// Organization is the tenant the unit works in.
+func (u *Unit) Organization() uuid.UUID { return u.actor.OrganizationID }
+
+// Tx is the unit's transaction, begun on first use: reads that decide a
+// write (and take locks) and writes that must be read back run on it.
+func (u *Unit) Tx() *gorm.DB {
+	if u.tx == nil {
+		u.tx = u.db.Begin()
+	}
+	return u.tx
+}
+
+// Read is the transaction once begun, else the pool: for reads that take
+// no lock and need not see the unit's own writes.
+func (u *Unit) Read() *gorm.DB {
+	if u.tx != nil {
+		return u.tx
+	}
+	return u.db
+}
+
+// Defer renders the insert of row at once, so the row is complete (ids,
+// timestamps) for the caller, and writes it at Commit in one statement
+// with the unit's other deferred rows. Deferred rows cannot be read back
+// before Commit.
+func (u *Unit) Defer(row any) error {
+	stmt, err := database.Insert(u.db, row)
+	if err != nil {
+		return err
+	}
+	u.deferred = append(u.deferred, stmt)
+	return nil
+}
+
+// Touch names the record the unit changed; the last one named is the
+// audit entry's.
+func (u *Unit) Touch(recordType string, id uuid.UUID) { u.record = &Record{Type: recordType, ID: id} }
+
+// Touched is the record the unit changed, if it named one.
+func (u *Unit) Touched() *Record { return u.record }
+
+// Commit writes the deferred rows and rows in one statement and commits.
+// A unit that needed no transaction costs this one round trip. On error
+// nothing is written.
+func (u *Unit) Commit(rows ...any) error {
+	for _, row := range rows {
+		if err := u.Defer(row); err != nil {
+			return err
+		}
+	}
+	conn := u.db
+	if u.tx != nil {
+		conn = u.tx
+	}
+	if err := database.ExecTogether(u.ctx, conn, u.deferred...); err != nil {
+		u.Rollback()
+		return err
+	}
+	u.deferred = nil
+	if u.tx == nil {
+		return nil
+	}
+	err := u.tx.Commit().Error
+	u.tx = nil
+	return err
+}
+
+// Rollback abandons the unit: its transaction and its deferred rows.
+func (u *Unit) Rollback() {
+	if u.tx != nil {
+		u.tx.Rollback()
+		u.tx = nil
+	}
+	u.deferred = nil
+}
