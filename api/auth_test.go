@@ -1,6 +1,11 @@
-package api
+package api_test
 
 import (
+	"ppwr/api/apitest"
+	"ppwr/api/kit"
+	"ppwr/models"
+	"regexp"
+
 	"net/http"
 	"slices"
 	"strings"
@@ -11,27 +16,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/internal/access"
-	"ppwr/models"
 )
 
 // concretePath fills the organization and every other id of an operation.
-func concretePath(op *Operation, orgID uuid.UUID) string {
+func concretePath(op *kit.Operation, orgID uuid.UUID) string {
 	path := strings.Replace(op.Path, "{organizationId}", orgID.String(), 1)
-	return pathParam.ReplaceAllStringFunc(path, func(string) string { return uuid.NewString() })
+	return regexp.MustCompile(`\{[A-Za-z]+\}`).ReplaceAllStringFunc(path, func(string) string { return uuid.NewString() })
 }
 
 // requestFor builds a request that passes every check before
 // authentication, so that only the key decides the answer.
-func requestFor(op *Operation, path, token string) req {
-	r := req{method: op.Method, path: path, token: token, headers: map[string]string{}}
+func requestFor(op *kit.Operation, path, token string) apitest.Req {
+	r := apitest.Req{Method: op.Method, Path: path, Token: token, Headers: map[string]string{}}
 	if op.IsWrite() {
-		r.body = "{}"
+		r.Body = "{}"
 	}
 	if op.Idempotent {
-		r.headers["Idempotency-Key"] = idemKey()
+		r.Headers["Idempotency-Key"] = apitest.IdemKey()
 	}
 	if len(op.Headers) > 0 {
-		r.headers["If-Match"] = `"1"`
+		r.Headers["If-Match"] = `"1"`
 	}
 	return r
 }
@@ -51,21 +55,22 @@ func without[T ~string](all []T, drop T) []string {
 // permission and another organization's path, and admits a key that holds
 // everything.
 func TestAuthorizationMatrix(t *testing.T) {
-	a := newTestAPI(t)
-	full := a.newTenant(tenantSpec{})
-	other := a.newTenant(tenantSpec{})
-	require.GreaterOrEqual(t, len(a.server.operations), 180, "every operation of the spec is in the table")
+	a := apitest.New(t)
+	full := a.NewTenant(apitest.TenantSpec{})
+	other := a.NewTenant(apitest.TenantSpec{})
+	require.GreaterOrEqual(t, len(a.Server.Operations()), 180, "every operation of the spec is in the table")
 
-	for i := range a.server.operations {
-		op := &a.server.operations[i]
+	ops := a.Server.Operations()
+	for i := range ops {
+		op := &ops[i]
 		t.Run(op.ID, func(t *testing.T) {
-			path := concretePath(op, full.org)
+			path := concretePath(op, full.Org)
 
-			res := a.do(requestFor(op, path, ""))
+			res := a.Do(requestFor(op, path, ""))
 			assert.Equal(t, http.StatusUnauthorized, res.Code, "without a key")
-			assert.Equal(t, CodeUnauthenticated, res.errorCode())
+			assert.Equal(t, kit.CodeUnauthenticated, res.ErrorCode())
 
-			res = a.do(requestFor(op, path, full.token))
+			res = a.Do(requestFor(op, path, full.Token))
 			refused := []int{401, 403, 405}
 			if op.Handler == nil || len(op.PathParams()) == 1 {
 				// Only a handler looking up a (random, so missing) record
@@ -75,25 +80,25 @@ func TestAuthorizationMatrix(t *testing.T) {
 			assert.NotContains(t, refused, res.Code, "a key holding everything passes authorization: %s", res.Body)
 			if op.Handler == nil {
 				assert.Equal(t, http.StatusNotImplemented, res.Code)
-				assert.Equal(t, CodeNotImplemented, res.errorCode())
+				assert.Equal(t, kit.CodeNotImplemented, res.ErrorCode())
 			}
 
 			if op.Ability != "" {
-				weak := a.addUser(full.org, tenantSpec{abilities: without(access.AllAbilities, op.Ability)})
-				res = a.do(requestFor(op, path, weak.token))
+				weak := a.AddUser(full.Org, apitest.TenantSpec{Abilities: without(access.AllAbilities, op.Ability)})
+				res = a.Do(requestFor(op, path, weak.Token))
 				assert.Equal(t, http.StatusForbidden, res.Code, "without ability %s", op.Ability)
-				assert.Equal(t, CodeMissingAbility, res.errorCode())
+				assert.Equal(t, kit.CodeMissingAbility, res.ErrorCode())
 			}
 			if op.Permission != "" {
-				member := a.addUser(full.org, tenantSpec{role: access.Member, permissions: without(access.AllPermissions, op.Permission)})
-				res = a.do(requestFor(op, path, member.token))
+				member := a.AddUser(full.Org, apitest.TenantSpec{Role: access.Member, Permissions: without(access.AllPermissions, op.Permission)})
+				res = a.Do(requestFor(op, path, member.Token))
 				assert.Equal(t, http.StatusForbidden, res.Code, "without permission %s", op.Permission)
-				assert.Equal(t, CodeMissingPermission, res.errorCode())
+				assert.Equal(t, kit.CodeMissingPermission, res.ErrorCode())
 			}
 			if op.OrgScoped() {
-				res = a.do(requestFor(op, concretePath(op, other.org), full.token))
+				res = a.Do(requestFor(op, concretePath(op, other.Org), full.Token))
 				assert.Equal(t, http.StatusNotFound, res.Code, "another organization's path")
-				assert.Equal(t, CodeNotFound, res.errorCode())
+				assert.Equal(t, kit.CodeNotFound, res.ErrorCode())
 			}
 		})
 	}
@@ -102,98 +107,98 @@ func TestAuthorizationMatrix(t *testing.T) {
 // Each condition of the spec's rule 3 is checked on its own: all must hold
 // at once, and an owner role does not bypass a missing ability.
 func TestAuthorizationPolicies(t *testing.T) {
-	a := newTestAPI(t)
-	dictionaries := func(tn tenant) *response {
-		return a.do(req{method: http.MethodGet, path: tn.orgPath("/dictionaries"), token: tn.token})
+	a := apitest.New(t)
+	dictionaries := func(tn apitest.Tenant) *apitest.Response {
+		return a.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path("/dictionaries"), Token: tn.Token})
 	}
 
-	owner := a.newTenant(tenantSpec{})
+	owner := a.NewTenant(apitest.TenantSpec{})
 	assert.Equal(t, http.StatusOK, dictionaries(owner).Code)
 
-	ownerWithoutAbility := a.addUser(owner.org, tenantSpec{role: access.Owner, abilities: []string{"flows:read"}})
-	assert.Equal(t, CodeMissingAbility, dictionaries(ownerWithoutAbility).errorCode(), "the owner role does not bypass abilities")
+	ownerWithoutAbility := a.AddUser(owner.Org, apitest.TenantSpec{Role: access.Owner, Abilities: []string{"flows:read"}})
+	assert.Equal(t, kit.CodeMissingAbility, dictionaries(ownerWithoutAbility).ErrorCode(), "the owner role does not bypass abilities")
 
-	memberWithPermission := a.addUser(owner.org, tenantSpec{role: access.Member, permissions: []string{"catalog.view"}})
+	memberWithPermission := a.AddUser(owner.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{"catalog.view"}})
 	assert.Equal(t, http.StatusOK, dictionaries(memberWithPermission).Code, "a member holds what it is given")
 
-	assert.Equal(t, CodeEmailUnverified, dictionaries(a.addUser(owner.org, tenantSpec{unverified: true})).errorCode())
-	assert.Equal(t, CodeMembershipInactive, dictionaries(a.addUser(owner.org, tenantSpec{inactive: true})).errorCode())
+	assert.Equal(t, kit.CodeEmailUnverified, dictionaries(a.AddUser(owner.Org, apitest.TenantSpec{Unverified: true})).ErrorCode())
+	assert.Equal(t, kit.CodeMembershipInactive, dictionaries(a.AddUser(owner.Org, apitest.TenantSpec{Inactive: true})).ErrorCode())
 
 	// A key of a user without any membership of its organization.
-	user, err := models.CreateUser(t.Context(), a.server.DB, uuid.NewString()+"@example.test", "", true, false)
+	user, err := models.CreateUser(t.Context(), a.DB, uuid.NewString()+"@example.test", "", true, false)
 	require.NoError(t, err)
-	_, stray, err := models.CreateAPIKey(t.Context(), a.server.DB, owner.org, user.ID, "", []string{"catalog:read"})
+	_, stray, err := models.CreateAPIKey(t.Context(), a.DB, owner.Org, user.ID, "", []string{"catalog:read"})
 	require.NoError(t, err)
-	assert.Equal(t, CodeMembershipInactive, dictionaries(tenant{org: owner.org, token: stray}).errorCode())
+	assert.Equal(t, kit.CodeMembershipInactive, dictionaries(apitest.Tenant{Org: owner.Org, Token: stray}).ErrorCode())
 
 	// MFA policy: refused until the organization's rule is met by the user.
-	withMFA := a.addUser(owner.org, tenantSpec{userMFA: true})
-	require.NoError(t, a.server.DB.Model(&models.Organization{}).Where("id = ?", owner.org).Update("require_mfa", true).Error)
-	assert.Equal(t, CodeMFARequired, dictionaries(owner).errorCode())
+	withMFA := a.AddUser(owner.Org, apitest.TenantSpec{UserMFA: true})
+	require.NoError(t, a.DB.Model(&models.Organization{}).Where("id = ?", owner.Org).Update("require_mfa", true).Error)
+	assert.Equal(t, kit.CodeMFARequired, dictionaries(owner).ErrorCode())
 	assert.Equal(t, http.StatusOK, dictionaries(withMFA).Code)
 
 	// IP allow-list: httptest requests come from 192.0.2.1.
-	require.NoError(t, a.server.DB.Exec(`UPDATE organizations SET ip_allow_list = '{10.0.0.0/8}' WHERE id = ?`, owner.org).Error)
-	assert.Equal(t, CodeIPNotAllowed, dictionaries(withMFA).errorCode())
-	require.NoError(t, a.server.DB.Exec(`UPDATE organizations SET ip_allow_list = '{10.0.0.0/8,192.0.2.0/24}' WHERE id = ?`, owner.org).Error)
+	require.NoError(t, a.DB.Exec(`UPDATE organizations SET ip_allow_list = '{10.0.0.0/8}' WHERE id = ?`, owner.Org).Error)
+	assert.Equal(t, kit.CodeIPNotAllowed, dictionaries(withMFA).ErrorCode())
+	require.NoError(t, a.DB.Exec(`UPDATE organizations SET ip_allow_list = '{10.0.0.0/8,192.0.2.0/24}' WHERE id = ?`, owner.Org).Error)
 	assert.Equal(t, http.StatusOK, dictionaries(withMFA).Code)
 
-	require.NoError(t, a.server.DB.Model(&models.Organization{}).Where("id = ?", owner.org).Update("status", models.OrganizationSuspended).Error)
-	assert.Equal(t, CodeOrganizationSuspended, dictionaries(withMFA).errorCode())
+	require.NoError(t, a.DB.Model(&models.Organization{}).Where("id = ?", owner.Org).Update("status", models.OrganizationSuspended).Error)
+	assert.Equal(t, kit.CodeOrganizationSuspended, dictionaries(withMFA).ErrorCode())
 }
 
 func TestAuthenticationFailures(t *testing.T) {
-	a := newTestAPI(t)
-	tn := a.newTenant(tenantSpec{})
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{})
 	path := "/organizations"
 	for name, header := range map[string]string{
 		"missing":   "",
-		"no scheme": tn.token,
-		"basic":     "Basic " + tn.token,
+		"no scheme": tn.Token,
+		"basic":     "Basic " + tn.Token,
 		"malformed": "Bearer not-a-ppwr-key",
 		"unknown":   "Bearer ppwr_" + strings.Repeat("A", 43),
 	} {
-		res := a.do(req{method: http.MethodGet, path: path, headers: map[string]string{"Authorization": header}})
+		res := a.Do(apitest.Req{Method: http.MethodGet, Path: path, Headers: map[string]string{"Authorization": header}})
 		assert.Equal(t, http.StatusUnauthorized, res.Code, name)
-		assert.Equal(t, CodeUnauthenticated, res.errorCode(), name)
+		assert.Equal(t, kit.CodeUnauthenticated, res.ErrorCode(), name)
 		assert.Equal(t, `Bearer realm="ppwr"`, res.Header().Get("WWW-Authenticate"), name)
 	}
 
-	assert.Equal(t, http.StatusOK, a.do(req{method: http.MethodGet, path: path, token: tn.token}).Code)
-	_, err := models.RevokeAPIKey(t.Context(), a.server.DB, tn.keyID)
+	assert.Equal(t, http.StatusOK, a.Do(apitest.Req{Method: http.MethodGet, Path: path, Token: tn.Token}).Code)
+	_, err := models.RevokeAPIKey(t.Context(), a.DB, tn.KeyID)
 	require.NoError(t, err)
-	res := a.do(req{method: http.MethodGet, path: path, token: tn.token})
+	res := a.Do(apitest.Req{Method: http.MethodGet, Path: path, Token: tn.Token})
 	assert.Equal(t, http.StatusUnauthorized, res.Code, "a revoked key is refused at once")
 }
 
 func TestOrganizationsListsTheKeysOrganization(t *testing.T) {
-	a := newTestAPI(t)
-	tn := a.newTenant(tenantSpec{abilities: []string{}}) // no ability is needed
-	a.newTenant(tenantSpec{})
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{Abilities: []string{}}) // no ability is needed
+	a.NewTenant(apitest.TenantSpec{})
 
-	res := a.do(req{method: http.MethodGet, path: "/organizations", token: tn.token})
+	res := a.Do(apitest.Req{Method: http.MethodGet, Path: "/organizations", Token: tn.Token})
 	require.Equal(t, http.StatusOK, res.Code)
-	data := res.body["data"].([]any)
+	data := res.JSON["data"].([]any)
 	require.Len(t, data, 1)
 	org := data[0].(map[string]any)
-	assert.Equal(t, tn.org.String(), org["id"])
+	assert.Equal(t, tn.Org.String(), org["id"])
 	assert.Equal(t, "active", org["status"])
 	assert.NotEmpty(t, org["slug"])
-	assert.Equal(t, res.Header().Get("X-Request-ID"), res.body["requestId"])
-	assert.NotContains(t, res.body, "links", "the organization list is not paginated")
+	assert.Equal(t, res.Header().Get("X-Request-ID"), res.JSON["requestId"])
+	assert.NotContains(t, res.JSON, "links", "the organization list is not paginated")
 }
 
 func TestUnknownPathsAndMethods(t *testing.T) {
-	a := newTestAPI(t)
-	tn := a.newTenant(tenantSpec{})
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{})
 
-	res := a.do(req{method: http.MethodDelete, path: tn.orgPath("/catalog-items"), token: tn.token, undocumented: true})
+	res := a.Do(apitest.Req{Method: http.MethodDelete, Path: tn.Path("/catalog-items"), Token: tn.Token, Undocumented: true})
 	assert.Equal(t, http.StatusMethodNotAllowed, res.Code)
-	assert.Equal(t, CodeMethodNotAllowed, res.errorCode())
+	assert.Equal(t, kit.CodeMethodNotAllowed, res.ErrorCode())
 	allowed := strings.Split(res.Header().Get("Allow"), ", ")
 	assert.True(t, slices.Contains(allowed, "GET") && slices.Contains(allowed, "POST"), "Allow lists the spec's methods: %v", allowed)
 
-	res = a.do(req{method: http.MethodGet, path: "/no-such-thing", token: tn.token, undocumented: true})
+	res = a.Do(apitest.Req{Method: http.MethodGet, Path: "/no-such-thing", Token: tn.Token, Undocumented: true})
 	assert.Equal(t, http.StatusNotFound, res.Code)
-	assert.Equal(t, CodeNotFound, res.errorCode())
+	assert.Equal(t, kit.CodeNotFound, res.ErrorCode())
 }

@@ -4,85 +4,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 
+	"ppwr/api/kit"
 	"ppwr/internal/i18n"
+	"ppwr/internal/input"
 	"ppwr/models"
 	"ppwr/webhooksig"
 )
-
-// Schema is a JSON Schema (OpenAPI 3.1 dialect) fragment.
-type Schema map[string]any
-
-func ref(name string) Schema      { return Schema{"$ref": "#/components/schemas/" + name} }
-func str() Schema                 { return Schema{"type": "string"} }
-func uuidSchema() Schema          { return Schema{"type": "string", "format": "uuid"} }
-func dateSchema() Schema          { return Schema{"type": "string", "format": "date"} }
-func dateTimeSchema() Schema      { return Schema{"type": "string", "format": "date-time"} }
-func boolean() Schema             { return Schema{"type": "boolean"} }
-func integer() Schema             { return Schema{"type": "integer"} }
-func arrayOf(items Schema) Schema { return Schema{"type": "array", "items": items} }
-func enum(values ...string) Schema {
-	return Schema{"type": "string", "enum": values}
-}
-
-// nullable widens a schema's type with null (OpenAPI 3.1 has no nullable).
-func nullable(s Schema) Schema {
-	out := Schema{}
-	for k, v := range s {
-		out[k] = v
-	}
-	if t, ok := s["type"].(string); ok {
-		out["type"] = []string{t, "null"}
-		if e, ok := s["enum"].([]string); ok {
-			out["enum"] = append(append([]any{}, toAny(e)...), nil)
-		}
-		return out
-	}
-	return Schema{"oneOf": []any{s, Schema{"type": "null"}}}
-}
-
-func toAny(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
-
-// object builds a closed-world description of a response object: every
-// listed property is required (absent values are sent as null).
-func object(props map[string]Schema) Schema {
-	req := make([]string, 0, len(props))
-	p := map[string]any{}
-	for k, v := range props {
-		req = append(req, k)
-		p[k] = v
-	}
-	sort.Strings(req)
-	return Schema{"type": "object", "required": req, "properties": p}
-}
-
-// listOf is the list envelope around items of the named schema.
-func listOf(name string) Schema {
-	return object(map[string]Schema{
-		"data":      arrayOf(ref(name)),
-		"links":     ref("ListLinks"),
-		"requestId": uuidSchema(),
-	})
-}
-
-func okJSON(schema Schema) Response { return Response{Status: http.StatusOK, Schema: schema} }
 
 // renderOpenAPI builds the document once per locale at start-up.
 func (s *Server) renderOpenAPI() error {
 	s.openapi = map[string][]byte{}
 	for _, l := range i18n.Locales {
-		doc, err := json.Marshal(s.openAPIDocument(l))
+		doc, err := json.Marshal(translate(s.openAPIDocument(l), l))
 		if err != nil {
 			return fmt.Errorf("openapi: %w", err)
 		}
@@ -91,10 +33,41 @@ func (s *Server) renderOpenAPI() error {
 	return nil
 }
 
+// translate replaces the message keys (input.Msg) that schemas carry for
+// their descriptions with their text in l.
+func translate(v any, l i18n.Locale) any {
+	switch t := v.(type) {
+	case input.Msg:
+		return i18n.T(l, string(t))
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			out[k] = translate(val, l)
+		}
+		return out
+	case kit.Schema:
+		return translate(map[string]any(t), l)
+	case map[string]kit.Schema:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			out[k] = translate(val, l)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, val := range t {
+			out[i] = translate(val, l)
+		}
+		return out
+	}
+	return v
+}
+
 func (s *Server) serveOpenAPI(c *gin.Context) {
-	doc := s.openapi[string(i18n.Parse(c.Query("locale")))]
+	l := i18n.Parse(c.Query("locale"))
 	c.Header("Cache-Control", "public, max-age=300")
-	c.Data(http.StatusOK, "application/json", doc)
+	c.Header("Content-Language", string(l))
+	c.Data(http.StatusOK, "application/json", s.openapi[string(l)])
 }
 
 // OpenAPIDocument returns the document for a locale (used by tests).
@@ -104,25 +77,50 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 	t := func(key string, args ...any) string { return i18n.T(l, key, args...) }
 	paths := map[string]map[string]any{}
 	tagSet := map[string]bool{}
+	schemas := map[string]any{}
+	for name, schema := range s.schemas {
+		schemas[name] = schema
+	}
 	// The spec names one URL's parameter differently on different methods
 	// (GET {systemId}/items, POST {recordId}/items); OpenAPI treats those as
 	// one path, so the document keeps the first spelling for each shape.
 	canonical := map[string]string{}
 	for i := range s.operations {
 		op := &s.operations[i]
-		shape := pathParam.ReplaceAllString(op.Path, "{}")
-		path, seen := canonical[shape]
+		path, seen := canonical[op.PathShape()]
 		if !seen {
-			path, canonical[shape] = op.Path, op.Path
+			path, canonical[op.PathShape()] = op.Path, op.Path
 			paths[path] = map[string]any{}
 		}
 		paths[path][strings.ToLower(op.Method)] = operationDoc(op, pathParam.FindAllStringSubmatch(path, -1), t)
+		if op.Request != nil && op.Request.Name != "" {
+			schemas[op.Request.Name] = op.Request.Schema
+		}
 		tagSet[op.Tag] = true
 	}
 	tagSet["events"] = true // the webhooks section's tag
 	var tags []map[string]any
 	for _, name := range sortedKeys(tagSet) {
 		tags = append(tags, map[string]any{"name": name, "description": t("tag." + name)})
+	}
+	codes := make([]string, len(s.codes))
+	for i, c := range s.codes {
+		codes[i] = c.Code
+	}
+	schemas["ErrorEnvelope"] = kit.Object(map[string]kit.Schema{
+		"error": kit.Object(map[string]kit.Schema{
+			"code":      kit.Enum(codes...),
+			"message":   kit.Str(),
+			"fields":    {"type": "object", "additionalProperties": kit.ArrayOf(kit.Str())},
+			"requestId": kit.UUID(),
+		}),
+	})
+	schemas["ListLinks"] = kit.Object(map[string]kit.Schema{"next": kit.Nullable(kit.Schema{"type": "string", "format": "uri"})})
+	webhooks := map[string]any{}
+	for _, p := range models.EventCatalogue {
+		name := eventSchemaName(p)
+		schemas[name] = eventSchema(p)
+		webhooks[p.EventType()] = webhookDoc(p.EventType(), name, t)
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
@@ -135,45 +133,87 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 		"tags":     tags,
 		"security": []any{map[string]any{"bearerAuth": []string{}}},
 		"paths":    paths,
-		"webhooks": webhooksDoc(t),
+		"webhooks": webhooks,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{
 				"bearerAuth": map[string]any{"type": "http", "scheme": "bearer", "description": t("openapi.security")},
 			},
 			"parameters": commonParameters(t),
-			"headers": map[string]any{
-				"X-Request-ID": map[string]any{"description": t("header.request_id"), "schema": uuidSchema()},
-				"Retry-After":  map[string]any{"description": t("header.retry_after"), "schema": Schema{"type": "integer", "minimum": 1}},
-			},
-			"responses": errorResponses(t),
-			"schemas":   schemas(),
+			"headers":    commonHeaders(t),
+			"responses":  errorResponses(t),
+			"schemas":    schemas,
 		},
 	}
 }
 
-// webhooksDoc describes the outbound events: one entry per type of the
-// catalogue, each a signed POST of the event envelope to the customer's
-// endpoint.
-func webhooksDoc(t func(string, ...any) string) map[string]any {
-	out := map[string]any{}
-	for _, eventType := range models.EventTypes {
-		body := ref("Event")
-		out[eventType] = map[string]any{"post": map[string]any{
-			"operationId": "event." + eventType,
-			"summary":     eventType,
-			"description": t("webhook.description"),
-			"tags":        []string{"events"},
-			"security":    []any{},
-			"parameters": []any{map[string]any{
-				"name": webhooksig.Header, "in": "header", "required": true, "schema": str(), "description": t("webhook.signature"),
-			}},
-			"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{
-				"schema": Schema{"allOf": []any{body, Schema{"type": "object", "properties": map[string]any{"type": Schema{"const": eventType}}}}},
-			}}},
-			"responses": map[string]any{"2XX": map[string]any{"description": t("webhook.response")}},
-		}}
+// eventSchemaName names an event's component schema, such as
+// "Event.catalog_item.created" (dots are allowed in component names).
+func eventSchemaName(p models.Payload) string { return "Event." + p.EventType() }
+
+// eventSchema is the envelope of one event type with its typed data,
+// derived from the payload's Go type.
+func eventSchema(p models.Payload) kit.Schema {
+	return kit.Object(map[string]kit.Schema{
+		"id":              kit.UUID(),
+		"type":            {"type": "string", "const": p.EventType()},
+		"schema_version":  {"type": "integer", "const": models.EventSchemaVersion},
+		"organization_id": kit.UUID(),
+		"created_at":      kit.DateTime(),
+		"data":            dataSchema(reflect.TypeOf(p)),
+	})
+}
+
+var (
+	uuidType = reflect.TypeFor[uuid.UUID]()
+	timeType = reflect.TypeFor[time.Time]()
+)
+
+// dataSchema describes an event payload's fields from their Go types.
+func dataSchema(t reflect.Type) kit.Schema {
+	props := map[string]kit.Schema{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		ft, nullable := f.Type, false
+		if ft.Kind() == reflect.Pointer {
+			ft, nullable = ft.Elem(), true
+		}
+		var s kit.Schema
+		switch {
+		case ft == uuidType:
+			s = kit.UUID()
+		case ft == timeType:
+			s = kit.DateTime()
+		case ft.Kind() == reflect.Int:
+			s = kit.Int()
+		case ft.Kind() == reflect.Bool:
+			s = kit.Bool()
+		default:
+			s = kit.Str()
+		}
+		if nullable {
+			s = kit.Nullable(s)
+		}
+		props[name] = s
 	}
-	return out
+	return kit.Object(props)
+}
+
+// webhookDoc describes one event type: a signed POST of its envelope to
+// the customer's endpoint.
+func webhookDoc(eventType, schema string, t func(string, ...any) string) map[string]any {
+	return map[string]any{"post": map[string]any{
+		"operationId": "event." + eventType,
+		"summary":     t("webhook.summary", eventType),
+		"description": t("webhook.description"),
+		"tags":        []string{"events"},
+		"security":    []any{},
+		"parameters": []any{map[string]any{
+			"name": webhooksig.Header, "in": "header", "required": true, "schema": kit.Str(), "description": t("webhook.signature"),
+		}},
+		"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": kit.Ref(schema)}}},
+		"responses":   map[string]any{"2XX": map[string]any{"description": t("webhook.response")}},
+	}}
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -187,38 +227,69 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func commonParameters(t func(string, ...any) string) map[string]any {
 	return map[string]any{
-		"XLocale": map[string]any{"name": "X-Locale", "in": "header", "description": t("param.x_locale"), "schema": enum("pl", "en")},
+		"XLocale": map[string]any{"name": "X-Locale", "in": "header", "description": t("param.x_locale"), "schema": kit.Enum("pl", "en")},
 		"IdempotencyKey": map[string]any{"name": "Idempotency-Key", "in": "header", "required": true,
-			"description": t("param.idempotency_key"), "schema": Schema{"type": "string", "minLength": idempotencyKeyMin, "maxLength": idempotencyKeyMax}},
-		"Cursor":  map[string]any{"name": "cursor", "in": "query", "description": t("param.cursor"), "schema": str()},
-		"PerPage": map[string]any{"name": "per_page", "in": "query", "description": t("param.per_page"), "schema": Schema{"type": "integer", "minimum": 1, "maximum": maxPerPage, "default": defaultPerPage}},
+			"description": t("param.idempotency_key"), "schema": kit.Schema{"type": "string", "minLength": idempotencyKeyMin, "maxLength": idempotencyKeyMax}},
+		"Cursor":  map[string]any{"name": "cursor", "in": "query", "description": t("param.cursor"), "schema": kit.Str()},
+		"PerPage": map[string]any{"name": "per_page", "in": "query", "description": t("param.per_page"), "schema": kit.Schema{"type": "integer", "minimum": 1, "maximum": kit.MaxPerPage, "default": kit.DefaultPerPage}},
 	}
+}
+
+// commonHeaders are the response headers the pipeline sends.
+func commonHeaders(t func(string, ...any) string) map[string]any {
+	header := func(key string, schema kit.Schema) map[string]any {
+		return map[string]any{"description": t(key), "schema": schema}
+	}
+	return map[string]any{
+		"X-Request-ID":        header("header.request_id", kit.UUID()),
+		"Content-Language":    header("header.content_language", kit.Enum("en", "pl")),
+		"Idempotent-Replayed": header("header.idempotent_replayed", kit.Enum("true")),
+		"Retry-After":         header("header.retry_after", kit.Schema{"type": "integer", "minimum": 1}),
+		"WWW-Authenticate":    header("header.www_authenticate", kit.Str()),
+		"Allow":               header("header.allow", kit.Str()),
+	}
+}
+
+func headerRefs(names ...string) map[string]any {
+	out := map[string]any{}
+	for _, n := range names {
+		out[n] = map[string]any{"$ref": "#/components/headers/" + n}
+	}
+	return out
 }
 
 // errorStatuses are documented on every operation; the spec lists 404, 409
 // and 422 even for reads.
 var errorStatuses = []int{401, 403, 404, 409, 422, 429, 500}
 
+// errorResponses are the shared error answers. Every answer names its
+// language; a stored answer of an idempotent write replays with
+// Idempotent-Replayed.
 func errorResponses(t func(string, ...any) string) map[string]any {
 	out := map[string]any{}
-	for _, st := range append(errorStatuses, 428, 501) {
-		headers := map[string]any{"X-Request-ID": map[string]any{"$ref": "#/components/headers/X-Request-ID"}}
-		if st == 429 {
-			headers["Retry-After"] = map[string]any{"$ref": "#/components/headers/Retry-After"}
+	for _, st := range append(errorStatuses, 405, 413, 415, 428, 501) {
+		headers := headerRefs("X-Request-ID", "Content-Language", "Idempotent-Replayed")
+		switch st {
+		case 401:
+			headers = headerRefs("X-Request-ID", "Content-Language", "WWW-Authenticate")
+		case 405:
+			headers = headerRefs("X-Request-ID", "Content-Language", "Allow")
+		case 429:
+			headers = headerRefs("X-Request-ID", "Content-Language", "Retry-After")
 		}
 		out[strconv.Itoa(st)] = map[string]any{
 			"description": t("response." + strconv.Itoa(st)),
 			"headers":     headers,
-			"content":     map[string]any{"application/json": map[string]any{"schema": ref("ErrorEnvelope")}},
+			"content":     map[string]any{"application/json": map[string]any{"schema": kit.Ref("ErrorEnvelope")}},
 		}
 	}
 	return out
 }
 
-func operationDoc(op *Operation, pathParams [][]string, t func(string, ...any) string) map[string]any {
+func operationDoc(op *kit.Operation, pathParams [][]string, t func(string, ...any) string) map[string]any {
 	params := []any{}
 	for _, m := range pathParams {
-		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": uuidSchema(), "description": t("param.path_id", m[1])})
+		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": kit.UUID(), "description": t("param.path_id", m[1])})
 	}
 	params = append(params, map[string]any{"$ref": "#/components/parameters/XLocale"})
 	if op.Idempotent {
@@ -235,19 +306,23 @@ func operationDoc(op *Operation, pathParams [][]string, t func(string, ...any) s
 	}
 
 	responses := map[string]any{}
-	for _, st := range errorStatuses {
-		if st == 401 && op.Public {
-			continue
-		}
-		responses[strconv.Itoa(st)] = map[string]any{"$ref": "#/components/responses/" + strconv.Itoa(st)}
+	statuses := errorStatuses
+	if op.Public {
+		statuses = statuses[1:]
+	}
+	if op.IsWrite() {
+		statuses = append(append([]int{}, statuses...), 413, 415)
 	}
 	if len(op.Headers) > 0 {
-		responses["428"] = map[string]any{"$ref": "#/components/responses/428"}
+		statuses = append(append([]int{}, statuses...), 428)
 	}
 	if op.Handler == nil {
-		responses["501"] = map[string]any{"$ref": "#/components/responses/501"}
+		statuses = append(append([]int{}, statuses...), 501)
 	} else {
 		responses[strconv.Itoa(op.Success.Status)] = successDoc(op, t)
+	}
+	for _, st := range statuses {
+		responses[strconv.Itoa(st)] = map[string]any{"$ref": "#/components/responses/" + strconv.Itoa(st)}
 	}
 
 	doc := map[string]any{
@@ -265,8 +340,12 @@ func operationDoc(op *Operation, pathParams [][]string, t func(string, ...any) s
 	if op.Public {
 		doc["security"] = []any{}
 	}
-	if op.Request != nil {
-		doc["requestBody"] = map[string]any{"required": true, "content": map[string]any{op.Request.ContentType: map[string]any{"schema": op.Request.Schema}}}
+	if r := op.Request; r != nil {
+		schema := r.Schema
+		if r.Name != "" {
+			schema = kit.Ref(r.Name)
+		}
+		doc["requestBody"] = map[string]any{"required": r.Required, "content": map[string]any{r.ContentType: map[string]any{"schema": schema}}}
 	}
 	return doc
 }
@@ -278,11 +357,11 @@ func nullableString(s string) any {
 	return s
 }
 
-func paramDoc(p Param, in string, t func(string, ...any) string) map[string]any {
+func paramDoc(p kit.Param, in string, t func(string, ...any) string) map[string]any {
 	return map[string]any{"name": p.Name, "in": in, "required": p.Required, "schema": p.Schema, "description": t(p.DescKey)}
 }
 
-func accessDescription(op *Operation, t func(string, ...any) string) string {
+func accessDescription(op *kit.Operation, t func(string, ...any) string) string {
 	if op.Public {
 		return t("openapi.access_public")
 	}
@@ -296,7 +375,7 @@ func accessDescription(op *Operation, t func(string, ...any) string) string {
 	if len(parts) == 0 {
 		parts = append(parts, t("openapi.access_key_only"))
 	}
-	if op.Rate == RateRecommendations {
+	if op.Rate == kit.RateRecommendations {
 		parts = append(parts, t("openapi.rate_recommendations"))
 	}
 	if op.Handler == nil {
@@ -305,9 +384,12 @@ func accessDescription(op *Operation, t func(string, ...any) string) string {
 	return strings.Join(parts, " ")
 }
 
-func successDoc(op *Operation, t func(string, ...any) string) map[string]any {
+func successDoc(op *kit.Operation, t func(string, ...any) string) map[string]any {
 	r := op.Success
-	headers := map[string]any{"X-Request-ID": map[string]any{"$ref": "#/components/headers/X-Request-ID"}}
+	headers := headerRefs("X-Request-ID", "Content-Language")
+	if op.Idempotent {
+		headers = headerRefs("X-Request-ID", "Content-Language", "Idempotent-Replayed")
+	}
 	for _, h := range r.Headers {
 		headers[h.Name] = map[string]any{"description": t(h.DescKey), "schema": h.Schema}
 	}

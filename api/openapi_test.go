@@ -1,6 +1,10 @@
-package api
+package api_test
 
 import (
+	"ppwr/api/apitest"
+	"ppwr/api/kit"
+	"ppwr/models"
+
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -12,15 +16,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/internal/i18n"
-	"ppwr/models"
 )
 
 // The served document is valid OpenAPI 3.1 in both locales, describes every
 // operation of the table with its access rules, and is public.
 func TestOpenAPIDocument(t *testing.T) {
-	a := newTestAPI(t)
+	a := apitest.New(t)
 	for _, locale := range []string{"en", "pl"} {
-		res := a.do(req{method: http.MethodGet, path: "/openapi.json?locale=" + locale, undocumented: true})
+		res := a.Do(apitest.Req{Method: http.MethodGet, Path: "/openapi.json?locale=" + locale, Undocumented: true})
 		require.Equal(t, http.StatusOK, res.Code, "public: no key")
 
 		doc, err := libopenapi.NewDocument(res.Body.Bytes())
@@ -46,20 +49,20 @@ func TestOpenAPIDocument(t *testing.T) {
 				assert.NotNil(t, op.Responses.Codes.GetOrZero("422"), "%s documents 422", op.OperationId)
 			}
 		}
-		for _, op := range a.server.operations {
+		for _, op := range a.Server.Operations() {
 			assert.True(t, ids[op.ID], "%s is in the %s document", op.ID, locale)
 		}
 	}
 
 	var en, pl map[string]any
-	require.NoError(t, json.Unmarshal(a.server.OpenAPIDocument(i18n.EN), &en))
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &en))
 	webhooks := en["webhooks"].(map[string]any)
-	for _, eventType := range models.EventTypes {
+	for _, eventType := range models.EventTypes() {
 		post := webhooks[eventType].(map[string]any)["post"].(map[string]any)
 		assert.Contains(t, post["description"], "X-PPWR-Signature", eventType)
 	}
-	assert.Len(t, webhooks, len(models.EventTypes))
-	require.NoError(t, json.Unmarshal(a.server.OpenAPIDocument(i18n.PL), &pl))
+	assert.Len(t, webhooks, len(models.EventTypes()))
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.PL), &pl))
 	assert.NotEqual(t, en["info"].(map[string]any)["description"], pl["info"].(map[string]any)["description"])
 	assert.Contains(t, pl["info"].(map[string]any)["title"], "zgodności opakowań")
 }
@@ -67,8 +70,8 @@ func TestOpenAPIDocument(t *testing.T) {
 // Every operation row has a summary in both languages, so the document
 // never shows a bare message key.
 func TestEveryOperationHasSummaries(t *testing.T) {
-	a := newTestAPI(t)
-	for _, op := range a.server.operations {
+	a := apitest.New(t)
+	for _, op := range a.Server.Operations() {
 		for _, l := range i18n.Locales {
 			assert.True(t, i18n.Has(l, "op."+op.ID), "op.%s in %s", op.ID, l)
 		}
@@ -76,18 +79,17 @@ func TestEveryOperationHasSummaries(t *testing.T) {
 			assert.True(t, i18n.Has(i18n.EN, p.DescKey), "%s of %s", p.DescKey, op.ID)
 		}
 	}
-	for _, tag := range []string{tagStart, tagCatalog, tagPacking, tagMovements, tagDocuments, tagSuppliers, tagImports,
-		tagAssessments, tagRegisters, tagPPWR, tagPassports, tagReports, tagBDO, tagCarbon, tagAudit} {
-		assert.True(t, i18n.Has(i18n.PL, "tag."+tag), tag)
+	for _, op := range a.Server.Operations() {
+		assert.True(t, i18n.Has(i18n.PL, "tag."+op.Tag), op.Tag)
 	}
 }
 
 // The table's access rules follow the spec's tables for a sample of rows
 // from each area.
 func TestOperationTableMatchesSpec(t *testing.T) {
-	a := newTestAPI(t)
-	byID := map[string]Operation{}
-	for _, op := range a.server.operations {
+	a := apitest.New(t)
+	byID := map[string]kit.Operation{}
+	for _, op := range a.Server.Operations() {
 		_, dup := byID[op.ID]
 		require.False(t, dup, "operation ids are unique: %s", op.ID)
 		byID[op.ID] = op
@@ -127,9 +129,9 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 		assert.Equal(t, c.permission, string(op.Permission), c.id)
 		assert.Equal(t, c.idempotent, op.Idempotent, c.id)
 	}
-	assert.Equal(t, RateRecommendations, byID["recommendPacking"].Rate)
+	assert.Equal(t, kit.RateRecommendations, byID["recommendPacking"].Rate)
 	registers := 0
-	for _, op := range a.server.operations {
+	for _, op := range a.Server.Operations() {
 		if strings.Contains(op.Path, "/ppwr/") && strings.Contains(op.Path, "catalog-items") {
 			registers++
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -12,47 +13,63 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"ppwr/api/kit"
+	"ppwr/internal/access"
 	"ppwr/internal/i18n"
 	"ppwr/models"
 )
 
-// Context keys of the request pipeline.
-const (
-	ctxRequestID  = "ppwr.requestID"
-	ctxLocale     = "ppwr.locale"
-	ctxOperation  = "ppwr.operation"
-	ctxCredential = "ppwr.credential"
-)
+var pathParam = regexp.MustCompile(`\{([A-Za-z]+)\}`)
 
-func requestIDOf(c *gin.Context) string { return c.GetString(ctxRequestID) }
-
-func localeOf(c *gin.Context) i18n.Locale {
-	if l, ok := c.Get(ctxLocale); ok {
-		return l.(i18n.Locale)
-	}
-	return i18n.Default
+// ginPath turns the spec path into a gin route with positional parameter
+// names. The spec names the same path segment differently on different
+// operations (/packaging-systems/{recordId}/items vs {systemId}/items), which
+// gin's router rejects; positional names sidestep that and renameParams
+// restores the spec's names before any handler runs.
+func ginPath(op *kit.Operation) string {
+	i := 0
+	return "/api/v1" + pathParam.ReplaceAllStringFunc(op.Path, func(string) string {
+		i++
+		return ":p" + strconv.Itoa(i)
+	})
 }
 
-func credentialOf(c *gin.Context) *models.Credential {
-	return c.MustGet(ctxCredential).(*models.Credential)
+func renameParams(names []string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		for i := range c.Params {
+			if idx, err := strconv.Atoi(strings.TrimPrefix(c.Params[i].Key, "p")); err == nil && idx >= 1 && idx <= len(names) {
+				c.Params[i].Key = names[idx-1]
+			}
+		}
+	}
 }
 
-func operationOf(c *gin.Context) *Operation {
-	if op, ok := c.Get(ctxOperation); ok {
-		return op.(*Operation)
+// adapt turns a HandlerFunc into a gin handler that renders its error.
+func adapt(h kit.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			kit.Fail(c, err)
+		}
 	}
-	return nil
 }
 
-// withRequestID echoes a caller's X-Request-ID when it is a UUID (so that
-// ERP logs correlate) and otherwise assigns a fresh one.
-func withRequestID(c *gin.Context) {
-	id := c.GetHeader("X-Request-ID")
-	if _, err := uuid.Parse(id); err != nil {
-		id = uuid.NewString()
+func notImplemented(*gin.Context) error {
+	return kit.NewProblem(http.StatusNotImplemented, kit.CodeNotImplemented, "error.not_implemented")
+}
+
+// withRequestState starts the request's state: its id (a caller's
+// X-Request-ID when it is a UUID, so that ERP logs correlate; else a fresh
+// one) and its locale.
+func (s *Server) withRequestState(c *gin.Context) {
+	st := kit.State(c)
+	st.ID = c.GetHeader("X-Request-ID")
+	if _, err := uuid.Parse(st.ID); err != nil {
+		st.ID = uuid.NewString()
 	}
-	c.Set(ctxRequestID, id)
-	c.Header("X-Request-ID", id)
+	st.Locale = i18n.Parse(c.GetHeader("X-Locale"))
+	st.BaseURL = s.Config.PublicBaseURL
+	c.Header("X-Request-ID", st.ID)
+	c.Header("Content-Language", string(st.Locale))
 }
 
 // logRequest writes one structured line per request, so operators can
@@ -60,26 +77,22 @@ func withRequestID(c *gin.Context) {
 func logRequest(c *gin.Context) {
 	start := time.Now()
 	c.Next()
+	st := kit.State(c)
 	attrs := []any{
-		"request_id", requestIDOf(c), "method", c.Request.Method, "path", c.Request.URL.Path,
+		"request_id", st.ID, "method", c.Request.Method, "path", c.Request.URL.Path,
 		"status", c.Writer.Status(), "duration_ms", time.Since(start).Milliseconds(),
 	}
-	if op := operationOf(c); op != nil {
-		attrs = append(attrs, "operation", op.ID)
+	if st.Operation != nil {
+		attrs = append(attrs, "operation", st.Operation.ID)
 	}
-	if cred, ok := c.Get(ctxCredential); ok {
-		attrs = append(attrs, "organization_id", cred.(*models.Credential).OrganizationID, "api_key_id", cred.(*models.Credential).KeyID)
+	if cred := st.Credential; cred != nil {
+		attrs = append(attrs, "organization_id", cred.OrganizationID, "api_key_id", cred.KeyID)
 	}
 	slog.InfoContext(c, "request", attrs...)
 }
 
-func withLocale(c *gin.Context) {
-	c.Set(ctxLocale, i18n.Parse(c.GetHeader("X-Locale")))
-	c.Header("Content-Language", string(localeOf(c)))
-}
-
-func withOperation(op *Operation) gin.HandlerFunc {
-	return func(c *gin.Context) { c.Set(ctxOperation, op) }
+func withOperation(op *kit.Operation) gin.HandlerFunc {
+	return func(c *gin.Context) { kit.State(c).Operation = op }
 }
 
 // recovery answers a panic with the 500 envelope instead of a closed socket.
@@ -89,8 +102,8 @@ func recovery(c *gin.Context) {
 			if r == http.ErrAbortHandler {
 				panic(r)
 			}
-			slog.ErrorContext(c.Request.Context(), "panic", "request_id", requestIDOf(c), "panic", r, "stack", string(debug.Stack()))
-			render(c, newProblem(http.StatusInternalServerError, CodeInternal, "error.internal"))
+			slog.ErrorContext(c.Request.Context(), "panic", "request_id", kit.State(c).ID, "panic", r, "stack", string(debug.Stack()))
+			kit.Render(c, kit.NewProblem(http.StatusInternalServerError, kit.CodeInternal, "error.internal"))
 		}
 	}()
 	c.Next()
@@ -100,9 +113,9 @@ func recovery(c *gin.Context) {
 // can: 401 when the key is missing, malformed, unknown or revoked.
 func (s *Server) authenticate(c *gin.Context) {
 	unauthenticated := func() {
-		p := newProblem(http.StatusUnauthorized, CodeUnauthenticated, "error.unauthenticated")
+		p := kit.NewProblem(http.StatusUnauthorized, kit.CodeUnauthenticated, "error.unauthenticated")
 		p.Headers = map[string]string{"WWW-Authenticate": `Bearer realm="ppwr"`}
-		render(c, p)
+		kit.Render(c, p)
 	}
 	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
 	token = strings.TrimSpace(token)
@@ -111,7 +124,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		return
 	}
 	hash := models.HashToken(token)
-	cred, err := s.credentials.Lookup(hash, func() (*models.Credential, error) {
+	cred, err := s.Credentials.Lookup(hash, func() (*access.Credential, error) {
 		return models.LookupCredential(c.Request.Context(), s.DB, hash)
 	})
 	if errors.Is(err, models.ErrUnknownToken) || (err == nil && cred.Revoked) {
@@ -119,39 +132,39 @@ func (s *Server) authenticate(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		fail(c, err)
+		kit.Fail(c, err)
 		return
 	}
-	c.Set(ctxCredential, cred)
+	kit.State(c).Credential = cred
 }
 
 // authorize enforces the organization scope (404) and then every condition
 // of the spec's rule 3 at once (403). The owner role never bypasses the
 // token's abilities.
-func (s *Server) authorize(op *Operation) gin.HandlerFunc {
+func authorize(op *kit.Operation) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		cred := credentialOf(c)
+		cred := kit.Credential(c)
 		if op.OrgScoped() {
 			if id, err := uuid.Parse(c.Param("organizationId")); err != nil || id != cred.OrganizationID {
-				render(c, NotFound())
+				kit.Render(c, kit.NotFound())
 				return
 			}
 		}
 		switch {
 		case op.Ability != "" && !cred.HasAbility(op.Ability):
-			render(c, Forbidden(CodeMissingAbility))
+			kit.Render(c, kit.Forbidden(kit.CodeMissingAbility))
 		case !cred.OrganizationOK:
-			render(c, Forbidden(CodeOrganizationSuspended))
+			kit.Render(c, kit.Forbidden(kit.CodeOrganizationSuspended))
 		case !cred.HasMembership || !cred.MembershipActive:
-			render(c, Forbidden(CodeMembershipInactive))
+			kit.Render(c, kit.Forbidden(kit.CodeMembershipInactive))
 		case !cred.EmailVerified:
-			render(c, Forbidden(CodeEmailUnverified))
+			kit.Render(c, kit.Forbidden(kit.CodeEmailUnverified))
 		case cred.RequireMFA && !cred.UserMFA:
-			render(c, Forbidden(CodeMFARequired))
+			kit.Render(c, kit.Forbidden(kit.CodeMFARequired))
 		case !cred.AllowsIP(c.ClientIP()):
-			render(c, Forbidden(CodeIPNotAllowed))
+			kit.Render(c, kit.Forbidden(kit.CodeIPNotAllowed))
 		case op.Permission != "" && !cred.HasPermission(op.Permission):
-			render(c, Forbidden(CodeMissingPermission))
+			kit.Render(c, kit.Forbidden(kit.CodeMissingPermission))
 		}
 	}
 }
@@ -159,27 +172,27 @@ func (s *Server) authorize(op *Operation) gin.HandlerFunc {
 // rateLimit charges the user's general bucket and, for the operations
 // that have one, their extra bucket; state is shared by every replica
 // through Postgres (internal/ratelimit).
-func (s *Server) rateLimit(op *Operation) gin.HandlerFunc {
+func (s *Server) rateLimit(op *kit.Operation) gin.HandlerFunc {
 	type bucket struct {
 		suffix    string
 		perMinute int
 	}
 	buckets := []bucket{{"", s.Config.RateLimitPerMinute}}
-	if op.Rate == RateRecommendations {
+	if op.Rate == kit.RateRecommendations {
 		buckets = append(buckets, bucket{":recommendations", s.Config.RecommendationRateLimitPerMinute})
 	}
 	return func(c *gin.Context) {
-		user := "user:" + credentialOf(c).UserID.String()
+		user := "user:" + kit.Credential(c).UserID.String()
 		for _, b := range buckets {
 			ok, wait, err := s.limiter.Allow(c.Request.Context(), user+b.suffix, b.perMinute)
 			if err != nil {
-				fail(c, err)
+				kit.Fail(c, err)
 				return
 			}
 			if !ok {
-				p := newProblem(http.StatusTooManyRequests, CodeRateLimited, "error.rate_limited", wait)
+				p := kit.NewProblem(http.StatusTooManyRequests, kit.CodeRateLimited, "error.rate_limited", wait)
 				p.Headers = map[string]string{"Retry-After": strconv.Itoa(wait)}
-				render(c, p)
+				kit.Render(c, p)
 				return
 			}
 		}

@@ -40,7 +40,11 @@ func redactedSummary(query url.Values, body []byte) datatypes.JSON {
 	if len(query) > 0 {
 		q := map[string]any{}
 		for k, v := range query {
-			q[k] = redactValue(k, v)
+			values := make([]any, len(v))
+			for i, s := range v {
+				values[i] = s
+			}
+			q[storable(k)] = redactValue(k, values)
 		}
 		summary["query"] = q
 	}
@@ -62,12 +66,16 @@ func redactValue(key string, v any) any {
 	return redactTree(v)
 }
 
+// storable replaces NUL characters, which a jsonb column refuses: an
+// ignored field of a request may hold them.
+func storable(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
+
 func redactTree(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, val := range t {
-			out[k] = redactValue(k, val)
+			out[storable(k)] = redactValue(k, val)
 		}
 		return out
 	case []any:
@@ -76,6 +84,8 @@ func redactTree(v any) any {
 			out[i] = redactTree(val)
 		}
 		return out
+	case string:
+		return storable(t)
 	default:
 		return v
 	}

@@ -1,103 +1,140 @@
-// Package api is the HTTP API: the Gin engine, the request pipeline, the
-// operation table that drives routing, authorization and the OpenAPI
-// document, and one file per area of the spec.
+// Package api is the HTTP API: the Gin engine, the request pipeline and
+// the assembly of the OpenAPI document, over the areas of the spec. Each
+// area is a package of its own (api/catalog, api/start, ...) that declares
+// its operation rows on the kernel, api/kit; this package only puts them
+// together.
 package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 	"go.temporal.io/sdk/client"
-	"gorm.io/gorm"
 
-	"ppwr/internal/config"
+	"ppwr/api/assessments"
+	"ppwr/api/audit"
+	"ppwr/api/bdo"
+	"ppwr/api/carbon"
+	"ppwr/api/catalog"
+	"ppwr/api/documents"
+	"ppwr/api/imports"
+	"ppwr/api/kit"
+	"ppwr/api/movements"
+	"ppwr/api/packing"
+	"ppwr/api/passports"
+	"ppwr/api/ppwr"
+	"ppwr/api/registers"
+	"ppwr/api/reports"
+	"ppwr/api/start"
+	"ppwr/api/suppliers"
 	"ppwr/internal/credcache"
-	"ppwr/internal/dictionaries"
 	"ppwr/internal/ratelimit"
-	"ppwr/internal/storage"
 )
+
+// Areas are the spec's areas, in the order of its endpoint tables. A new
+// area adds its line here.
+var Areas = []func(kit.Deps) kit.Area{
+	start.Area, catalog.Area, packing.Area, movements.Area, documents.Area, suppliers.Area, imports.Area,
+	assessments.Area, registers.Area, ppwr.Area, passports.Area, reports.Area, bdo.Area, carbon.Area, audit.Area,
+}
 
 // Deps are the service's connections, shared by every handler.
 type Deps struct {
-	Config   config.Config
-	DB       *gorm.DB
-	Temporal client.Client
-	Storage  *storage.Store
+	kit.Deps
 	// Credentials caches authentication while someone runs its Listen;
 	// nil means a cache of the engine's own that never serves from memory.
 	Credentials *credcache.Cache
 }
 
-// Server carries the dependencies and the operation table.
+// Server carries the dependencies and the assembled areas.
 type Server struct {
 	Deps
-	credentials *credcache.Cache
-	limiter     *ratelimit.Limiter
-	operations  []Operation
-	openapi     map[string][]byte // rendered document per locale
-	dictJSON    map[string][]byte // dictionaries per locale, rendered once
+	limiter    *ratelimit.Limiter
+	operations []kit.Operation
+	schemas    map[string]kit.Schema
+	codes      []kit.Code
+	openapi    map[string][]byte // rendered document per locale
 }
 
 // NewEngine builds the Gin engine with every operation of the spec.
 func NewEngine(d Deps) (*gin.Engine, error) {
-	_, engine, err := newServer(d, (*Server).table)
-	return engine, err
+	s, err := NewServer(d, Areas...)
+	if err != nil {
+		return nil, err
+	}
+	return s.Engine(), nil
 }
 
-// newServer builds the server from an operation table; tests pass the
-// spec's table plus synthetic operations to exercise the pipeline.
-func newServer(d Deps, table func(*Server) []Operation) (*Server, *gin.Engine, error) {
-	s := &Server{Deps: d, credentials: d.Credentials, limiter: ratelimit.New(d.DB)}
-	if s.credentials == nil {
-		s.credentials = credcache.New()
+// NewServer assembles areas into a server; tests add synthetic areas to
+// exercise the pipeline.
+func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
+	s := &Server{Deps: d, limiter: ratelimit.New(d.DB), schemas: map[string]kit.Schema{}, codes: kit.CommonCodes}
+	if s.Credentials == nil {
+		s.Credentials = credcache.New()
 	}
-	s.operations = table(s)
+	for _, build := range areas {
+		area := build(d.Deps)
+		s.operations = append(s.operations, area.Operations...)
+		s.codes = append(s.codes, area.Codes...)
+		for name, schema := range area.Schemas {
+			if _, dup := s.schemas[name]; dup {
+				return nil, fmt.Errorf("api: two areas declare schema %s", name)
+			}
+			s.schemas[name] = schema
+		}
+	}
 	if err := s.renderOpenAPI(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := s.renderDictionaries(dictionaries.Default()); err != nil {
-		return nil, nil, err
-	}
+	return s, nil
+}
 
+// Operations are the assembled operation rows.
+func (s *Server) Operations() []kit.Operation { return s.operations }
+
+// Engine is the Gin engine serving the operations.
+func (s *Server) Engine() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	if err := r.SetTrustedProxies(d.Config.TrustedProxies); err != nil {
-		return nil, nil, err
-	}
-	r.Use(withRequestID, logRequest, recovery, withLocale)
-	r.NoRoute(func(c *gin.Context) { render(c, NotFound()) })
+	// A trailing slash is not found rather than redirected, so every answer
+	// passes the pipeline and carries X-Request-ID.
+	r.RedirectTrailingSlash = false
+	_ = r.SetTrustedProxies(s.Config.TrustedProxies)
+	r.Use(s.withRequestState, logRequest, recovery)
+	r.NoRoute(func(c *gin.Context) { kit.Render(c, kit.NotFound()) })
 	r.NoMethod(func(c *gin.Context) {
-		render(c, newProblem(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "error.method_not_allowed", c.Request.Method))
+		kit.Render(c, kit.NewProblem(http.StatusMethodNotAllowed, kit.CodeMethodNotAllowed, "error.method_not_allowed", c.Request.Method))
 	})
-
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
 	r.GET("/api/v1/openapi.json", s.serveOpenAPI)
 	for i := range s.operations {
 		op := &s.operations[i]
-		r.Handle(op.Method, op.ginPath(), s.chain(op)...)
+		r.Handle(op.Method, ginPath(op), s.chain(op)...)
 	}
-	return s, r, nil
+	return r
 }
 
 // chain is the request pipeline of one operation, in the order of
 // ARCHITECTURE.md §5: (request id and locale are global) authentication,
-// organization scope, authorization, rate limit, then the write transaction
-// with idempotency and audit, then the handler.
-func (s *Server) chain(op *Operation) []gin.HandlerFunc {
+// organization scope, authorization, rate limit, the body's media type
+// and syntax, then the unit of work with idempotency and audit, then the
+// handler (which binds the typed body and query).
+func (s *Server) chain(op *kit.Operation) []gin.HandlerFunc {
 	h := op.Handler
 	if h == nil {
 		h = notImplemented
 	}
 	chain := []gin.HandlerFunc{renameParams(op.PathParams()), withOperation(op)}
 	if !op.Public {
-		chain = append(chain, s.authenticate, s.authorize(op), s.rateLimit(op))
+		chain = append(chain, s.authenticate, authorize(op), s.rateLimit(op))
 	}
 	if op.IsWrite() {
-		chain = append(chain, s.writeTransaction(op))
+		chain = append(chain, readBody(op), s.unitOfWork(op))
 	}
 	return append(chain, adapt(h))
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
+
+	"ppwr/internal/work"
 )
 
 // AuditEntry is one write, appended in the transaction of the write itself.
@@ -32,9 +34,9 @@ func (AuditEntry) TableName() string { return "audit_log" }
 
 // Audit actor kinds.
 const (
-	ActorAPIKey   = "api_key"
-	ActorOperator = "operator"
-	ActorSystem   = "system"
+	ActorAPIKey   = work.ActorAPIKey
+	ActorOperator = work.ActorOperator
+	ActorSystem   = work.ActorSystem
 )
 
 // BeforeCreate fills what an entry's writer may leave out.
@@ -55,4 +57,18 @@ func (e *AuditEntry) BeforeCreate(*gorm.DB) error {
 // commits or rolls back with the change it describes.
 func AppendAudit(ctx context.Context, tx *gorm.DB, e *AuditEntry) error {
 	return tx.WithContext(ctx).Create(e).Error
+}
+
+// Commit finishes w: its deferred rows, its audit entry and extra rows
+// are written in one statement and the transaction commits. entry says
+// what was done (operation, and for requests method, path and status); the
+// unit supplies who did it and to which record.
+func Commit(w *work.Unit, entry AuditEntry, extra ...any) error {
+	actor := w.Actor()
+	entry.OrganizationID, entry.ActorKind = actor.OrganizationID, actor.Kind
+	entry.ActorUserID, entry.APIKeyID, entry.RequestID = actor.UserID, actor.APIKeyID, actor.Reference
+	if rec := w.Touched(); rec != nil {
+		entry.RecordType, entry.RecordID = rec.Type, &rec.ID
+	}
+	return w.Commit(append([]any{&entry}, extra...)...)
 }

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"gorm.io/datatypes"
-	"gorm.io/gorm"
 )
 
 // Enumerations of the catalogue item. The spec leaves them open; these are
@@ -104,16 +102,6 @@ type DataVersion struct {
 // TableName maps the model onto its table.
 func (DataVersion) TableName() string { return "catalog_item_data_versions" }
 
-// LockItem reads the organization's item for update within tx.
-func LockItem(ctx context.Context, tx *gorm.DB, orgID, id uuid.UUID) (*CatalogItem, error) {
-	var item CatalogItem
-	err := tx.WithContext(ctx).Clauses(lockForUpdate).Scopes(InOrganization(orgID)).First(&item, "id = ?", id).Error
-	if err != nil {
-		return nil, err
-	}
-	return &item, nil
-}
-
 // Canonical shapes of a data version. Struct fields marshal in declaration
 // order and maps with sorted keys, so the same state always yields the same
 // bytes and the same hash.
@@ -144,20 +132,6 @@ type versionMarket struct {
 	OriginCountry  *string   `json:"originCountry"`
 	EconomicRole   *string   `json:"economicRole"`
 	AssessmentDate *string   `json:"assessmentDate"`
-}
-
-// ItemContents reads what a data version holds besides the item's own
-// fields: its components and its active market scenarios.
-func ItemContents(ctx context.Context, tx *gorm.DB, itemID uuid.UUID) ([]Component, []MarketScenario, error) {
-	var comps []Component
-	var markets []MarketScenario
-	if err := tx.WithContext(ctx).Where("catalog_item_id = ?", itemID).Order("id").Find(&comps).Error; err != nil {
-		return nil, nil, err
-	}
-	if err := tx.WithContext(ctx).Where("catalog_item_id = ? AND active", itemID).Order("country_code").Find(&markets).Error; err != nil {
-		return nil, nil, err
-	}
-	return comps, markets, nil
 }
 
 // NewDataVersion builds the data version of item's current revision from

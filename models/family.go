@@ -1,11 +1,10 @@
 package models
 
 import (
-	"context"
-	"errors"
-
 	"github.com/google/uuid"
-	"gorm.io/gorm"
+
+	"ppwr/internal/input"
+	"ppwr/internal/work"
 )
 
 // Family groups catalogue items that share a design (for example one box
@@ -22,27 +21,71 @@ type Family struct {
 // TableName names the families table.
 func (Family) TableName() string { return "families" }
 
-// Families is the organization's families, for listing.
-func Families(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *gorm.DB {
-	return db.WithContext(ctx).Model(&Family{}).Scopes(InOrganization(orgID))
+// FamilyCreate is the body of a new family.
+type FamilyCreate struct {
+	input.Errors
+	Name        input.Opt[string]
+	Description input.Opt[string]
 }
 
-// FindFamily reads one family of the organization (ErrNotFound otherwise).
-func FindFamily(ctx context.Context, db *gorm.DB, orgID, id uuid.UUID) (*Family, error) {
-	var f Family
-	err := db.WithContext(ctx).Scopes(InOrganization(orgID)).Where("id = ?", id).Take(&f).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, ErrNotFound
+// Declare names the family's fields; a null or blank description is none.
+func (in *FamilyCreate) Declare(f *input.Fields) {
+	f.Text("name", &in.Name, input.Text{Required: true, Max: StructureNameMax})
+	f.Text("description", &in.Description, input.Text{Nullable: true, Max: DescriptionMax})
+}
+
+// FamilyUpdate changes the fields it sends; omitted fields are kept, and a
+// null or blank description clears it.
+type FamilyUpdate struct {
+	input.Errors
+	Revision    input.Opt[int]
+	Name        input.Opt[string]
+	Description input.Opt[string]
+}
+
+// Declare names the update's fields: the revision and at least one change.
+func (in *FamilyUpdate) Declare(f *input.Fields) {
+	f.Int("revision", &in.Revision, input.Revision(true))
+	f.Text("name", &in.Name, input.Text{NotBlank: true, Max: StructureNameMax})
+	f.Text("description", &in.Description, input.Text{Nullable: true, Max: DescriptionMax})
+	oneRequired(f, in.Name.Sent || in.Description.Sent, "name", "description")
+}
+
+// CreateFamily creates a family.
+func CreateFamily(w *work.Unit, in *FamilyCreate) (*Family, error) {
+	if in.Failed() {
+		return nil, in.Err()
 	}
+	stamp := now()
+	f := &Family{ID: NewID(), OrganizationID: w.Organization(), Name: in.Name.Value, Description: in.Description.Value, Revision: 1,
+		Timestamps: Timestamps{CreatedAt: stamp, UpdatedAt: stamp}}
+	if err := w.Defer(f); err != nil {
+		return nil, err
+	}
+	w.Touch("family", f.ID)
+	return f, Emit(w, FamilyCreated{FamilyID: f.ID, Revision: f.Revision})
+}
+
+// UpdateFamily applies a FamilyUpdate at the revision the client read.
+func UpdateFamily(w *work.Unit, id uuid.UUID, in *FamilyUpdate) (*Family, error) {
+	if in.Failed() {
+		return nil, in.Err()
+	}
+	updates := map[string]any{}
+	if in.Name.Set() {
+		updates["name"] = in.Name.Value
+	}
+	if in.Description.Sent {
+		updates["description"] = in.Description.Value
+	}
+	ctx, tx, org := w.Context(), w.Tx(), w.Organization()
+	if err := UpdateWithRevision(ctx, tx, &Family{}, org, id, in.Revision.Value, updates); err != nil {
+		return nil, err
+	}
+	f, err := Find[Family](ctx, tx, org, id)
 	if err != nil {
 		return nil, err
 	}
-	return &f, nil
-}
-
-// CreateFamily inserts f with a fresh id and revision 1.
-func CreateFamily(ctx context.Context, tx *gorm.DB, f *Family) error {
-	now := structureNow()
-	f.ID, f.Revision, f.CreatedAt, f.UpdatedAt = NewID(), 1, now, now
-	return tx.WithContext(ctx).Create(f).Error
+	w.Touch("family", f.ID)
+	return f, Emit(w, FamilyUpdated{FamilyID: f.ID, Revision: f.Revision})
 }

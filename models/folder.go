@@ -1,13 +1,21 @@
 package models
 
 import (
-	"context"
-	"errors"
-	"time"
+	"strings"
 
 	"github.com/google/uuid"
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
+
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// Limits of the structure records' text fields.
+const (
+	StructureNameMax = 200
+	DescriptionMax   = 2000
+	PartyTaxIDMax    = 50
+	PartyEmailMax    = 254
+	PartyAddressMax  = 500
 )
 
 // Folder groups catalogue items in a tree of the organization's own
@@ -25,93 +33,162 @@ type Folder struct {
 // TableName names the folders table.
 func (Folder) TableName() string { return "folders" }
 
-// Folders is the organization's folders, for listing.
-func Folders(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *gorm.DB {
-	return db.WithContext(ctx).Model(&Folder{}).Scopes(InOrganization(orgID))
+// FolderCreate is the body of a new folder.
+type FolderCreate struct {
+	input.Errors
+	Name   input.Opt[string]
+	Parent input.Opt[uuid.UUID]
 }
 
-// FindFolder reads one folder of the organization (ErrNotFound otherwise).
-func FindFolder(ctx context.Context, db *gorm.DB, orgID, id uuid.UUID) (*Folder, error) {
-	return findFolder(ctx, db, orgID, id, nil)
+// Declare names the folder's fields.
+func (in *FolderCreate) Declare(f *input.Fields) {
+	f.Text("name", &in.Name, input.Text{Required: true, Max: StructureNameMax})
+	f.Ref("parent", &in.Parent, input.Ref{Nullable: true})
 }
 
-// LockFolder reads one folder of the organization and locks it against
-// concurrent changes and against new references (subfolders, items) until
-// the transaction ends: what a delete needs before checking emptiness.
-func LockFolder(ctx context.Context, tx *gorm.DB, orgID, id uuid.UUID) (*Folder, error) {
-	return findFolder(ctx, tx, orgID, id, &clause.Locking{Strength: clause.LockingStrengthUpdate})
+// FolderUpdate renames and/or moves a folder; omitted fields are kept and
+// "parent": null moves it to the top level.
+type FolderUpdate struct {
+	input.Errors
+	Revision input.Opt[int]
+	Name     input.Opt[string]
+	Parent   input.Opt[uuid.UUID]
 }
 
-// FolderReferenceExists reports whether id is a folder of the organization
-// and, if so, keeps it from being deleted until the transaction ends, so a
-// record may reference it (as parent or as an item's folder) safely.
-func FolderReferenceExists(ctx context.Context, tx *gorm.DB, orgID, id uuid.UUID) (bool, error) {
-	_, err := findFolder(ctx, tx, orgID, id, &clause.Locking{Strength: "KEY SHARE"})
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
+// Declare names the update's fields: the revision and at least one change.
+func (in *FolderUpdate) Declare(f *input.Fields) {
+	f.Int("revision", &in.Revision, input.Revision(true))
+	f.Text("name", &in.Name, input.Text{NotBlank: true, Max: StructureNameMax})
+	f.Ref("parent", &in.Parent, input.Ref{Nullable: true})
+	oneRequired(f, in.Name.Sent || in.Parent.Sent, "name", "parent")
+}
+
+// oneRequired fails each of names when none of them was sent.
+func oneRequired(f *input.Fields, anySent bool, names ...string) {
+	if !f.Binding() || anySent {
+		return
 	}
-	return err == nil, err
+	for _, name := range names {
+		f.Fail(name, "field.one_required", strings.Join(names, ", "))
+	}
 }
 
-func findFolder(ctx context.Context, db *gorm.DB, orgID, id uuid.UUID, lock *clause.Locking) (*Folder, error) {
-	q := db.WithContext(ctx).Scopes(InOrganization(orgID))
-	if lock != nil {
-		q = q.Clauses(*lock)
+// CreateFolder creates a folder, under an existing parent of the
+// organization if one is named.
+func CreateFolder(w *work.Unit, in *FolderCreate) (*Folder, error) {
+	if err := checkFolderParent(w, &in.Errors, uuid.Nil, in.Parent); err != nil {
+		return nil, err
 	}
-	var f Folder
-	err := q.Where("id = ?", id).Take(&f).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, ErrNotFound
+	if in.Failed() {
+		return nil, in.Err()
 	}
+	stamp := now()
+	f := &Folder{ID: NewID(), OrganizationID: w.Organization(), ParentID: optional(in.Parent), Name: in.Name.Value, Revision: 1,
+		Timestamps: Timestamps{CreatedAt: stamp, UpdatedAt: stamp}}
+	if err := w.Tx().Create(f).Error; err != nil {
+		return nil, err
+	}
+	w.Touch("folder", f.ID)
+	return f, Emit(w, FolderCreated(folderPlacement(f)))
+}
+
+// UpdateFolder applies a FolderUpdate at the revision the client read.
+func UpdateFolder(w *work.Unit, id uuid.UUID, in *FolderUpdate) (*Folder, error) {
+	if err := checkFolderParent(w, &in.Errors, id, in.Parent); err != nil {
+		return nil, err
+	}
+	if in.Failed() {
+		return nil, in.Err()
+	}
+	updates := map[string]any{}
+	if in.Name.Set() {
+		updates["name"] = in.Name.Value
+	}
+	if in.Parent.Sent {
+		updates["parent_id"] = optional(in.Parent)
+	}
+	ctx, tx, org := w.Context(), w.Tx(), w.Organization()
+	if err := UpdateWithRevision(ctx, tx, &Folder{}, org, id, in.Revision.Value, updates); err != nil {
+		return nil, err
+	}
+	f, err := Find[Folder](ctx, tx, org, id)
 	if err != nil {
 		return nil, err
 	}
-	return &f, nil
+	w.Touch("folder", f.ID)
+	return f, Emit(w, FolderUpdated(folderPlacement(f)))
 }
 
-// CreateFolder inserts f with a fresh id and revision 1.
-func CreateFolder(ctx context.Context, tx *gorm.DB, f *Folder) error {
-	now := structureNow()
-	f.ID, f.Revision, f.CreatedAt, f.UpdatedAt = NewID(), 1, now, now
-	return tx.WithContext(ctx).Create(f).Error
-}
-
-// LockFolderTree serialises moves of the organization's folders until the
-// transaction ends, so two concurrent moves cannot together close a cycle
-// that neither would close alone.
-func LockFolderTree(ctx context.Context, tx *gorm.DB, orgID uuid.UUID) error {
-	return tx.WithContext(ctx).Exec("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "folders:"+orgID.String()).Error
-}
-
-// FolderWouldCycle reports whether making parentID the parent of id would
-// make id its own parent or ancestor: id is parentID or one of its
-// ancestors. UNION (not UNION ALL) stops the walk even on damaged data.
-func FolderWouldCycle(ctx context.Context, tx *gorm.DB, orgID, id, parentID uuid.UUID) (bool, error) {
-	if id == parentID {
-		return true, nil
+// DeleteFolder removes an empty folder at its current revision.
+func DeleteFolder(w *work.Unit, id uuid.UUID, in *RevisionRequired) error {
+	if in.Failed() {
+		return in.Err()
 	}
+	ctx, tx, org := w.Context(), w.Tx(), w.Organization()
+	// The row lock keeps new subfolders and items out until the delete
+	// commits: they lock their folder reference first.
+	f, err := lockFor[Folder](ctx, tx, org, id, "UPDATE")
+	if err != nil {
+		return err
+	}
+	if f.Revision != in.Revision.Value {
+		return ErrRevisionConflict
+	}
+	var held bool
+	err = tx.Raw(`
+		SELECT EXISTS (SELECT 1 FROM folders WHERE organization_id = ? AND parent_id = ?)
+		    OR EXISTS (SELECT 1 FROM catalog_items WHERE organization_id = ? AND folder_id = ?)`,
+		org, id, org, id).Scan(&held).Error
+	if err != nil {
+		return err
+	}
+	if held {
+		return ErrFolderNotEmpty
+	}
+	if err := DeleteWithRevision(ctx, tx, &Folder{}, org, id, f.Revision); err != nil {
+		return err
+	}
+	w.Touch("folder", id)
+	return Emit(w, FolderDeleted{FolderID: id, Revision: f.Revision})
+}
+
+// checkFolderParent validates a parent reference: it must be a folder of
+// the organization and, for an existing folder (id not Nil), must not be
+// the folder itself or one of its descendants.
+func checkFolderParent(w *work.Unit, errs *input.Errors, id uuid.UUID, parent input.Opt[uuid.UUID]) error {
+	var refs references
+	refs.add("folders", "parent", parent, errs)
+	if refs.byTable == nil {
+		return nil
+	}
+	if err := refs.check(w); err != nil || errs.Has("parent") || id == uuid.Nil {
+		return err
+	}
+	tx := w.Tx()
+	// Serialise moves within the organization, so two concurrent moves
+	// cannot together close a cycle that neither would close alone.
+	if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "folders:"+w.Organization().String()).Error; err != nil {
+		return err
+	}
+	if id == parent.Value {
+		errs.Fail("parent", "field.folder_cycle")
+		return nil
+	}
+	// UNION (not UNION ALL) stops the walk even on damaged data.
 	var n int64
-	err := tx.WithContext(ctx).Raw(`
+	err := tx.Raw(`
 		WITH RECURSIVE ancestors (id, parent_id) AS (
 			SELECT id, parent_id FROM folders WHERE id = ? AND organization_id = ?
 			UNION
 			SELECT f.id, f.parent_id FROM folders f JOIN ancestors a ON f.id = a.parent_id WHERE f.organization_id = ?
 		)
-		SELECT count(*) FROM ancestors WHERE id = ?`, parentID, orgID, orgID, id).Scan(&n).Error
-	return n > 0, err
+		SELECT count(*) FROM ancestors WHERE id = ?`, parent.Value, w.Organization(), w.Organization(), id).Scan(&n).Error
+	if n > 0 {
+		errs.Fail("parent", "field.folder_cycle")
+	}
+	return err
 }
 
-// FolderIsEmpty reports whether the folder holds no subfolders and no
-// catalogue items (archived items count: packaging is never deleted).
-func FolderIsEmpty(ctx context.Context, tx *gorm.DB, orgID, id uuid.UUID) (bool, error) {
-	var held bool
-	err := tx.WithContext(ctx).Raw(`
-		SELECT EXISTS (SELECT 1 FROM folders WHERE organization_id = ? AND parent_id = ?)
-		    OR EXISTS (SELECT 1 FROM catalog_items WHERE organization_id = ? AND folder_id = ?)`,
-		orgID, id, orgID, id).Scan(&held).Error
-	return !held, err
+func folderPlacement(f *Folder) FolderPlacement {
+	return FolderPlacement{FolderID: f.ID, ParentID: f.ParentID, Revision: f.Revision}
 }
-
-// structureNow is the current time at the database's precision, so a
-// created record answers the same timestamps as its later reads.
-func structureNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -1,23 +1,63 @@
-// Package models holds the GORM models, one file per aggregate, and the
-// queries that belong to them. Schema changes live in ../migrations; GORM
-// never migrates.
+// Package models is the domain: the GORM models, one file per aggregate,
+// with the typed inputs, pure validators and commands that change them.
+// It knows nothing of HTTP: handlers, the admin CLI and workflow
+// activities run the same commands on a unit of work (internal/work).
+// Schema changes live in ../migrations; GORM never migrates.
 package models
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // NewID returns a time-ordered UUIDv7, so that ordering by id is ordering by
 // creation and keyset pagination needs no second column.
 func NewID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
 
-// InOrganization scopes a query to one tenant. Every query on a tenant table
-// goes through it, so a handler cannot forget the organization.
+// InOrganization scopes a query to one tenant.
 func InOrganization(orgID uuid.UUID) func(*gorm.DB) *gorm.DB {
 	return func(db *gorm.DB) *gorm.DB { return db.Where("organization_id = ?", orgID) }
+}
+
+// Tenant is every query on a tenant table: db scoped to the organization.
+// Reads of child records go through it too, so no path can forget the
+// tenant.
+func Tenant(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *gorm.DB {
+	return db.WithContext(ctx).Scopes(InOrganization(orgID))
+}
+
+// Find reads the organization's record id of type T (ErrNotFound
+// otherwise).
+func Find[T any](ctx context.Context, db *gorm.DB, orgID, id uuid.UUID) (*T, error) {
+	return take[T](Tenant(ctx, db, orgID).Where("id = ?", id))
+}
+
+// FindOfItem reads the organization's record id of type T that belongs
+// to the catalogue item itemID (ErrNotFound otherwise).
+func FindOfItem[T any](ctx context.Context, db *gorm.DB, orgID, itemID, id uuid.UUID) (*T, error) {
+	return take[T](Tenant(ctx, db, orgID).Where("catalog_item_id = ? AND id = ?", itemID, id))
+}
+
+// lockFor reads the organization's record id of type T with a row lock
+// of the given strength.
+func lockFor[T any](ctx context.Context, tx *gorm.DB, orgID, id uuid.UUID, strength string) (*T, error) {
+	return take[T](Tenant(ctx, tx, orgID).Clauses(clause.Locking{Strength: strength}).Where("id = ?", id))
+}
+
+func take[T any](q *gorm.DB) (*T, error) {
+	var row T
+	if err := q.Take(&row).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	return &row, nil
 }
 
 // Timestamps are the creation and modification times of mutable records.
@@ -25,3 +65,7 @@ type Timestamps struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
+
+// now is the current time at the database's precision, so a created
+// record answers the same timestamps as its later reads.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -1,13 +1,14 @@
 package models
 
 import (
-	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
-	"gorm.io/gorm"
+
+	"ppwr/internal/dictionaries"
+	"ppwr/internal/input"
+	"ppwr/internal/work"
 )
 
 // Party is a business partner of the organization: a supplier or another
@@ -30,26 +31,39 @@ var PartyRoles = []string{"supplier", "customer", "manufacturer", "importer", "r
 // TableName names the parties table.
 func (Party) TableName() string { return "parties" }
 
-// Parties is the organization's parties, for listing.
-func Parties(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *gorm.DB {
-	return db.WithContext(ctx).Model(&Party{}).Scopes(InOrganization(orgID))
+// PartyCreate is the body of a new party.
+type PartyCreate struct {
+	input.Errors
+	Name    input.Opt[string]
+	Roles   input.Opt[[]string]
+	Country input.Opt[string]
+	TaxID   input.Opt[string]
+	Email   input.Opt[string]
+	Address input.Opt[string]
 }
 
-// FindParty reads one party of the organization (ErrNotFound otherwise).
-func FindParty(ctx context.Context, db *gorm.DB, orgID, id uuid.UUID) (*Party, error) {
-	var p Party
-	err := db.WithContext(ctx).Scopes(InOrganization(orgID)).Where("id = ?", id).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, ErrNotFound
+// Declare names the party's fields; a role sent twice is kept once.
+func (in *PartyCreate) Declare(f *input.Fields) {
+	f.Text("name", &in.Name, input.Text{Required: true, Max: StructureNameMax})
+	f.List("roles", &in.Roles, input.List{Required: true, MinItems: 1, Values: PartyRoles})
+	f.Code("country", &in.Country, input.Code{Required: true, Known: dictionaries.Default().HasCountry})
+	f.Text("tax_id", &in.TaxID, input.Text{Nullable: true, Max: PartyTaxIDMax})
+	f.Email("email", &in.Email, input.Email{Nullable: true, Max: PartyEmailMax})
+	f.Text("address", &in.Address, input.Text{Nullable: true, Max: PartyAddressMax})
+}
+
+// CreateParty creates a party.
+func CreateParty(w *work.Unit, in *PartyCreate) (*Party, error) {
+	if in.Failed() {
+		return nil, in.Err()
 	}
-	if err != nil {
+	p := &Party{
+		ID: NewID(), OrganizationID: w.Organization(), Name: in.Name.Value, Roles: pq.StringArray(in.Roles.Value),
+		CountryCode: in.Country.Value, TaxID: in.TaxID.Value, Email: in.Email.Value, Address: in.Address.Value, CreatedAt: now(),
+	}
+	if err := w.Defer(p); err != nil {
 		return nil, err
 	}
-	return &p, nil
-}
-
-// CreateParty inserts p with a fresh id.
-func CreateParty(ctx context.Context, tx *gorm.DB, p *Party) error {
-	p.ID, p.CreatedAt = NewID(), structureNow()
-	return tx.WithContext(ctx).Create(p).Error
+	w.Touch("party", p.ID)
+	return p, Emit(w, PartyCreated{PartyID: p.ID})
 }

@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,10 +10,6 @@ import (
 
 // Optimistic concurrency: every mutable record has an integer revision that
 // the server increments and the client sends back; a mismatch is a conflict.
-var (
-	ErrNotFound         = errors.New("record not found")
-	ErrRevisionConflict = errors.New("revision conflict")
-)
 
 // UpdateWithRevision applies updates to the organization's record id of
 // model's table only if its revision is still expected, incrementing it.
@@ -57,4 +52,27 @@ func missingOrConflict(ctx context.Context, tx *gorm.DB, model any, orgID, id uu
 		return ErrNotFound
 	}
 	return ErrRevisionConflict
+}
+
+// Expected is the revision a client expects to change: one of Revisions,
+// or Any (If-Match: *).
+type Expected struct {
+	Any       bool
+	Revisions []int
+}
+
+// ExpectRevision expects exactly revision n.
+func ExpectRevision(n int) Expected { return Expected{Revisions: []int{n}} }
+
+// Matches reports whether a record at revision current may be changed.
+func (e Expected) Matches(current int) bool {
+	if e.Any {
+		return true
+	}
+	for _, r := range e.Revisions {
+		if r == current {
+			return true
+		}
+	}
+	return false
 }

@@ -116,7 +116,7 @@ func ParseEventTypes(list string) ([]string, error) {
 		if name == "" {
 			continue
 		}
-		if !slices.Contains(EventTypes, name) {
+		if !slices.Contains(EventTypes(), name) {
 			return nil, fmt.Errorf("unknown event type %q (see the event catalogue in the README)", name)
 		}
 		if !slices.Contains(out, name) {

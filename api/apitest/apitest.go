@@ -1,4 +1,9 @@
-package api
+// Package apitest is the HTTP test harness: the real engine on a real,
+// migrated PostgreSQL database of the test package (internal/testenv),
+// requests sent through Gin, and every request and answer validated
+// against the OpenAPI document the engine serves. Each area's tests use it
+// beside the area.
+package apitest
 
 import (
 	"bytes"
@@ -16,170 +21,199 @@ import (
 	"github.com/lib/pq"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
+	"ppwr/api"
+	"ppwr/api/kit"
 	"ppwr/internal/access"
-	"ppwr/internal/config"
 	"ppwr/internal/i18n"
 	"ppwr/internal/testenv"
 	"ppwr/models"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+// Base is the API's base URL in tests.
+const Base = "http://ppwr.test/api/v1"
 
-const testBase = "http://ppwr.test/api/v1"
-
-// testAPI is the real engine on the package's database. Each test gets
-// its own organizations, so tests do not see each other's rows.
-type testAPI struct {
+// API is the real engine on the package's database. Each test makes its
+// own organizations, so tests do not see each other's rows.
+type API struct {
 	t      *testing.T
-	server *Server
-	engine *gin.Engine
+	Server *api.Server
+	Engine *gin.Engine
+	DB     *gorm.DB
 }
 
-type apiOption func(*config.Config)
+// Option changes the dependencies or the areas of an API.
+type Option func(t *testing.T, d *api.Deps, areas *[]func(kit.Deps) kit.Area)
 
-func withRateLimits(general, recommendations int) apiOption {
-	return func(c *config.Config) {
-		c.RateLimitPerMinute, c.RecommendationRateLimitPerMinute = general, recommendations
+// WithRateLimits sets the general and the recommendations rate limits.
+func WithRateLimits(general, recommendations int) Option {
+	return func(_ *testing.T, d *api.Deps, _ *[]func(kit.Deps) kit.Area) {
+		d.Config.RateLimitPerMinute, d.Config.RecommendationRateLimitPerMinute = general, recommendations
 	}
 }
 
-func newTestAPI(t *testing.T, opts ...apiOption) *testAPI {
-	return newTestAPIWithTable(t, (*Server).table, opts...)
+// WithAreas adds synthetic areas to the spec's, to exercise the pipeline.
+func WithAreas(extra ...func(kit.Deps) kit.Area) Option {
+	return func(_ *testing.T, _ *api.Deps, areas *[]func(kit.Deps) kit.Area) { *areas = append(*areas, extra...) }
 }
 
-func newTestAPIWithTable(t *testing.T, table func(*Server) []Operation, opts ...apiOption) *testAPI {
+// WithServices connects the API to the package's Temporal and S3 servers.
+func WithServices() Option {
+	return func(t *testing.T, d *api.Deps, _ *[]func(kit.Deps) kit.Area) {
+		d.Temporal, d.Storage = testenv.Temporal(t), testenv.Storage(t)
+		d.Config = testenv.Config(t)
+		d.Config.RateLimitPerMinute, d.Config.RecommendationRateLimitPerMinute = 1_000_000, 1_000_000
+	}
+}
+
+// New builds the API.
+func New(t *testing.T, opts ...Option) *API {
 	t.Helper()
-	db := testenv.DB(t)
-	cfg := testenv.Config(t)
+	d := api.Deps{}
+	d.DB = testenv.DB(t)
+	d.Config = testenv.Config(t)
 	// Tests that are not about rate limits must not trip them.
-	cfg.RateLimitPerMinute, cfg.RecommendationRateLimitPerMinute = 1_000_000, 1_000_000
-	for _, o := range opts {
-		o(&cfg)
+	d.Config.RateLimitPerMinute, d.Config.RecommendationRateLimitPerMinute = 1_000_000, 1_000_000
+	areas := append([]func(kit.Deps) kit.Area(nil), api.Areas...)
+	for _, opt := range opts {
+		opt(t, &d, &areas)
 	}
-	s, engine, err := newServer(Deps{Config: cfg, DB: db}, table)
+	s, err := api.NewServer(d, areas...)
 	require.NoError(t, err)
-	return &testAPI{t: t, server: s, engine: engine}
+	return &API{t: t, Server: s, Engine: s.Engine(), DB: d.DB}
 }
 
-// tenant is an organization with one user and one key.
-type tenant struct {
-	org   uuid.UUID
-	user  uuid.UUID
-	keyID uuid.UUID
-	token string
+// Tenant is an organization with one user and one key.
+type Tenant struct {
+	Org   uuid.UUID
+	User  uuid.UUID
+	KeyID uuid.UUID
+	Token string
 }
 
-type tenantSpec struct {
-	role        access.Role
-	permissions []string
-	abilities   []string // nil: all
-	unverified  bool
-	userMFA     bool
-	inactive    bool
+// TenantSpec describes a tenant's user and key.
+type TenantSpec struct {
+	Role        access.Role
+	Permissions []string
+	Abilities   []string // nil: all
+	Unverified  bool
+	UserMFA     bool
+	Inactive    bool
 }
 
-func (a *testAPI) newTenant(spec tenantSpec) tenant {
+// NewTenant makes an organization with a user and a key.
+func (a *API) NewTenant(spec TenantSpec) Tenant {
+	a.t.Helper()
+	org, err := models.CreateOrganization(context.Background(), a.DB, "Test "+uuid.NewString()[:8], "t-"+uuid.NewString())
+	require.NoError(a.t, err)
+	return a.AddUser(org.ID, spec)
+}
+
+// AddUser adds a user with a key to an existing organization.
+func (a *API) AddUser(orgID uuid.UUID, spec TenantSpec) Tenant {
 	a.t.Helper()
 	ctx := context.Background()
-	db := a.server.DB
-	org, err := models.CreateOrganization(ctx, db, "Test "+uuid.NewString()[:8], "t-"+uuid.NewString())
+	user, err := models.CreateUser(ctx, a.DB, uuid.NewString()+"@example.test", "Tester", !spec.Unverified, spec.UserMFA)
 	require.NoError(a.t, err)
-	return a.addUser(org.ID, spec)
-}
-
-// addUser adds a user with a key to an existing organization.
-func (a *testAPI) addUser(orgID uuid.UUID, spec tenantSpec) tenant {
-	a.t.Helper()
-	ctx := context.Background()
-	db := a.server.DB
-	user, err := models.CreateUser(ctx, db, uuid.NewString()+"@example.test", "Tester", !spec.unverified, spec.userMFA)
-	require.NoError(a.t, err)
-	if spec.role == "" {
-		spec.role = access.Owner
+	if spec.Role == "" {
+		spec.Role = access.Owner
 	}
-	require.NoError(a.t, models.UpsertMembership(ctx, db, &models.Membership{
-		OrganizationID: orgID, UserID: user.ID, Role: spec.role, Permissions: pq.StringArray(spec.permissions), Active: !spec.inactive,
+	require.NoError(a.t, models.UpsertMembership(ctx, a.DB, &models.Membership{
+		OrganizationID: orgID, UserID: user.ID, Role: spec.Role, Permissions: pq.StringArray(spec.Permissions), Active: !spec.Inactive,
 	}))
-	abilities := spec.abilities
+	abilities := spec.Abilities
 	if abilities == nil {
 		abilities, _ = access.ParseAbilities("all")
 	}
-	key, token, err := models.CreateAPIKey(ctx, db, orgID, user.ID, "test", abilities)
+	key, token, err := models.CreateAPIKey(ctx, a.DB, orgID, user.ID, "test", abilities)
 	require.NoError(a.t, err)
-	return tenant{org: orgID, user: user.ID, keyID: key.ID, token: token}
+	return Tenant{Org: orgID, User: user.ID, KeyID: key.ID, Token: token}
 }
 
-// response is a recorded answer with its JSON body decoded.
-type response struct {
+// Path prefixes a path with the tenant's organization.
+func (tn Tenant) Path(suffix string) string { return "/organizations/" + tn.Org.String() + suffix }
+
+// Response is a recorded answer with its JSON body decoded.
+type Response struct {
 	*httptest.ResponseRecorder
-	body map[string]any
+	JSON map[string]any
 }
 
-// fieldErrors is error.fields of an error answer.
-func (r *response) fieldErrors() map[string]any {
-	e, _ := r.body["error"].(map[string]any)
+// FieldErrors is error.fields of an error answer.
+func (r *Response) FieldErrors() map[string]any {
+	e, _ := r.JSON["error"].(map[string]any)
 	f, _ := e["fields"].(map[string]any)
 	return f
 }
 
-func (r *response) errorCode() string {
-	e, _ := r.body["error"].(map[string]any)
+// ErrorCode is error.code of an error answer.
+func (r *Response) ErrorCode() string {
+	e, _ := r.JSON["error"].(map[string]any)
 	code, _ := e["code"].(string)
 	return code
 }
 
-// req is a request under construction.
-type req struct {
-	method, path string
-	token        string
-	body         any
-	headers      map[string]string
-	// undocumented skips OpenAPI validation for answers that deliberately
-	// fall outside the document (unknown paths, 405, probes).
-	undocumented bool
-	// outsideAPI addresses paths outside /api/v1 (/healthz, /readyz).
-	outsideAPI bool
+// Req is a request under construction.
+type Req struct {
+	Method, Path string
+	Token        string
+	Body         any // nil, a string sent as is, or a value sent as JSON
+	Headers      map[string]string
+	// Undocumented skips OpenAPI validation of requests and answers that
+	// deliberately fall outside the document (unknown paths, 405, probes).
+	Undocumented bool
+	// OutsideAPI addresses paths outside /api/v1 (/healthz, /readyz).
+	OutsideAPI bool
 }
 
-// do sends r through the engine and validates the answer against the
-// OpenAPI document.
-func (a *testAPI) do(r req) *response {
+// Do sends r through the engine and validates the request and the answer
+// against the OpenAPI document.
+func (a *API) Do(r Req) *Response {
 	a.t.Helper()
-	var body io.Reader
-	switch b := r.body.(type) {
+	var raw []byte
+	switch b := r.Body.(type) {
 	case nil:
 	case string:
-		body = strings.NewReader(b)
+		raw = []byte(b)
 	default:
-		raw, err := json.Marshal(b)
+		var err error
+		raw, err = json.Marshal(b)
 		require.NoError(a.t, err)
-		body = bytes.NewReader(raw)
 	}
-	target := testBase + r.path
-	if r.outsideAPI {
-		target = strings.TrimSuffix(testBase, "/api/v1") + r.path
+	target := Base + r.Path
+	if r.OutsideAPI {
+		target = strings.TrimSuffix(Base, "/api/v1") + r.Path
 	}
-	httpReq := httptest.NewRequest(r.method, target, body)
-	if body != nil {
-		httpReq.Header.Set("Content-Type", "application/json")
+	newRequest := func() *http.Request {
+		var body io.Reader
+		if r.Body != nil {
+			body = bytes.NewReader(raw)
+		}
+		req := httptest.NewRequest(r.Method, target, body)
+		if r.Body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if r.Token != "" {
+			req.Header.Set("Authorization", "Bearer "+r.Token)
+		}
+		for k, v := range r.Headers {
+			req.Header.Set(k, v)
+		}
+		return req
 	}
-	if r.token != "" {
-		httpReq.Header.Set("Authorization", "Bearer "+r.token)
-	}
-	for k, v := range r.headers {
-		httpReq.Header.Set(k, v)
-	}
+	httpReq := newRequest()
 	rec := httptest.NewRecorder()
-	a.engine.ServeHTTP(rec, httpReq)
-	out := &response{ResponseRecorder: rec}
+	a.Engine.ServeHTTP(rec, httpReq)
+	out := &Response{ResponseRecorder: rec}
 	if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-		require.NoError(a.t, json.Unmarshal(rec.Body.Bytes(), &out.body), "body: %s", rec.Body.String())
+		require.NoError(a.t, json.Unmarshal(rec.Body.Bytes(), &out.JSON), "body: %s", rec.Body.String())
 	}
 	require.NotEmpty(a.t, rec.Header().Get("X-Request-ID"), "every response carries X-Request-ID")
-	if !r.undocumented {
-		a.validate(httpReq, rec)
+	if !r.Undocumented {
+		a.validate(newRequest(), rec)
 	}
 	return out
 }
@@ -191,9 +225,10 @@ var (
 	validators   = map[string]validator.Validator{}
 )
 
-func (a *testAPI) validator() validator.Validator {
+// Validator validates against the document the engine serves.
+func (a *API) Validator() validator.Validator {
 	a.t.Helper()
-	raw := a.server.OpenAPIDocument(i18n.EN)
+	raw := a.Server.OpenAPIDocument(i18n.EN)
 	validatorsMu.Lock()
 	defer validatorsMu.Unlock()
 	if v, ok := validators[string(raw)]; ok {
@@ -207,28 +242,54 @@ func (a *testAPI) validator() validator.Validator {
 	return v
 }
 
-// validate checks the answer against the document the server serves.
-func (a *testAPI) validate(httpReq *http.Request, rec *httptest.ResponseRecorder) {
+// validate checks the request, when it is one a client could send by
+// the document, and the answer against the document.
+func (a *API) validate(httpReq *http.Request, rec *httptest.ResponseRecorder) {
 	a.t.Helper()
-	docValidator := a.validator()
+	v := a.Validator()
+	var msgs []string
+	requestValid, errs := v.ValidateHttpRequest(httpReq)
+	if !requestValid && rec.Code < 400 {
+		msgs = append(msgs, "request: ")
+		msgs = appendErrors(msgs, errs)
+	}
 	res := rec.Result()
 	res.Request = httpReq
-	ok, errs := docValidator.ValidateHttpResponse(httpReq, res)
-	if !ok {
-		msgs := []string{}
-		for _, e := range errs {
-			msgs = append(msgs, e.Message+": "+e.Reason)
-			for _, se := range e.SchemaValidationErrors {
-				msgs = append(msgs, "  "+se.FieldPath+" ("+se.KeywordLocation+"): "+se.Reason)
-			}
-		}
+	if ok, errs := v.ValidateHttpResponse(httpReq, res); !ok {
+		msgs = appendErrors(append(msgs, "response: "), errs)
+	}
+	if len(msgs) > 0 {
 		a.t.Errorf("%s %s → %d does not match the OpenAPI document:\n%s\nbody: %s",
 			httpReq.Method, httpReq.URL.Path, rec.Code, strings.Join(msgs, "\n"), rec.Body.String())
 	}
 }
 
-// idemKey is a fresh valid Idempotency-Key.
-func idemKey() string { return "test-" + uuid.NewString() }
+func appendErrors(msgs []string, errs []*verrors.ValidationError) []string {
+	for _, e := range errs {
+		msgs = append(msgs, e.Message+": "+e.Reason)
+		for _, se := range e.SchemaValidationErrors {
+			msgs = append(msgs, "  "+se.FieldPath+" ("+se.KeywordLocation+"): "+se.Reason)
+		}
+	}
+	return msgs
+}
 
-// orgPath prefixes a path with the tenant's organization.
-func (tn tenant) orgPath(suffix string) string { return "/organizations/" + tn.org.String() + suffix }
+// IdemKey is a fresh valid Idempotency-Key.
+func IdemKey() string { return "test-" + uuid.NewString() }
+
+// AuditEntries are the organization's audit entries of an operation, in
+// order.
+func (a *API) AuditEntries(orgID uuid.UUID, operation string) []models.AuditEntry {
+	a.t.Helper()
+	var entries []models.AuditEntry
+	require.NoError(a.t, a.DB.Where("organization_id = ? AND operation = ?", orgID, operation).Order("id").Find(&entries).Error)
+	return entries
+}
+
+// EventTypes are the types of the organization's outbox events, in order.
+func (a *API) EventTypes(orgID uuid.UUID) []string {
+	a.t.Helper()
+	var types []string
+	require.NoError(a.t, a.DB.Model(&models.Event{}).Where("organization_id = ?", orgID).Order("id").Pluck("type", &types).Error)
+	return types
+}

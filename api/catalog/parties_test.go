@@ -1,6 +1,9 @@
-package api
+package catalog_test
 
 import (
+	"ppwr/api/apitest"
+	"ppwr/api/kit"
+
 	"net/http"
 	"strings"
 	"testing"
@@ -19,36 +22,36 @@ func TestPartyCreateReadAndList(t *testing.T) {
 		"tax_id": "PL5260250995", "email": "orders@kartonex.example", "address": "ul. Przemysłowa 1, 00-001 Warszawa",
 	})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
-	id := res.body["id"].(string)
-	assert.Equal(t, []any{"supplier", "manufacturer"}, res.body["roles"], "a repeated role is kept once")
-	assert.Equal(t, "PL", res.body["country"])
-	assert.Equal(t, "PL5260250995", res.body["tax_id"])
-	assert.Equal(t, "orders@kartonex.example", res.body["email"])
-	assert.NotContains(t, res.body, "revision", "parties are not edited through the API")
+	id := res.JSON["id"].(string)
+	assert.Equal(t, []any{"supplier", "manufacturer"}, res.JSON["roles"], "a repeated role is kept once")
+	assert.Equal(t, "PL", res.JSON["country"])
+	assert.Equal(t, "PL5260250995", res.JSON["tax_id"])
+	assert.Equal(t, "orders@kartonex.example", res.JSON["email"])
+	assert.NotContains(t, res.JSON, "revision", "parties are not edited through the API")
 
 	minimal := sc.created("/parties", map[string]any{"name": "Recykling AG", "roles": []string{"recycler"}, "country": "DE", "email": nil})
 	got := sc.send(http.MethodGet, "/parties/"+minimal, nil)
 	require.Equal(t, http.StatusOK, got.Code)
-	assert.Equal(t, "Recykling AG", got.body["name"])
+	assert.Equal(t, "Recykling AG", got.JSON["name"])
 	for _, f := range []string{"tax_id", "email", "address"} {
-		assert.Nil(t, got.body[f], "%s not given is null", f)
+		assert.Nil(t, got.JSON[f], "%s not given is null", f)
 	}
 
 	list := sc.send(http.MethodGet, "/parties", nil)
 	require.Equal(t, http.StatusOK, list.Code)
-	data := list.body["data"].([]any)
+	data := list.JSON["data"].([]any)
 	require.Len(t, data, 2)
 	assert.Equal(t, id, data[0].(map[string]any)["id"])
 
 	for _, bad := range []string{"nope", uuid.NewString()} {
 		assert.Equal(t, http.StatusNotFound, sc.send(http.MethodGet, "/parties/"+bad, nil).Code)
 	}
-	owner := &structureClient{t: t, a: a, tn: a.newTenant(tenantSpec{})}
+	owner := &structureClient{t: t, a: a, tn: a.NewTenant(apitest.TenantSpec{})}
 	theirs := owner.created("/parties", map[string]any{"name": "Theirs", "roles": []string{"other"}, "country": "FR"})
 	assert.Equal(t, http.StatusNotFound, sc.send(http.MethodGet, "/parties/"+theirs, nil).Code)
 
-	assert.Equal(t, []map[string]any{{"party_id": id}, {"party_id": minimal}}, structureEvents(t, a, sc.tn.org, "party.created"))
-	entries := auditEntries(t, a, sc.tn.org, "createParty")
+	assert.Equal(t, []map[string]any{{"party_id": id}, {"party_id": minimal}}, structureEvents(t, a, sc.tn.Org, "party.created"))
+	entries := a.AuditEntries(sc.tn.Org, "createParty")
 	require.Len(t, entries, 2)
 	assert.Equal(t, "party", entries[0].RecordType)
 	assert.Equal(t, id, entries[0].RecordID.String())
@@ -83,17 +86,17 @@ func TestPartyValidation(t *testing.T) {
 
 	res = sc.send(http.MethodPost, "/parties", map[string]any{"name": "", "roles": []string{"x"}, "country": "ZZ", "email": "bad", "tax_id": 7})
 	assert.ElementsMatch(t, []string{"name", "roles", "country", "email", "tax_id"}, structureFieldKeys(res), "every bad field at once")
-	assert.Zero(t, structureRows(t, a, "parties", sc.tn.org), "nothing written")
+	assert.Zero(t, structureRows(t, a, "parties", sc.tn.Org), "nothing written")
 }
 
 // Parties need suppliers.manage, even for reading.
 func TestPartiesNeedSuppliersManage(t *testing.T) {
 	sc, a := newStructureClient(t)
-	viewer := a.addUser(sc.tn.org, tenantSpec{role: access.Member, permissions: []string{"catalog.view", "catalog.create"}})
-	res := a.do(req{method: http.MethodGet, path: viewer.orgPath("/parties"), token: viewer.token})
+	viewer := a.AddUser(sc.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{"catalog.view", "catalog.create"}})
+	res := a.Do(apitest.Req{Method: http.MethodGet, Path: viewer.Path("/parties"), Token: viewer.Token})
 	assert.Equal(t, http.StatusForbidden, res.Code)
-	assert.Equal(t, CodeMissingPermission, res.errorCode())
-	manager := a.addUser(sc.tn.org, tenantSpec{role: access.Member, permissions: []string{"suppliers.manage"}})
-	res = a.do(req{method: http.MethodGet, path: manager.orgPath("/parties"), token: manager.token})
+	assert.Equal(t, kit.CodeMissingPermission, res.ErrorCode())
+	manager := a.AddUser(sc.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{"suppliers.manage"}})
+	res = a.Do(apitest.Req{Method: http.MethodGet, Path: manager.Path("/parties"), Token: manager.Token})
 	assert.Equal(t, http.StatusOK, res.Code)
 }

@@ -35,6 +35,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/api"
+	"ppwr/api/kit"
 	"ppwr/internal/access"
 	"ppwr/internal/config"
 	"ppwr/internal/credcache"
@@ -120,7 +121,7 @@ func run(o options) error {
 	listenCtx, stopListening := context.WithCancel(context.Background())
 	defer stopListening()
 	go creds.Listen(listenCtx, dbURL)
-	engine, err := api.NewEngine(api.Deps{Config: cfg, DB: db, Credentials: creds})
+	engine, err := api.NewEngine(api.Deps{Deps: kit.Deps{Config: cfg, DB: db}, Credentials: creds})
 	if err != nil {
 		return err
 	}

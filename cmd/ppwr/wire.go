@@ -11,6 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/api"
+	"ppwr/api/kit"
 	"ppwr/internal/config"
 	"ppwr/internal/credcache"
 	"ppwr/internal/database"
@@ -82,7 +83,7 @@ func migrate(ctx context.Context, db *gorm.DB) error {
 func (a *app) serveHTTP(ctx context.Context) error {
 	creds := credcache.New()
 	go creds.Listen(ctx, a.cfg.DatabaseListenURL)
-	engine, err := api.NewEngine(api.Deps{Config: a.cfg, DB: a.db, Temporal: a.temporal, Storage: a.storage, Credentials: creds})
+	engine, err := api.NewEngine(api.Deps{Deps: kit.Deps{Config: a.cfg, DB: a.db, Temporal: a.temporal, Storage: a.storage}, Credentials: creds})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,138 @@
+// Package catalog is the spec's "Packaging catalogue and structure" area:
+// catalogue items with their components, data versions and markets, and
+// the folders, families and parties that structure them.
+package catalog
+
+import (
+	"net/http"
+
+	"ppwr/api/kit"
+	a "ppwr/internal/access"
+	"ppwr/models"
+)
+
+const tag = "catalog"
+
+type handlers struct{ kit.Deps }
+
+// Area declares the catalogue's operations, schemas and error codes.
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	item := "/catalog-items/{catalogItemId}"
+	ifMatch := kit.Param{Name: "If-Match", Required: true, Schema: kit.Str(), DescKey: "param.if_match"}
+	itemAnswer := kit.OK(kit.Ref("CatalogItem")).WithETag()
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listCatalogItems", kit.Org+"/catalog-items", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Query(h.listCatalogItems), kit.OK(kit.Ref("CatalogItemList"))),
+			kit.Post("createCatalogItem", kit.Org+"/catalog-items", tag, a.CatalogWrite, a.CatalogCreate).
+				Handle(kit.JSON(h.createCatalogItem), kit.CreatedResponse(kit.Ref("CatalogItem")).WithETag()),
+			kit.Get("getCatalogItem", kit.Org+item, tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getCatalogItem), itemAnswer),
+			kit.Write(http.MethodPatch, "updateCatalogItem", kit.Org+item, tag, a.CatalogWrite, a.CatalogUpdate).NotIdempotent().
+				WithHeaders(ifMatch).Handle(kit.JSON(h.updateCatalogItem), itemAnswer),
+			kit.Post("archiveCatalogItem", kit.Org+item+"/archive", tag, a.CatalogWrite, a.CatalogArchive).
+				Handle(kit.JSON(h.archiveCatalogItem), itemAnswer),
+			kit.Post("restoreCatalogItem", kit.Org+item+"/restore", tag, a.CatalogWrite, a.CatalogArchive).
+				Handle(kit.JSON(h.restoreCatalogItem), itemAnswer),
+			kit.List("listComponents", kit.Org+item+"/components", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.listComponents), kit.OK(kit.Ref("ComponentList"))),
+			kit.Post("createComponent", kit.Org+item+"/components", tag, a.CatalogWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.createComponent), kit.CreatedResponse(kit.Ref("Component"))),
+			kit.Get("getComponent", kit.Org+item+"/components/{recordId}", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getComponent), kit.OK(kit.Ref("Component"))),
+			kit.List("listDataVersions", kit.Org+item+"/data-versions", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.listDataVersions), kit.OK(kit.Ref("DataVersionList"))),
+			kit.Get("getDataVersion", kit.Org+item+"/data-versions/{recordId}", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getDataVersion), kit.OK(kit.Ref("DataVersion"))),
+			kit.List("listMarkets", kit.Org+item+"/markets", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.listMarkets), kit.OK(kit.Ref("MarketScenarioList"))),
+			kit.Get("getMarket", kit.Org+item+"/markets/{recordId}", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getMarket), kit.OK(kit.Ref("MarketScenario"))),
+			kit.Write(http.MethodPut, "replaceMarkets", kit.Org+item+"/markets", tag, a.CatalogWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.replaceMarkets), kit.OK(kit.Ref("MarketsResult"))),
+			kit.List("listFamilies", kit.Org+"/families", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.listFamilies), kit.OK(kit.Ref("FamilyList"))),
+			kit.Post("createFamily", kit.Org+"/families", tag, a.CatalogWrite, a.CatalogCreate).
+				Handle(kit.JSON(h.createFamily), kit.CreatedResponse(kit.Ref("Family"))),
+			kit.Get("getFamily", kit.Org+"/families/{recordId}", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getFamily), kit.OK(kit.Ref("Family"))),
+			kit.Write(http.MethodPut, "updateFamily", kit.Org+"/families/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.updateFamily), kit.OK(kit.Ref("Family"))),
+			kit.List("listFolders", kit.Org+"/folders", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Query(h.listFolders), kit.OK(kit.Ref("FolderList"))),
+			kit.Post("createFolder", kit.Org+"/folders", tag, a.CatalogWrite, a.CatalogCreate).
+				Handle(kit.JSON(h.createFolder), kit.CreatedResponse(kit.Ref("Folder"))),
+			kit.Get("getFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getFolder), kit.OK(kit.Ref("Folder"))),
+			kit.Write(http.MethodPut, "updateFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.updateFolder), kit.OK(kit.Ref("Folder"))),
+			kit.Write(http.MethodDelete, "deleteFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.deleteFolder), kit.OK(kit.Ref("FolderDeleted"))),
+			kit.List("listParties", kit.Org+"/parties", tag, a.CatalogRead, a.SuppliersManage).
+				Handle(kit.Do(h.listParties), kit.OK(kit.Ref("PartyList"))),
+			kit.Post("createParty", kit.Org+"/parties", tag, a.CatalogWrite, a.SuppliersManage).
+				Handle(kit.JSON(h.createParty), kit.CreatedResponse(kit.Ref("Party"))),
+			kit.Get("getParty", kit.Org+"/parties/{recordId}", tag, a.CatalogRead, a.SuppliersManage).
+				Handle(kit.Do(h.getParty), kit.OK(kit.Ref("Party"))),
+		},
+		Schemas: schemas(),
+		Codes: []kit.Code{
+			{Code: models.ErrItemArchived.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrFolderNotEmpty.Code, Status: http.StatusUnprocessableEntity},
+		},
+	}
+}
+
+// schemas are the catalogue's resources. Request bodies are described by
+// their declarations in models and named after their operations.
+func schemas() map[string]kit.Schema {
+	scenario := kit.Object(map[string]kit.Schema{
+		"id": kit.UUID(), "catalog_item": kit.UUID(), "country": kit.Str(),
+		"origin_country": kit.Nullable(kit.Str()), "economic_role": kit.Nullable(kit.Str()), "assessment_date": kit.Nullable(kit.Date()),
+		"active": kit.Bool(), "created_at": kit.DateTime(), "deactivated_at": kit.Nullable(kit.DateTime()),
+	})
+	return map[string]kit.Schema{
+		"CatalogItem": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "internalCode": kit.Str(), "name": kit.Str(), "sourcingType": kit.Enum(models.SourcingTypes...),
+			"massG": kit.DecimalString(), "mainMaterialCode": kit.Str(), "stockUnit": kit.Enum(models.StockUnits...),
+			"stockTracked": kit.Bool(), "foodContactStatus": kit.Enum(models.FoodContactStatuses...),
+			"reuseType": kit.Enum(models.ReuseTypes...), "folder": kit.Nullable(kit.UUID()), "family": kit.Nullable(kit.UUID()),
+			"status": kit.Enum(models.ItemActive, models.ItemArchived), "revision": kit.Int(), "assessmentsStale": kit.Bool(),
+			"createdAt": kit.DateTime(), "updatedAt": kit.DateTime(), "archivedAt": kit.Nullable(kit.DateTime()),
+		}),
+		"CatalogItemList": kit.ListOf("CatalogItem"),
+		"Component": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "catalogItem": kit.UUID(), "name": kit.Str(), "role": kit.Enum(models.ComponentRoles...),
+			"materialCode": kit.Str(), "massG": kit.DecimalString(), "createdAt": kit.DateTime(),
+		}),
+		"ComponentList": kit.ListOf("Component"),
+		"DataVersion": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "catalogItem": kit.UUID(), "revision": kit.Int(),
+			"specifications": {"type": "object"}, "components": kit.ArrayOf(kit.Schema{"type": "object"}),
+			"markets": kit.ArrayOf(kit.Schema{"type": "object"}), "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+			"createdAt": kit.DateTime(),
+		}),
+		"DataVersionList":    kit.ListOf("DataVersion"),
+		"MarketScenario":     scenario,
+		"MarketScenarioList": kit.ListOf("MarketScenario"),
+		"MarketsResult":      kit.Object(map[string]kit.Schema{"market_revision": kit.Int(), "markets": kit.ArrayOf(kit.Ref("MarketScenario"))}),
+		"Folder": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "name": kit.Str(), "parent": kit.Nullable(kit.UUID()), "revision": kit.Int(),
+			"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+		}),
+		"FolderList":    kit.ListOf("Folder"),
+		"FolderDeleted": kit.Object(map[string]kit.Schema{"id": kit.UUID(), "deleted": {"type": "boolean", "const": true}}),
+		"Family": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "name": kit.Str(), "description": kit.Nullable(kit.Str()), "revision": kit.Int(),
+			"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+		}),
+		"FamilyList": kit.ListOf("Family"),
+		"Party": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "name": kit.Str(), "roles": kit.ArrayOf(kit.Enum(models.PartyRoles...)), "country": kit.Str(),
+			"tax_id": kit.Nullable(kit.Str()), "email": kit.Nullable(kit.Str()), "address": kit.Nullable(kit.Str()),
+			"created_at": kit.DateTime(),
+		}),
+		"PartyList": kit.ListOf("Party"),
+	}
+}

@@ -1,0 +1,297 @@
+package catalog
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"ppwr/api/kit"
+	"ppwr/internal/input"
+	"ppwr/models"
+)
+
+// catalogItemJSON is the catalogue item resource (camelCase, as the spec's
+// catalogue fields are).
+type catalogItemJSON struct {
+	ID                uuid.UUID       `json:"id"`
+	InternalCode      string          `json:"internalCode"`
+	Name              string          `json:"name"`
+	SourcingType      string          `json:"sourcingType"`
+	MassG             decimal.Decimal `json:"massG"`
+	MainMaterialCode  string          `json:"mainMaterialCode"`
+	StockUnit         string          `json:"stockUnit"`
+	StockTracked      bool            `json:"stockTracked"`
+	FoodContactStatus string          `json:"foodContactStatus"`
+	ReuseType         string          `json:"reuseType"`
+	Folder            *uuid.UUID      `json:"folder"`
+	Family            *uuid.UUID      `json:"family"`
+	Status            string          `json:"status"`
+	Revision          int             `json:"revision"`
+	AssessmentsStale  bool            `json:"assessmentsStale"`
+	CreatedAt         time.Time       `json:"createdAt"`
+	UpdatedAt         time.Time       `json:"updatedAt"`
+	ArchivedAt        *time.Time      `json:"archivedAt"`
+}
+
+func catalogItemToJSON(i *models.CatalogItem) catalogItemJSON {
+	return catalogItemJSON{
+		ID: i.ID, InternalCode: i.InternalCode, Name: i.Name, SourcingType: i.SourcingType, MassG: i.MassG,
+		MainMaterialCode: i.MainMaterialCode, StockUnit: i.StockUnit, StockTracked: i.StockTracked,
+		FoodContactStatus: i.FoodContactStatus, ReuseType: i.ReuseType, Folder: i.FolderID, Family: i.FamilyID,
+		Status: i.Status, Revision: i.Revision, AssessmentsStale: i.AssessmentsStaleSince != nil,
+		CreatedAt: i.CreatedAt.UTC(), UpdatedAt: i.UpdatedAt.UTC(), ArchivedAt: i.ArchivedAt,
+	}
+}
+
+// item answers an item with its ETag, or the error of the command that
+// made it.
+func item(c *gin.Context, status int, it *models.CatalogItem, err error) error {
+	if err != nil {
+		return err
+	}
+	c.Header("ETag", kit.ETag(it.Revision))
+	if status == http.StatusCreated {
+		return kit.Created(c, it.ID, catalogItemToJSON(it))
+	}
+	c.JSON(status, catalogItemToJSON(it))
+	return nil
+}
+
+// itemQuery filters the catalogue list.
+type itemQuery struct {
+	input.Errors
+	Archived input.Opt[bool]
+	Folder   input.Opt[uuid.UUID]
+	Family   input.Opt[uuid.UUID]
+	Q        input.Opt[string]
+}
+
+// searchMax bounds the search term.
+const searchMax = 200
+
+func (q *itemQuery) Declare(f *input.Fields) {
+	f.Bool("archived", &q.Archived, input.Bool{})
+	f.Ref("folder", &q.Folder, input.Ref{})
+	f.Ref("family", &q.Family, input.Ref{})
+	f.Text("q", &q.Q, input.Text{Max: searchMax})
+}
+
+func (h *handlers) listCatalogItems(c *gin.Context, q *itemQuery) error {
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.CatalogItem{})
+	if q.Archived.Set() {
+		status := models.ItemActive
+		if q.Archived.Value {
+			status = models.ItemArchived
+		}
+		db = db.Where("status = ?", status)
+	}
+	if q.Folder.Set() {
+		db = db.Where("folder_id = ?", q.Folder.Value)
+	}
+	if q.Family.Set() {
+		db = db.Where("family_id = ?", q.Family.Value)
+	}
+	if q.Q.Value != "" {
+		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q.Q.Value) + "%"
+		db = db.Where("(internal_code ILIKE ? OR name ILIKE ?)", like, like)
+	}
+	return kit.Paginate(c, db, kit.OldestFirst, catalogItemToJSON)
+}
+
+func (h *handlers) createCatalogItem(c *gin.Context, in *models.CatalogItemCreate) error {
+	it, err := models.CreateCatalogItem(kit.Work(c), in)
+	return item(c, http.StatusCreated, it, err)
+}
+
+func (h *handlers) getCatalogItem(c *gin.Context) error {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	it, err := models.Find[models.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	return item(c, http.StatusOK, it, err)
+}
+
+func (h *handlers) updateCatalogItem(c *gin.Context, in *models.CatalogItemPatch) error {
+	expected, err := kit.IfMatch(c)
+	if err != nil {
+		return err
+	}
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	it, err := models.UpdateCatalogItem(kit.Work(c), id, expected, in)
+	return item(c, http.StatusOK, it, err)
+}
+
+func (h *handlers) archiveCatalogItem(c *gin.Context, in *models.RevisionOptional) error {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	it, err := models.ArchiveCatalogItem(kit.Work(c), id, in)
+	return item(c, http.StatusOK, it, err)
+}
+
+func (h *handlers) restoreCatalogItem(c *gin.Context, in *models.RevisionRequired) error {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	it, err := models.RestoreCatalogItem(kit.Work(c), id, in)
+	return item(c, http.StatusOK, it, err)
+}
+
+type componentJSON struct {
+	ID           uuid.UUID       `json:"id"`
+	CatalogItem  uuid.UUID       `json:"catalogItem"`
+	Name         string          `json:"name"`
+	Role         string          `json:"role"`
+	MaterialCode string          `json:"materialCode"`
+	MassG        decimal.Decimal `json:"massG"`
+	CreatedAt    time.Time       `json:"createdAt"`
+}
+
+func componentToJSON(m *models.Component) componentJSON {
+	return componentJSON{ID: m.ID, CatalogItem: m.CatalogItemID, Name: m.Name, Role: m.Role,
+		MaterialCode: m.MaterialCode, MassG: m.MassG, CreatedAt: m.CreatedAt.UTC()}
+}
+
+// listOfItem pages through the rows of T that belong to the path's item
+// (and match where, when given).
+func listOfItem[T any, R any](c *gin.Context, h *handlers, where string, render func(*T) R) error {
+	itemID, err := h.pathItem(c)
+	if err != nil {
+		return err
+	}
+	q := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(new(T)).Where("catalog_item_id = ?", itemID)
+	if where != "" {
+		q = q.Where(where)
+	}
+	return kit.Paginate(c, q, kit.OldestFirst, render)
+}
+
+// getOfItem answers the row of T named by recordId, if it belongs to the
+// path's item.
+func getOfItem[T any, R any](c *gin.Context, h *handlers, render func(*T) R) error {
+	itemID, err := h.pathItem(c)
+	if err != nil {
+		return err
+	}
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	row, err := models.FindOfItem[T](c.Request.Context(), h.DB, kit.OrgID(c), itemID, id)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, render(row))
+	return nil
+}
+
+// pathItem is the organization's item named by the path.
+func (h *handlers) pathItem(c *gin.Context) (uuid.UUID, error) {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return uuid.Nil, err
+	}
+	_, err = models.Find[models.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	return id, err
+}
+
+func (h *handlers) listComponents(c *gin.Context) error {
+	return listOfItem(c, h, "", componentToJSON)
+}
+
+func (h *handlers) getComponent(c *gin.Context) error { return getOfItem(c, h, componentToJSON) }
+
+func (h *handlers) createComponent(c *gin.Context, in *models.ComponentCreate) error {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	comp, err := models.CreateComponent(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, comp.ID, componentToJSON(comp))
+}
+
+type dataVersionJSON struct {
+	ID             uuid.UUID       `json:"id"`
+	CatalogItem    uuid.UUID       `json:"catalogItem"`
+	Revision       int             `json:"revision"`
+	Specifications json.RawMessage `json:"specifications"`
+	Components     json.RawMessage `json:"components"`
+	Markets        json.RawMessage `json:"markets"`
+	Hash           string          `json:"hash"`
+	CreatedAt      time.Time       `json:"createdAt"`
+}
+
+func dataVersionToJSON(v *models.DataVersion) dataVersionJSON {
+	return dataVersionJSON{ID: v.ID, CatalogItem: v.CatalogItemID, Revision: v.Revision,
+		Specifications: json.RawMessage(v.Specifications), Components: json.RawMessage(v.Components),
+		Markets: json.RawMessage(v.Markets), Hash: v.SHA256, CreatedAt: v.CreatedAt.UTC()}
+}
+
+func (h *handlers) listDataVersions(c *gin.Context) error {
+	return listOfItem(c, h, "", dataVersionToJSON)
+}
+
+func (h *handlers) getDataVersion(c *gin.Context) error { return getOfItem(c, h, dataVersionToJSON) }
+
+// marketJSON is a market scenario (snake_case, as the markets body is).
+type marketJSON struct {
+	ID             uuid.UUID  `json:"id"`
+	CatalogItem    uuid.UUID  `json:"catalog_item"`
+	Country        string     `json:"country"`
+	OriginCountry  *string    `json:"origin_country"`
+	EconomicRole   *string    `json:"economic_role"`
+	AssessmentDate *string    `json:"assessment_date"`
+	Active         bool       `json:"active"`
+	CreatedAt      time.Time  `json:"created_at"`
+	DeactivatedAt  *time.Time `json:"deactivated_at"`
+}
+
+func marketToJSON(m *models.MarketScenario) marketJSON {
+	out := marketJSON{ID: m.ID, CatalogItem: m.CatalogItemID, Country: m.CountryCode, OriginCountry: m.OriginCountry,
+		EconomicRole: m.EconomicRole, Active: m.Active, CreatedAt: m.CreatedAt.UTC(), DeactivatedAt: m.DeactivatedAt}
+	if m.AssessmentDate != nil {
+		d := m.AssessmentDate.Format(time.DateOnly)
+		out.AssessmentDate = &d
+	}
+	return out
+}
+
+// listMarkets pages through the item's active scenarios.
+func (h *handlers) listMarkets(c *gin.Context) error {
+	return listOfItem(c, h, "active", marketToJSON)
+}
+
+// getMarket reads one scenario, active or not: registers may cite a
+// scenario that a later PUT replaced.
+func (h *handlers) getMarket(c *gin.Context) error { return getOfItem(c, h, marketToJSON) }
+
+func (h *handlers) replaceMarkets(c *gin.Context, in *models.MarketsReplace) error {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	revision, scenarios, err := models.ReplaceMarkets(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	out := make([]marketJSON, len(scenarios))
+	for i := range scenarios {
+		out[i] = marketToJSON(&scenarios[i])
+	}
+	c.JSON(http.StatusOK, gin.H{"market_revision": revision, "markets": out})
+	return nil
+}

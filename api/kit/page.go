@@ -1,0 +1,151 @@
+package kit
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+)
+
+// Page sizes of cursor lists (the spec's limits).
+const (
+	DefaultPerPage = 50
+	MaxPerPage     = 100
+)
+
+// page is a validated cursor request.
+type page struct {
+	after   uuid.UUID // uuid.Nil: first page
+	perPage int
+}
+
+// cursorToken is the opaque cursor: the id of the last row of the previous
+// page. Ids are UUIDv7, so id order is a stable creation order.
+type cursorToken struct {
+	After uuid.UUID `json:"a"`
+}
+
+// failer records field errors.
+type failer interface {
+	Fail(field, key string, args ...any)
+}
+
+// bindPage validates cursor and per_page of a paginated operation into the
+// request state, recording what is wrong in errs.
+func bindPage(c *gin.Context, errs failer) {
+	st := State(c)
+	if st.Operation == nil || !st.Operation.Paginated {
+		return
+	}
+	st.page = page{perPage: DefaultPerPage}
+	if raw, ok := c.GetQuery("per_page"); ok {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > MaxPerPage {
+			errs.Fail("per_page", "field.per_page_range", 1, MaxPerPage)
+		} else {
+			st.page.perPage = n
+		}
+	}
+	if raw := c.Query("cursor"); raw != "" {
+		var tok cursorToken
+		data, err := base64.RawURLEncoding.DecodeString(raw)
+		if err != nil || json.Unmarshal(data, &tok) != nil || tok.After == uuid.Nil {
+			errs.Fail("cursor", "field.cursor_invalid")
+		} else {
+			st.page.after = tok.After
+		}
+	}
+}
+
+// EncodeCursor is the cursor of the page after the row with id after.
+func EncodeCursor(after uuid.UUID) string {
+	data, _ := json.Marshal(cursorToken{After: after})
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// listEnvelope is the spec's list envelope.
+type listEnvelope struct {
+	Data      any       `json:"data"`
+	Links     listLinks `json:"links"`
+	RequestID string    `json:"requestId"`
+}
+
+type listLinks struct {
+	Next *string `json:"next"`
+}
+
+// Order is a list's order: by id, which is creation order.
+type Order bool
+
+const (
+	OldestFirst Order = false
+	NewestFirst Order = true
+)
+
+// Paginate answers one page of q, a query of T rows already scoped to the
+// organization, as the list envelope; render maps a row to its resource.
+func Paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R) error {
+	p := State(c).page
+	by, after := "id ASC", "id > ?"
+	if order == NewestFirst {
+		by, after = "id DESC", "id < ?"
+	}
+	if p.after != uuid.Nil {
+		q = q.Where(after, p.after)
+	}
+	var rows []T
+	if err := q.Order(by).Limit(p.perPage + 1).Find(&rows).Error; err != nil {
+		return err
+	}
+	var next *string
+	if len(rows) > p.perPage {
+		rows = rows[:p.perPage]
+		last, err := primaryKey(q, &rows[len(rows)-1])
+		if err != nil {
+			return err
+		}
+		link := nextLink(c, EncodeCursor(last))
+		next = &link
+	}
+	data := make([]R, len(rows))
+	for i := range rows {
+		data[i] = render(&rows[i])
+	}
+	c.JSON(http.StatusOK, listEnvelope{Data: data, Links: listLinks{Next: next}, RequestID: State(c).ID})
+	return nil
+}
+
+// primaryKey reads a row's id through GORM's schema of T.
+func primaryKey[T any](db *gorm.DB, row *T) (uuid.UUID, error) {
+	stmt := &gorm.Statement{DB: db}
+	if err := stmt.Parse(row); err != nil {
+		return uuid.Nil, err
+	}
+	v, _ := stmt.Schema.PrioritizedPrimaryField.ValueOf(context.Background(), reflect.ValueOf(row).Elem())
+	id, _ := v.(uuid.UUID)
+	return id, nil
+}
+
+// nextLink is the absolute URL of the next page: the same request with the
+// cursor replaced, so a client can follow links.next without rebuilding
+// its filters.
+func nextLink(c *gin.Context, cursor string) string {
+	q := url.Values{}
+	for k, v := range c.Request.URL.Query() {
+		q[k] = v
+	}
+	q.Set("cursor", cursor)
+	return State(c).BaseURL + c.Request.URL.Path + "?" + q.Encode()
+}
+
+// Location is the URL of a record created under the request's path.
+func Location(c *gin.Context, id uuid.UUID) string {
+	return State(c).BaseURL + c.Request.URL.Path + "/" + id.String()
+}

@@ -1,0 +1,177 @@
+package kit
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+
+	"github.com/gin-gonic/gin"
+
+	"ppwr/internal/i18n"
+	"ppwr/internal/input"
+	"ppwr/models"
+)
+
+// Problem is an error with everything needed to render the error envelope:
+// the HTTP status, a stable snake_case code and a message key that is
+// localized only when rendered, so the same Problem serves pl and en.
+type Problem struct {
+	Status  int
+	Code    string
+	Key     string
+	Args    []any
+	Fields  []input.FieldError
+	Headers map[string]string
+}
+
+func (p *Problem) Error() string { return fmt.Sprintf("%d %s", p.Status, p.Code) }
+
+// Code is a stable error code with the status it is answered with; each
+// area lists the codes it adds, for the OpenAPI document.
+type Code struct {
+	Code   string
+	Status int
+}
+
+// Codes every area may answer.
+const (
+	CodeUnauthenticated       = "unauthenticated"
+	CodeMissingAbility        = "missing_ability"
+	CodeMissingPermission     = "missing_permission"
+	CodeMembershipInactive    = "membership_inactive"
+	CodeEmailUnverified       = "email_unverified"
+	CodeMFARequired           = "mfa_required"
+	CodeIPNotAllowed          = "ip_not_allowed"
+	CodeOrganizationSuspended = "organization_suspended"
+	CodeNotFound              = "not_found"
+	CodeMethodNotAllowed      = "method_not_allowed"
+	CodeValidationFailed      = "validation_failed"
+	CodeInvalidJSON           = "invalid_json"
+	CodeIdempotencyKeyInvalid = "idempotency_key_invalid"
+	CodeIdempotencyKeyReused  = "idempotency_key_reused"
+	CodeRevisionConflict      = "revision_conflict"
+	CodePreconditionRequired  = "precondition_required"
+	CodeRateLimited           = "rate_limited"
+	CodeRequestTooLarge       = "request_too_large"
+	CodeUnsupportedMediaType  = "unsupported_media_type"
+	CodeNotImplemented        = "not_implemented"
+	CodeInternal              = "internal_error"
+)
+
+// CommonCodes are the codes of the pipeline and the kernel.
+var CommonCodes = []Code{
+	{CodeUnauthenticated, http.StatusUnauthorized},
+	{CodeMissingAbility, http.StatusForbidden},
+	{CodeMissingPermission, http.StatusForbidden},
+	{CodeMembershipInactive, http.StatusForbidden},
+	{CodeEmailUnverified, http.StatusForbidden},
+	{CodeMFARequired, http.StatusForbidden},
+	{CodeIPNotAllowed, http.StatusForbidden},
+	{CodeOrganizationSuspended, http.StatusForbidden},
+	{CodeNotFound, http.StatusNotFound},
+	{CodeMethodNotAllowed, http.StatusMethodNotAllowed},
+	{CodeIdempotencyKeyReused, http.StatusConflict},
+	{CodeRevisionConflict, http.StatusConflict},
+	{CodeRequestTooLarge, http.StatusRequestEntityTooLarge},
+	{CodeUnsupportedMediaType, http.StatusUnsupportedMediaType},
+	{CodeValidationFailed, http.StatusUnprocessableEntity},
+	{CodeInvalidJSON, http.StatusUnprocessableEntity},
+	{CodeIdempotencyKeyInvalid, http.StatusUnprocessableEntity},
+	{CodePreconditionRequired, http.StatusPreconditionRequired},
+	{CodeRateLimited, http.StatusTooManyRequests},
+	{CodeInternal, http.StatusInternalServerError},
+	{CodeNotImplemented, http.StatusNotImplemented},
+}
+
+// NewProblem builds a problem.
+func NewProblem(status int, code, key string, args ...any) *Problem {
+	return &Problem{Status: status, Code: code, Key: key, Args: args}
+}
+
+// NotFound hides whether a record exists in another organization.
+func NotFound() *Problem { return NewProblem(http.StatusNotFound, CodeNotFound, "error.not_found") }
+
+// Invalid is a 422 naming each bad field.
+func Invalid(fields ...input.FieldError) *Problem {
+	p := NewProblem(http.StatusUnprocessableEntity, CodeValidationFailed, "error.validation_failed")
+	p.Fields = fields
+	return p
+}
+
+// Field builds a field error.
+func Field(name, key string, args ...any) input.FieldError {
+	return input.FieldError{Field: name, Key: key, Args: args}
+}
+
+// Forbidden is a 403 with a specific code.
+func Forbidden(code string) *Problem { return NewProblem(http.StatusForbidden, code, "error."+code) }
+
+// ProblemOf maps an error onto its problem: a Problem as itself, the
+// domain's errors (through models.FromDatabase for the database's) onto
+// their statuses, and anything else onto nil, a server error.
+func ProblemOf(err error) *Problem {
+	var p *Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	err = models.FromDatabase(err)
+	var invalid *input.Invalid
+	var rule *models.RuleError
+	switch {
+	case errors.As(err, &invalid):
+		return Invalid(invalid.Fields...)
+	case errors.As(err, &rule):
+		return NewProblem(http.StatusUnprocessableEntity, rule.Code, rule.Key)
+	case errors.Is(err, models.ErrNotFound):
+		return NotFound()
+	case errors.Is(err, models.ErrRevisionConflict):
+		return NewProblem(http.StatusConflict, CodeRevisionConflict, "error.revision_conflict")
+	}
+	return nil
+}
+
+// Fail renders err: its problem, or a logged 500 that reveals nothing
+// internal.
+func Fail(c *gin.Context, err error) {
+	if p := ProblemOf(err); p != nil {
+		Render(c, p)
+		return
+	}
+	slog.ErrorContext(c.Request.Context(), "request failed", "request_id", State(c).ID, "path", c.FullPath(), "error", err)
+	Render(c, NewProblem(http.StatusInternalServerError, CodeInternal, "error.internal"))
+}
+
+// errorBody is the error envelope.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code      string              `json:"code"`
+	Message   string              `json:"message"`
+	Fields    map[string][]string `json:"fields"`
+	RequestID string              `json:"requestId"`
+}
+
+// Render writes p as the error envelope in the request's locale.
+func Render(c *gin.Context, p *Problem) {
+	st := State(c)
+	fields := map[string][]string{}
+	for _, f := range p.Fields {
+		fields[f.Field] = append(fields[f.Field], i18n.T(st.Locale, f.Key, f.Args...))
+	}
+	for _, msgs := range fields {
+		sort.Strings(msgs)
+	}
+	for k, v := range p.Headers {
+		c.Header(k, v)
+	}
+	c.AbortWithStatusJSON(p.Status, errorBody{Error: errorDetail{
+		Code:      p.Code,
+		Message:   i18n.T(st.Locale, p.Key, p.Args...),
+		Fields:    fields,
+		RequestID: st.ID,
+	}})
+}

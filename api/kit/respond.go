@@ -1,0 +1,73 @@
+package kit
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
+
+	"ppwr/internal/config"
+	"ppwr/internal/storage"
+	"ppwr/models"
+)
+
+// Deps are the service's connections, shared by every area's handlers.
+type Deps struct {
+	Config   config.Config
+	DB       *gorm.DB
+	Temporal client.Client
+	Storage  *storage.Store
+}
+
+// Show answers the organization's record of type T named by the path
+// parameter param.
+func Show[T any, R any](c *gin.Context, db *gorm.DB, param string, render func(*T) R) error {
+	id, err := PathID(c, param)
+	if err != nil {
+		return err
+	}
+	row, err := models.Find[T](c.Request.Context(), db, OrgID(c), id)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, render(row))
+	return nil
+}
+
+// Created answers 201 with a new record and its Location.
+func Created(c *gin.Context, id uuid.UUID, body any) error {
+	c.Header("Location", Location(c, id))
+	c.JSON(http.StatusCreated, body)
+	return nil
+}
+
+// ETag is the entity tag of a revision: the revision, quoted.
+func ETag(revision int) string { return `"` + strconv.Itoa(revision) + `"` }
+
+// IfMatch reads the If-Match precondition of a write: 428 when it is
+// missing; "*" matches any revision (RFC 9110); otherwise the revisions of
+// the strong entity tags listed. A weak or foreign tag matches nothing.
+func IfMatch(c *gin.Context) (models.Expected, error) {
+	header := strings.TrimSpace(c.GetHeader("If-Match"))
+	if header == "" {
+		return models.Expected{}, NewProblem(http.StatusPreconditionRequired, CodePreconditionRequired, "error.precondition_required")
+	}
+	if header == "*" {
+		return models.Expected{Any: true}, nil
+	}
+	var out models.Expected
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimSpace(tag)
+		if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+			continue
+		}
+		if n, err := strconv.Atoi(tag[1 : len(tag)-1]); err == nil {
+			out.Revisions = append(out.Revisions, n)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,96 @@
+package kit
+
+import (
+	"net/http"
+	"sort"
+
+	"ppwr/internal/input"
+)
+
+// Schema is a JSON Schema (OpenAPI 3.1 dialect) fragment.
+type Schema = input.Schema
+
+// Ref refers to a named component schema.
+func Ref(name string) Schema { return Schema{"$ref": "#/components/schemas/" + name} }
+
+// Str, UUID, Date, DateTime, Bool and Int are the scalar schemas.
+func Str() Schema                 { return Schema{"type": "string"} }
+func UUID() Schema                { return Schema{"type": "string", "format": "uuid"} }
+func Date() Schema                { return Schema{"type": "string", "format": "date"} }
+func DateTime() Schema            { return Schema{"type": "string", "format": "date-time"} }
+func Bool() Schema                { return Schema{"type": "boolean"} }
+func Int() Schema                 { return Schema{"type": "integer"} }
+func ArrayOf(items Schema) Schema { return Schema{"type": "array", "items": items} }
+
+// Enum is a string enumeration.
+func Enum(values ...string) Schema { return Schema{"type": "string", "enum": values} }
+
+// DecimalString is a decimal sent as a JSON string, in answers.
+func DecimalString() Schema {
+	return Schema{"type": "string", "pattern": `^[0-9]+(\.[0-9]+)?$`, "examples": []string{"12.5"}}
+}
+
+// Nullable widens a schema's type with null (OpenAPI 3.1 has no nullable).
+func Nullable(s Schema) Schema {
+	if _, ok := s["type"].(string); ok {
+		out := Schema{}
+		for k, v := range s {
+			out[k] = v
+		}
+		out["type"] = []string{s["type"].(string), "null"}
+		if e, ok := s["enum"].([]string); ok {
+			values := make([]any, 0, len(e)+1)
+			for _, v := range e {
+				values = append(values, v)
+			}
+			out["enum"] = append(values, nil)
+		}
+		return out
+	}
+	return Schema{"oneOf": []any{s, Schema{"type": "null"}}}
+}
+
+// Object describes a response object: every listed property is always
+// present (absent values are sent as null).
+func Object(props map[string]Schema) Schema {
+	req := make([]string, 0, len(props))
+	p := map[string]any{}
+	for k, v := range props {
+		req = append(req, k)
+		p[k] = v
+	}
+	sort.Strings(req)
+	return Schema{"type": "object", "required": req, "properties": p}
+}
+
+// ListOf is the list envelope around items of the named schema.
+func ListOf(name string) Schema {
+	return Object(map[string]Schema{
+		"data":      ArrayOf(Ref(name)),
+		"links":     Ref("ListLinks"),
+		"requestId": UUID(),
+	})
+}
+
+// Response is the documented success response.
+type Response struct {
+	Status      int
+	ContentType string // default application/json
+	Schema      Schema // nil: no body
+	Headers     []Param
+}
+
+// OK is a 200 answering schema.
+func OK(schema Schema) Response { return Response{Status: http.StatusOK, Schema: schema} }
+
+// CreatedResponse is a 201 answering schema, with the new record's
+// Location.
+func CreatedResponse(schema Schema) Response {
+	return Response{Status: http.StatusCreated, Schema: schema, Headers: []Param{{Name: "Location", Schema: Schema{"type": "string", "format": "uri"}, DescKey: "header.location"}}}
+}
+
+// WithETag adds the ETag header to a response.
+func (r Response) WithETag() Response {
+	r.Headers = append(append([]Param(nil), r.Headers...), Param{Name: "ETag", Schema: Str(), DescKey: "header.etag"})
+	return r
+}

@@ -1,0 +1,56 @@
+package kit
+
+import (
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"ppwr/internal/access"
+	"ppwr/internal/i18n"
+	"ppwr/internal/work"
+)
+
+// Request is the pipeline's state of one request: one typed value on the
+// gin context, filled as the request passes the pipeline's steps.
+type Request struct {
+	ID         string
+	Locale     i18n.Locale
+	Operation  *Operation
+	Credential *access.Credential // nil before authentication
+	Work       *work.Unit         // writes only
+	Body       []byte             // the JSON body, read once by the pipeline
+	BaseURL    string             // the API's external base URL, for links
+	page       page
+}
+
+const stateKey = "ppwr.request"
+
+// State is the request's state; every request has one from its first
+// middleware on.
+func State(c *gin.Context) *Request {
+	if v, ok := c.Get(stateKey); ok {
+		if r, ok := v.(*Request); ok {
+			return r
+		}
+	}
+	r := &Request{Locale: i18n.Default}
+	c.Set(stateKey, r)
+	return r
+}
+
+// Credential is the authenticated key's credential.
+func Credential(c *gin.Context) *access.Credential { return State(c).Credential }
+
+// OrgID is the organization of the request's key.
+func OrgID(c *gin.Context) uuid.UUID { return State(c).Credential.OrganizationID }
+
+// Work is the write's unit of work.
+func Work(c *gin.Context) *work.Unit { return State(c).Work }
+
+// PathID parses a path id; a malformed one is simply not found.
+func PathID(c *gin.Context, name string) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.Param(name))
+	if err != nil || len(c.Param(name)) != 36 {
+		return uuid.Nil, NotFound()
+	}
+	return id, nil
+}

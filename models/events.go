@@ -1,0 +1,209 @@
+package models
+
+import "github.com/google/uuid"
+
+// The event catalogue: one type per outbound event. Each area emits its
+// types once it is built; the README's catalogue and the OpenAPI
+// "webhooks" section are generated from, or checked against, this list.
+// Data fields are ids and scalars only.
+var EventCatalogue = []Payload{
+	CatalogItemCreated{}, CatalogItemUpdated{}, CatalogItemArchived{}, CatalogItemRestored{},
+	ComponentCreated{}, MarketsChanged{},
+	FamilyCreated{}, FamilyUpdated{}, FolderCreated{}, FolderUpdated{}, FolderDeleted{}, PartyCreated{},
+	PackagingSystemCreated{}, PackagingSystemUpdated{}, PackagingSystemArchived{}, PackagingSystemRestored{},
+	PackagingSystemConsumed{},
+	ReservationCreated{}, ReservationConsumed{}, ReservationReleased{}, ReservationExpired{},
+	PackingConsumptionCreated{}, SupplyEventCreated{}, FlowCreated{},
+	DocumentVersionCreated{}, DocumentVersionProcessed{}, DocumentVersionDecided{},
+	EvidenceProposalCreated{}, EvidenceProposalDecided{}, TraceabilityLinkCreated{}, GeneratedDocumentCreated{},
+	SupplierRequestCreated{}, SupplierRequestSent{}, SupplierRequestCancelled{}, SupplierRequestLineReviewed{},
+	ImportReady{}, ImportCompleted{}, ImportFailed{},
+	AssessmentCreated{}, AssessmentReviewed{}, RegisterEntryCreated{}, RegisterEntryReviewed{},
+	BDOReportPrepared{}, CarbonCalculationCreated{}, CarbonFactorCreated{}, CarbonFactorArchived{},
+}
+
+// EventTypes are the names of the catalogue's types, in its order.
+func EventTypes() []string {
+	out := make([]string, len(EventCatalogue))
+	for i, p := range EventCatalogue {
+		out[i] = p.EventType()
+	}
+	return out
+}
+
+// ItemRevision is the data of the events that make a new revision of a
+// catalogue item.
+type ItemRevision struct {
+	CatalogItemID uuid.UUID `json:"catalog_item_id"`
+	Revision      int       `json:"revision"`
+}
+
+type (
+	CatalogItemCreated  ItemRevision
+	CatalogItemUpdated  ItemRevision
+	CatalogItemArchived ItemRevision
+	CatalogItemRestored ItemRevision
+	ComponentCreated    ItemRevision
+	MarketsChanged      ItemRevision
+)
+
+func (CatalogItemCreated) EventType() string  { return "catalog_item.created" }
+func (CatalogItemUpdated) EventType() string  { return "catalog_item.updated" }
+func (CatalogItemArchived) EventType() string { return "catalog_item.archived" }
+func (CatalogItemRestored) EventType() string { return "catalog_item.restored" }
+func (ComponentCreated) EventType() string    { return "component.created" }
+func (MarketsChanged) EventType() string      { return "markets.changed" }
+
+// FamilyRevision is the data of the family events.
+type FamilyRevision struct {
+	FamilyID uuid.UUID `json:"family_id"`
+	Revision int       `json:"revision"`
+}
+
+type (
+	FamilyCreated FamilyRevision
+	FamilyUpdated FamilyRevision
+)
+
+func (FamilyCreated) EventType() string { return "family.created" }
+func (FamilyUpdated) EventType() string { return "family.updated" }
+
+// FolderPlacement is the data of folder.created and folder.updated.
+type FolderPlacement struct {
+	FolderID uuid.UUID  `json:"folder_id"`
+	ParentID *uuid.UUID `json:"parent_id"`
+	Revision int        `json:"revision"`
+}
+
+type (
+	FolderCreated FolderPlacement
+	FolderUpdated FolderPlacement
+)
+
+func (FolderCreated) EventType() string { return "folder.created" }
+func (FolderUpdated) EventType() string { return "folder.updated" }
+
+// FolderDeleted announces a folder's deletion at its last revision.
+type FolderDeleted struct {
+	FolderID uuid.UUID `json:"folder_id"`
+	Revision int       `json:"revision"`
+}
+
+func (FolderDeleted) EventType() string { return "folder.deleted" }
+
+// PartyCreated announces a new business partner.
+type PartyCreated struct {
+	PartyID uuid.UUID `json:"party_id"`
+}
+
+func (PartyCreated) EventType() string { return "party.created" }
+
+// The areas below are not built yet; their data is the changed record's id
+// and revision or status, and may gain fields (never lose any) when built.
+
+// PackagingSystemRevision is the data of the packaging-system events.
+type PackagingSystemRevision struct {
+	PackagingSystemID uuid.UUID `json:"packaging_system_id"`
+	Revision          int       `json:"revision"`
+}
+
+type (
+	PackagingSystemCreated  PackagingSystemRevision
+	PackagingSystemUpdated  PackagingSystemRevision
+	PackagingSystemArchived PackagingSystemRevision
+	PackagingSystemRestored PackagingSystemRevision
+	PackagingSystemConsumed PackagingSystemRevision
+)
+
+func (PackagingSystemCreated) EventType() string  { return "packaging_system.created" }
+func (PackagingSystemUpdated) EventType() string  { return "packaging_system.updated" }
+func (PackagingSystemArchived) EventType() string { return "packaging_system.archived" }
+func (PackagingSystemRestored) EventType() string { return "packaging_system.restored" }
+func (PackagingSystemConsumed) EventType() string { return "packaging_system.consumed" }
+
+// ReservationStatus is the data of the reservation events.
+type ReservationStatus struct {
+	ReservationID uuid.UUID `json:"reservation_id"`
+	Status        string    `json:"status"`
+}
+
+type (
+	ReservationCreated  ReservationStatus
+	ReservationConsumed ReservationStatus
+	ReservationReleased ReservationStatus
+	ReservationExpired  ReservationStatus
+)
+
+func (ReservationCreated) EventType() string  { return "reservation.created" }
+func (ReservationConsumed) EventType() string { return "reservation.consumed" }
+func (ReservationReleased) EventType() string { return "reservation.released" }
+func (ReservationExpired) EventType() string  { return "reservation.expired" }
+
+// RecordCreated is the data of events that announce a new record by id.
+type RecordCreated struct {
+	ID uuid.UUID `json:"id"`
+}
+
+type (
+	PackingConsumptionCreated RecordCreated
+	SupplyEventCreated        RecordCreated
+	FlowCreated               RecordCreated
+	EvidenceProposalCreated   RecordCreated
+	TraceabilityLinkCreated   RecordCreated
+	GeneratedDocumentCreated  RecordCreated
+	SupplierRequestCreated    RecordCreated
+	AssessmentCreated         RecordCreated
+	RegisterEntryCreated      RecordCreated
+	CarbonCalculationCreated  RecordCreated
+	CarbonFactorCreated       RecordCreated
+)
+
+func (PackingConsumptionCreated) EventType() string { return "packing_consumption.created" }
+func (SupplyEventCreated) EventType() string        { return "supply_event.created" }
+func (FlowCreated) EventType() string               { return "flow.created" }
+func (EvidenceProposalCreated) EventType() string   { return "evidence_proposal.created" }
+func (TraceabilityLinkCreated) EventType() string   { return "traceability_link.created" }
+func (GeneratedDocumentCreated) EventType() string  { return "generated_document.created" }
+func (SupplierRequestCreated) EventType() string    { return "supplier_request.created" }
+func (AssessmentCreated) EventType() string         { return "assessment.created" }
+func (RegisterEntryCreated) EventType() string      { return "register_entry.created" }
+func (CarbonCalculationCreated) EventType() string  { return "carbon_calculation.created" }
+func (CarbonFactorCreated) EventType() string       { return "carbon_factor.created" }
+
+// RecordStatus is the data of events that announce a record's new status.
+type RecordStatus struct {
+	ID     uuid.UUID `json:"id"`
+	Status string    `json:"status"`
+}
+
+type (
+	DocumentVersionCreated      RecordStatus
+	DocumentVersionProcessed    RecordStatus
+	DocumentVersionDecided      RecordStatus
+	EvidenceProposalDecided     RecordStatus
+	SupplierRequestSent         RecordStatus
+	SupplierRequestCancelled    RecordStatus
+	SupplierRequestLineReviewed RecordStatus
+	ImportReady                 RecordStatus
+	ImportCompleted             RecordStatus
+	ImportFailed                RecordStatus
+	AssessmentReviewed          RecordStatus
+	RegisterEntryReviewed       RecordStatus
+	BDOReportPrepared           RecordStatus
+	CarbonFactorArchived        RecordStatus
+)
+
+func (DocumentVersionCreated) EventType() string      { return "document_version.created" }
+func (DocumentVersionProcessed) EventType() string    { return "document_version.processed" }
+func (DocumentVersionDecided) EventType() string      { return "document_version.decided" }
+func (EvidenceProposalDecided) EventType() string     { return "evidence_proposal.decided" }
+func (SupplierRequestSent) EventType() string         { return "supplier_request.sent" }
+func (SupplierRequestCancelled) EventType() string    { return "supplier_request.cancelled" }
+func (SupplierRequestLineReviewed) EventType() string { return "supplier_request_line.reviewed" }
+func (ImportReady) EventType() string                 { return "import.ready" }
+func (ImportCompleted) EventType() string             { return "import.completed" }
+func (ImportFailed) EventType() string                { return "import.failed" }
+func (AssessmentReviewed) EventType() string          { return "assessment.reviewed" }
+func (RegisterEntryReviewed) EventType() string       { return "register_entry.reviewed" }
+func (BDOReportPrepared) EventType() string           { return "bdo_report.prepared" }
+func (CarbonFactorArchived) EventType() string        { return "carbon_factor.archived" }
