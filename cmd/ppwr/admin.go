@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 	"github.com/spf13/cobra"
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+	"gorm.io/gorm/logger"
 
 	"ppwr/internal/access"
 	"ppwr/models"
@@ -43,18 +45,37 @@ func adminCommand() *cobra.Command {
 		return nil
 	}
 
-	org := &cobra.Command{Use: "org", Short: "Manage organizations"}
-	org.AddCommand(orgCreateCommand(), orgPolicyCommand())
-	user := &cobra.Command{Use: "user", Short: "Manage users"}
-	user.AddCommand(userCreateCommand())
-	member := &cobra.Command{Use: "member", Short: "Manage memberships"}
-	member.AddCommand(memberAddCommand())
-	key := &cobra.Command{Use: "key", Short: "Manage API keys"}
-	key.AddCommand(keyCreateCommand(), keyRevokeCommand())
+	// admin is a group too: "ppwr admin" alone or with a mistyped command
+	// must fail like any other group.
+	admin.RunE = groupRun
 
-	admin.AddCommand(bootstrapCommand(), org, user, member, key, webhookCommand())
+	admin.AddCommand(bootstrapCommand(),
+		groupCommand("org", "Manage organizations", orgCreateCommand(), orgListCommand(), orgPolicyCommand()),
+		groupCommand("user", "Manage users", userCreateCommand(), userListCommand()),
+		groupCommand("member", "Manage memberships", memberAddCommand()),
+		groupCommand("key", "Manage API keys", keyCreateCommand(), keyListCommand(), keyRevokeCommand()),
+		webhookCommand())
 	reportArgErrors(admin)
 	return admin
+}
+
+// groupCommand holds subcommands only; run without a known one, it fails
+// (groupRun).
+func groupCommand(use, short string, children ...*cobra.Command) *cobra.Command {
+	group := &cobra.Command{Use: use, Short: short, RunE: groupRun}
+	group.AddCommand(children...)
+	return group
+}
+
+// groupRun runs when a group is given no known subcommand. Cobra would
+// print the help and exit 0 for a group that cannot run, which a script
+// takes for success.
+func groupRun(cmd *cobra.Command, args []string) error {
+	what := "missing command"
+	if len(args) > 0 {
+		what = fmt.Sprintf("unknown command %q", args[0])
+	}
+	return reportError(cmd, fmt.Errorf("%s for %q; run '%s --help' for the list", what, cmd.CommandPath(), cmd.CommandPath()))
 }
 
 // reportArgErrors makes positional-argument errors of c and its children go
@@ -86,16 +107,20 @@ func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error))
 				return nil, err
 			}
 			defer closeDB(db)
+			db = db.Session(&gorm.Session{Context: cmd.Context(), Logger: failuresUnlogged{db.Logger}})
 			var out map[string]any
-			err = db.WithContext(cmd.Context()).Transaction(func(tx *gorm.DB) error {
+			err = db.Transaction(func(tx *gorm.DB) error {
 				var ferr error
 				out, ferr = fn(cmd.Context(), tx)
 				return ferr
 			})
 			return out, err
 		}()
-		if errors.Is(err, gorm.ErrDuplicatedKey) {
+		switch {
+		case errors.Is(err, gorm.ErrDuplicatedKey):
 			err = errors.New("a record with these unique values (slug, e-mail or membership) already exists")
+		case errors.Is(err, gorm.ErrForeignKeyViolated):
+			err = errors.New("a record the command refers to (organization or user) does not exist")
 		}
 		if err != nil {
 			return reportError(cmd, err)
@@ -107,6 +132,52 @@ func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error))
 		printHuman(cmd.OutOrStdout(), out, "")
 		return nil
 	}
+}
+
+// failuresUnlogged keeps GORM from logging failed statements: an admin
+// command reports its failure once, as its error, and GORM's trace would
+// repeat it on stderr with the SQL and its values. Slow statements are
+// still logged.
+type failuresUnlogged struct{ logger.Interface }
+
+func (l failuresUnlogged) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	if err == nil {
+		l.Interface.Trace(ctx, begin, fc, err)
+	}
+}
+
+// listRecords answers a list command: the records q selects, oldest first
+// (ids are UUIDv7), each shown by show, as {name: [...]}. No records is an
+// empty list, not null.
+func listRecords[T any](q *gorm.DB, name string, show func(*T) map[string]any) (map[string]any, error) {
+	var rows []T
+	// Qualified: q may join a table with an id of its own.
+	byID := clause.OrderByColumn{Column: clause.Column{Table: clause.CurrentTable, Name: "id"}}
+	if err := q.Order(byID).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	items := make([]map[string]any, 0, len(rows))
+	for i := range rows {
+		items = append(items, show(&rows[i]))
+	}
+	return map[string]any{name: items}, nil
+}
+
+// listInOrgCommand is a `list --org ORG` command: the organization's
+// records of T, shown by show, as {name: [...]}. The hidden columns are not
+// even read, so no later change to show can leak them.
+func listInOrgCommand[T any](short, name string, show func(*T) map[string]any, hidden ...string) *cobra.Command {
+	cmd := &cobra.Command{Use: "list", Short: short, Args: cobra.NoArgs}
+	cmd.Flags().String("org", "", "organization id (required)")
+	_ = cmd.MarkFlagRequired("org")
+	cmd.RunE = adminRun(func(_ context.Context, tx *gorm.DB) (map[string]any, error) {
+		orgID, err := parseOrgFlag(cmd, tx)
+		if err != nil {
+			return nil, err
+		}
+		return listRecords(tx.Scopes(models.InOrganization(orgID)).Omit(hidden...), name, show)
+	})
+	return cmd
 }
 
 // printHuman writes "key: value" lines. Lists of records get one line per
@@ -179,6 +250,43 @@ func parseUUIDFlag(cmd *cobra.Command, name string) (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("--%s must be a UUID, got %q", name, raw)
 	}
 	return id, nil
+}
+
+// parseOrgFlag returns the organization --org names. One that does not
+// exist is reported as such instead of as a foreign-key violation or an
+// empty list.
+func parseOrgFlag(cmd *cobra.Command, tx *gorm.DB) (uuid.UUID, error) {
+	id, err := parseUUIDFlag(cmd, "org")
+	if err != nil {
+		return uuid.Nil, err
+	}
+	var n int64
+	if err := tx.Model(&models.Organization{}).Where("id = ?", id).Count(&n).Error; err != nil {
+		return uuid.Nil, err
+	}
+	if n == 0 {
+		return uuid.Nil, fmt.Errorf("organization %s does not exist", id)
+	}
+	return id, nil
+}
+
+// addMembershipFlags adds the required --org and --user flags: the pair a
+// membership or an API key belongs to.
+func addMembershipFlags(cmd *cobra.Command) {
+	cmd.Flags().String("org", "", "organization id (required)")
+	cmd.Flags().String("user", "", "user id (required)")
+	_ = cmd.MarkFlagRequired("org")
+	_ = cmd.MarkFlagRequired("user")
+}
+
+// parseMembershipFlags returns the ids addMembershipFlags asks for, the
+// organization checked as parseOrgFlag does.
+func parseMembershipFlags(cmd *cobra.Command, tx *gorm.DB) (orgID, userID uuid.UUID, err error) {
+	if orgID, err = parseOrgFlag(cmd, tx); err != nil {
+		return uuid.Nil, uuid.Nil, err
+	}
+	userID, err = parseUUIDFlag(cmd, "user")
+	return orgID, userID, err
 }
 
 // auditOperator records an administration change in the organization's
@@ -260,6 +368,14 @@ func orgCreateCommand() *cobra.Command {
 	return cmd
 }
 
+func orgListCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "list", Short: "List all organizations", Args: cobra.NoArgs}
+	cmd.RunE = adminRun(func(_ context.Context, tx *gorm.DB) (map[string]any, error) {
+		return listRecords(tx, "organizations", organizationJSON)
+	})
+	return cmd
+}
+
 func orgPolicyCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "policy", Short: "Change an organization's access policies (only the flags given)", Args: cobra.NoArgs}
 	cmd.Flags().String("org", "", "organization id (required)")
@@ -318,27 +434,52 @@ func userCreateCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"id": u.ID, "email": u.Email, "name": u.Name, "emailVerified": u.EmailVerifiedAt != nil, "mfa": u.MFAEnabled}, nil
+		return userJSON(u), nil
+	})
+	return cmd
+}
+
+func userJSON(u *models.User) map[string]any {
+	return map[string]any{"id": u.ID, "email": u.Email, "name": u.Name, "emailVerified": u.EmailVerifiedAt != nil, "mfa": u.MFAEnabled}
+}
+
+func userListCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "list", Short: "List all users, or an organization's members with their membership", Args: cobra.NoArgs}
+	cmd.Flags().String("org", "", "organization id: only its members")
+	cmd.RunE = adminRun(func(_ context.Context, tx *gorm.DB) (map[string]any, error) {
+		if !cmd.Flags().Changed("org") {
+			return listRecords(tx, "users", userJSON)
+		}
+		orgID, err := parseOrgFlag(cmd, tx)
+		if err != nil {
+			return nil, err
+		}
+		type member struct {
+			models.User
+			Role        access.Role
+			Permissions pq.StringArray `gorm:"type:text[]"`
+			Active      bool
+		}
+		q := tx.Table("users").Select("users.*, memberships.role, memberships.permissions, memberships.active").
+			Joins("JOIN memberships ON memberships.user_id = users.id AND memberships.organization_id = ?", orgID)
+		return listRecords(q, "users", func(m *member) map[string]any {
+			out := userJSON(&m.User)
+			out["role"], out["permissions"], out["active"] = m.Role, []string(m.Permissions), m.Active
+			return out
+		})
 	})
 	return cmd
 }
 
 func memberAddCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "add", Short: "Add a user to an organization, or change the membership", Args: cobra.NoArgs}
-	cmd.Flags().String("org", "", "organization id (required)")
-	cmd.Flags().String("user", "", "user id (required)")
+	addMembershipFlags(cmd)
 	role := cmd.Flags().String("role", "", "owner, admin or member (required)")
 	perms := cmd.Flags().String("permissions", "", "comma-separated permissions (members hold exactly these)")
 	active := cmd.Flags().Bool("active", true, "membership is active")
-	for _, f := range []string{"org", "user", "role"} {
-		_ = cmd.MarkFlagRequired(f)
-	}
+	_ = cmd.MarkFlagRequired("role")
 	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		orgID, err := parseUUIDFlag(cmd, "org")
-		if err != nil {
-			return nil, err
-		}
-		userID, err := parseUUIDFlag(cmd, "user")
+		orgID, userID, err := parseMembershipFlags(cmd, tx)
 		if err != nil {
 			return nil, err
 		}
@@ -362,18 +503,11 @@ func memberAddCommand() *cobra.Command {
 
 func keyCreateCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "create", Short: "Create an API key (the token is shown once)", Args: cobra.NoArgs}
-	cmd.Flags().String("org", "", "organization id (required)")
-	cmd.Flags().String("user", "", "user id (required)")
+	addMembershipFlags(cmd)
 	abilities := cmd.Flags().String("abilities", "all", "comma-separated abilities, or all")
 	name := cmd.Flags().String("name", "", "label shown to operators")
-	_ = cmd.MarkFlagRequired("org")
-	_ = cmd.MarkFlagRequired("user")
 	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		orgID, err := parseUUIDFlag(cmd, "org")
-		if err != nil {
-			return nil, err
-		}
-		userID, err := parseUUIDFlag(cmd, "user")
+		orgID, userID, err := parseMembershipFlags(cmd, tx)
 		if err != nil {
 			return nil, err
 		}
@@ -391,6 +525,15 @@ func keyCreateCommand() *cobra.Command {
 		return map[string]any{"id": key.ID, "token": token, "organizationId": orgID, "userId": userID, "abilities": list, "name": key.Name}, nil
 	})
 	return cmd
+}
+
+func keyListCommand() *cobra.Command {
+	return listInOrgCommand("List an organization's API keys (tokens are never shown)", "keys", func(k *models.APIKey) map[string]any {
+		return map[string]any{
+			"id": k.ID, "name": k.Name, "userId": k.UserID, "abilities": []string(k.Abilities),
+			"tokenPrefix": k.TokenPrefix, "createdAt": k.CreatedAt, "revokedAt": k.RevokedAt,
+		}
+	}, "token_hash")
 }
 
 func keyRevokeCommand() *cobra.Command {

@@ -5,6 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log"
+	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,24 +23,42 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
+// runAdmin runs `ppwr admin <args>` and returns its stdout and its stderr,
+// which holds the slog records (GORM's log among them) too, as main sends
+// them there.
+func runAdmin(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	t.Setenv("DATABASE_URL", testenv.DatabaseURL(t))
+	var out, errOut bytes.Buffer
+	// Restoring slog's default does not restore the log package's output,
+	// which SetDefault redirected.
+	prevSlog, prevLog, prevFlags := slog.Default(), log.Writer(), log.Flags()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&errOut, nil)))
+	defer func() { slog.SetDefault(prevSlog); log.SetOutput(prevLog); log.SetFlags(prevFlags) }()
+	root := rootCommand()
+	root.SetArgs(append([]string{"admin"}, args...))
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err = root.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
 // admin runs `ppwr admin <args> --json` the way a script would and returns
 // the single JSON object the contract promises on stdout.
 func admin(t *testing.T, args ...string) (map[string]any, error) {
 	t.Helper()
-	t.Setenv("DATABASE_URL", testenv.DatabaseURL(t))
-	var out bytes.Buffer
-	root := rootCommand()
-	root.SetArgs(append(append([]string{"admin"}, args...), "--json"))
-	root.SetOut(&out)
-	root.SetErr(io.Discard)
-	err := root.ExecuteContext(context.Background())
+	out, _, err := runAdmin(t, append(args, "--json")...)
+	return oneObject(t, out), err
+}
 
-	dec := json.NewDecoder(bytes.NewReader(out.Bytes()))
+func oneObject(t *testing.T, out string) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
 	var obj map[string]any
-	require.NoError(t, dec.Decode(&obj), "stdout is not a JSON object: %q", out.String())
+	require.NoError(t, dec.Decode(&obj), "stdout is not a JSON object: %q", out)
 	rest, _ := io.ReadAll(dec.Buffered())
-	require.Empty(t, strings.TrimSpace(string(rest)), "stdout holds more than one JSON value: %q", out.String())
-	return obj, err
+	require.Empty(t, strings.TrimSpace(string(rest)), "stdout holds more than one JSON value: %q", out)
+	return obj
 }
 
 // mustAdmin is admin for commands that must succeed.
@@ -213,5 +235,127 @@ func TestAdminCommandLineErrorsAreJSON(t *testing.T) {
 			require.True(t, ok, "%v", obj)
 			assert.NotEmpty(t, e["message"])
 		})
+	}
+}
+
+// A missing or mistyped subcommand fails: help with exit status 0 would
+// look like success to a script.
+func TestAdminUnknownCommand(t *testing.T) {
+	for _, group := range [][]string{{}, {"org"}, {"user"}, {"member"}, {"key"}, {"webhook"}} {
+		path := strings.Join(append([]string{"ppwr admin"}, group...), " ")
+		t.Run(path, func(t *testing.T) {
+			msg := requireAdminError(t, append(group, "frobnicate")...)
+			assert.True(t, strings.HasPrefix(msg, `unknown command "frobnicate" for "`+path+`"`), msg)
+			msg = requireAdminError(t, group...)
+			assert.True(t, strings.HasPrefix(msg, `missing command for "`+path+`"`), msg)
+
+			out, _, err := runAdmin(t, append(group, "--help")...)
+			require.NoError(t, err)
+			assert.Contains(t, out, "Available Commands:")
+		})
+	}
+}
+
+// A failure is reported once, as the command's error: GORM's log of the
+// failed statement would repeat it on stderr with the SQL.
+func TestAdminFailureReportedOnce(t *testing.T) {
+	suffix := uuid.NewString()[:8]
+	orgID := str(t, mustAdmin(t, "org", "create", "--name", "Failures", "--slug", "failures-"+suffix), "id")
+	email := "twice-" + suffix + "@example.test"
+	mustAdmin(t, "user", "create", "--email", email)
+
+	for name, args := range map[string][]string{
+		"unique violation":      {"user", "create", "--email", email},
+		"foreign-key violation": {"member", "add", "--org", orgID, "--user", uuid.NewString(), "--role", "member"},
+		"unknown organization":  {"member", "add", "--org", uuid.NewString(), "--user", uuid.NewString(), "--role", "member"},
+		"unknown key":           {"key", "revoke", "--key", uuid.NewString()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, stderr, err := runAdmin(t, append(args, "--json")...)
+			require.Error(t, err)
+			assert.Empty(t, stderr)
+			assert.Equal(t, map[string]any{"error": map[string]any{"message": err.Error()}}, oneObject(t, out))
+
+			// Without --json cobra prints the error, once.
+			out, stderr, err = runAdmin(t, args...)
+			require.Error(t, err)
+			assert.Empty(t, out)
+			assert.Equal(t, "Error: "+err.Error()+"\n", stderr)
+		})
+	}
+}
+
+// ids picks the "id" of each record of a list.
+func ids(t *testing.T, obj map[string]any, key string) []string {
+	t.Helper()
+	list, ok := obj[key].([]any)
+	require.True(t, ok, "%q is not a list in %v", key, obj)
+	out := make([]string, 0, len(list))
+	for _, item := range list {
+		out = append(out, str(t, item.(map[string]any), "id"))
+	}
+	return out
+}
+
+func TestAdminLists(t *testing.T) {
+	suffix := uuid.NewString()[:8]
+	orgA := mustAdmin(t, "org", "create", "--name", "List A", "--slug", "list-a-"+suffix)
+	orgB := mustAdmin(t, "org", "create", "--name", "List B", "--slug", "list-b-"+suffix)
+	a, b := str(t, orgA, "id"), str(t, orgB, "id")
+	orgs := mustAdmin(t, "org", "list")
+	all := ids(t, orgs, "organizations")
+	// The package's other tests add organizations too; ours are the last two.
+	require.GreaterOrEqual(t, len(all), 2)
+	assert.Equal(t, []string{a, b}, all[len(all)-2:], "oldest first")
+	assert.Equal(t, orgA, orgs["organizations"].([]any)[len(all)-2], "as org create shows it")
+
+	var users []string
+	for _, n := range []string{"1", "2", "3"} {
+		users = append(users, str(t, mustAdmin(t, "user", "create", "--email", "list-"+n+"-"+suffix+"@example.test"), "id"))
+	}
+	// Added out of order: members are listed in user order.
+	mustAdmin(t, "member", "add", "--org", a, "--user", users[2], "--role", "admin")
+	mustAdmin(t, "member", "add", "--org", a, "--user", users[0], "--role", "member", "--permissions", "catalog.view", "--active=false")
+
+	all = ids(t, mustAdmin(t, "user", "list"), "users")
+	require.GreaterOrEqual(t, len(all), 3)
+	assert.Equal(t, users, all[len(all)-3:])
+	members := mustAdmin(t, "user", "list", "--org", a)
+	assert.Equal(t, []string{users[0], users[2]}, ids(t, members, "users"))
+	assert.Equal(t, map[string]any{
+		"id": users[0], "email": "list-1-" + suffix + "@example.test", "name": "", "emailVerified": true, "mfa": false,
+		"role": "member", "permissions": []any{"catalog.view"}, "active": false,
+	}, members["users"].([]any)[0])
+	assert.Equal(t, []string{}, ids(t, mustAdmin(t, "user", "list", "--org", b), "users"))
+	assert.Contains(t, requireAdminError(t, "user", "list", "--org", uuid.NewString()), "does not exist")
+
+	first := mustAdmin(t, "key", "create", "--org", a, "--user", users[2], "--name", "ci", "--abilities", "catalog:read")
+	second := mustAdmin(t, "key", "create", "--org", a, "--user", users[0])
+	mustAdmin(t, "key", "create", "--org", b, "--user", users[1])
+	mustAdmin(t, "key", "revoke", "--key", str(t, first, "id"))
+	keys := mustAdmin(t, "key", "list", "--org", a)
+	assert.Equal(t, []string{str(t, first, "id"), str(t, second, "id")}, ids(t, keys, "keys"))
+	k := keys["keys"].([]any)[0].(map[string]any)
+	assert.ElementsMatch(t, []string{"id", "name", "userId", "abilities", "tokenPrefix", "createdAt", "revokedAt"}, slices.Collect(maps.Keys(k)))
+	assert.Equal(t, "ci", k["name"])
+	assert.Equal(t, users[2], k["userId"])
+	assert.Equal(t, []any{"catalog:read"}, k["abilities"])
+	assert.True(t, strings.HasPrefix(str(t, first, "token"), str(t, k, "tokenPrefix")))
+	assert.NotEmpty(t, k["createdAt"])
+	assert.NotEmpty(t, k["revokedAt"])
+	assert.Nil(t, keys["keys"].([]any)[1].(map[string]any)["revokedAt"])
+	requireAdminError(t, "key", "list")
+	assert.Contains(t, requireAdminError(t, "key", "list", "--org", uuid.NewString()), "does not exist")
+
+	// Neither output shows a token.
+	human, _, err := runAdmin(t, "key", "list", "--org", a)
+	require.NoError(t, err)
+	assert.Contains(t, human, "keys: 2\n")
+	listed, err := json.Marshal(keys)
+	require.NoError(t, err)
+	for _, key := range []map[string]any{first, second} {
+		secret := strings.TrimPrefix(str(t, key, "token"), "ppwr_")
+		assert.NotContains(t, string(listed), secret)
+		assert.NotContains(t, human, secret)
 	}
 }

@@ -24,23 +24,9 @@ const maxDeliveriesLimit = 1000
 // configure receivers themselves, so endpoints and their secrets are
 // managed here.
 func webhookCommand() *cobra.Command {
-	webhook := &cobra.Command{Use: "webhook", Short: "Manage webhook endpoints and inspect their deliveries"}
-	webhook.AddCommand(webhookAddCommand(), webhookListCommand(), webhookDisableCommand(),
+	return groupCommand("webhook", "Manage webhook endpoints and inspect their deliveries",
+		webhookAddCommand(), webhookListCommand(), webhookDisableCommand(),
 		webhookRotateSecretCommand(), webhookDeliveriesCommand())
-	return webhook
-}
-
-// requireOrganization turns a missing organization into a message an
-// operator understands instead of a foreign-key violation or an empty list.
-func requireOrganization(tx *gorm.DB, id uuid.UUID) error {
-	var n int64
-	if err := tx.Model(&models.Organization{}).Where("id = ?", id).Count(&n).Error; err != nil {
-		return err
-	}
-	if n == 0 {
-		return fmt.Errorf("organization %s does not exist", id)
-	}
-	return nil
 }
 
 func loadEndpoint(tx *gorm.DB, id uuid.UUID, lock bool) (*models.WebhookEndpoint, error) {
@@ -76,7 +62,7 @@ func webhookAddCommand() *cobra.Command {
 	_ = cmd.MarkFlagRequired("org")
 	_ = cmd.MarkFlagRequired("url")
 	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		orgID, err := parseUUIDFlag(cmd, "org")
+		orgID, err := parseOrgFlag(cmd, tx)
 		if err != nil {
 			return nil, err
 		}
@@ -89,9 +75,6 @@ func webhookAddCommand() *cobra.Command {
 		}
 		types, err := models.ParseEventTypes(*events)
 		if err != nil {
-			return nil, err
-		}
-		if err := requireOrganization(tx, orgID); err != nil {
 			return nil, err
 		}
 		e := &models.WebhookEndpoint{
@@ -110,35 +93,15 @@ func webhookAddCommand() *cobra.Command {
 }
 
 func webhookListCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "List an organization's webhook endpoints (secrets are never shown)", Args: cobra.NoArgs}
-	cmd.Flags().String("org", "", "organization id (required)")
-	_ = cmd.MarkFlagRequired("org")
-	cmd.RunE = adminRun(func(_ context.Context, tx *gorm.DB) (map[string]any, error) {
-		orgID, err := parseUUIDFlag(cmd, "org")
-		if err != nil {
-			return nil, err
+	return listInOrgCommand("List an organization's webhook endpoints (secrets are never shown)", "endpoints", func(e *models.WebhookEndpoint) map[string]any {
+		return map[string]any{
+			"id": e.ID, "url": e.URL, "events": []string(e.Events), "status": e.Status,
+			// The previous secret still signing is what an operator must
+			// know before telling a customer to drop it.
+			"rotating":  len(e.SigningSecrets(time.Now())) > 1,
+			"createdAt": e.CreatedAt,
 		}
-		if err := requireOrganization(tx, orgID); err != nil {
-			return nil, err
-		}
-		var list []models.WebhookEndpoint
-		if err := tx.Scopes(models.InOrganization(orgID)).Order("created_at, id").Find(&list).Error; err != nil {
-			return nil, err
-		}
-		now := time.Now()
-		endpoints := make([]map[string]any, 0, len(list))
-		for _, e := range list {
-			endpoints = append(endpoints, map[string]any{
-				"id": e.ID, "url": e.URL, "events": []string(e.Events), "status": e.Status,
-				// The previous secret still signing is what an operator
-				// must know before telling a customer to drop it.
-				"rotating":  len(e.SigningSecrets(now)) > 1,
-				"createdAt": e.CreatedAt,
-			})
-		}
-		return map[string]any{"endpoints": endpoints}, nil
 	})
-	return cmd
 }
 
 func webhookDisableCommand() *cobra.Command {
