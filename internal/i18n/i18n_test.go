@@ -3,6 +3,7 @@ package i18n
 import (
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,24 +18,97 @@ func TestParseFallsBackToEnglish(t *testing.T) {
 	assert.Equal(t, EN, Parse("de"))
 }
 
-var verb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
+// verb matches one fmt directive: flags, an optional explicit argument
+// index, width and precision (each possibly "*" or indexed) and the verb
+// letter; "%%" counts too, so a literal percent sign must match as well.
+var verb = regexp.MustCompile(`%[-+# 0]*(?:\[\d+\])?(?:\d+|\*)?(?:\.(?:\[\d+\])?(?:\d+|\*)?)?(?:\[\d+\])?[a-zA-Z%]`)
 
-// sameInBothLanguages are messages that are correctly identical in pl and en.
-var sameInBothLanguages = map[string]bool{"response.200": true}
+// sameInBothLanguages lists the only keys whose Polish value may equal the
+// English one. Every entry needs a reason; the test below also fails when an
+// entry is no longer identical, so the list cannot go stale.
+var sameInBothLanguages = map[string]string{
+	// "OK." is the HTTP reason phrase, used as is in Polish software.
+	"response.200": "HTTP reason phrase",
+}
 
-// Both catalogues must carry the same keys with the same fmt verbs, or a
-// Polish client would see an English message or a garbled one.
-func TestCataloguesMatch(t *testing.T) {
+// Both catalogues must carry the same keys, or a Polish client would see an
+// English message (T falls back to English for a missing key).
+func TestCataloguesHaveTheSameKeys(t *testing.T) {
 	en, pl := Keys(EN), Keys(PL)
 	sort.Strings(en)
 	sort.Strings(pl)
 	require.Equal(t, en, pl)
-	for _, k := range en {
-		assert.Equal(t, verb.FindAllString(T(EN, k), -1), verb.FindAllString(T(PL, k), -1), "verbs of %s", k)
-		if !sameInBothLanguages[k] {
-			assert.NotEqual(t, T(EN, k), T(PL, k), "%s is not translated", k)
+}
+
+// normalized folds the differences that do not make a translation: case,
+// runs of white space and a final full stop.
+func normalized(s string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.Join(strings.Fields(s), " ")), ".")
+}
+
+// A Polish value equal to the English one (ignoring case, spacing and a
+// final full stop) is an untranslated string in the Polish OpenAPI document
+// and in Polish error messages, unless the key is allow-listed above.
+func TestPolishValuesAreTranslated(t *testing.T) {
+	for _, k := range Keys(EN) {
+		en, pl := catalogues[EN][k], catalogues[PL][k]
+		assert.NotEmpty(t, strings.TrimSpace(pl), "%s is empty in pl", k)
+		if _, allowed := sameInBothLanguages[k]; allowed {
+			continue
+		}
+		assert.NotEqual(t, normalized(en), normalized(pl), "%s is not translated into Polish: %q", k, pl)
+	}
+	for k := range sameInBothLanguages {
+		require.True(t, Has(EN, k) && Has(PL, k), "allow-listed key %s no longer exists", k)
+		assert.Equal(t, catalogues[EN][k], catalogues[PL][k], "allow-listed key %s now differs; drop it from sameInBothLanguages", k)
+	}
+}
+
+// englishWords are common English words that are not Polish words (so "a",
+// "to", "by", "do", "on", "no" are left out).
+var englishWords = map[string]bool{
+	"the": true, "of": true, "and": true, "or": true, "is": true, "are": true, "be": true,
+	"must": true, "with": true, "for": true, "from": true, "this": true, "that": true,
+	"not": true, "an": true, "has": true, "have": true, "your": true, "you": true,
+	"which": true, "when": true, "only": true, "will": true, "should": true, "its": true,
+}
+
+// Literal parts of a message that stay English by design: `code`, "quoted
+// values", <placeholders> and HTTP header names such as Retry-After.
+var untranslatable = regexp.MustCompile("`[^`]*`|\"[^\"]*\"|<[^>]*>|\\b[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z]*)+\\b")
+
+var word = regexp.MustCompile(`\p{L}+`)
+
+// A half-translated value ("Lista of items") passes the equality test; a
+// Polish value must not contain English function words outside code.
+func TestPolishValuesHaveNoEnglishWords(t *testing.T) {
+	for _, k := range Keys(PL) {
+		prose := untranslatable.ReplaceAllString(catalogues[PL][k], " ")
+		for _, w := range word.FindAllString(prose, -1) {
+			assert.False(t, englishWords[strings.ToLower(w)], "%s: English word %q in %q", k, w, catalogues[PL][k])
 		}
 	}
+}
+
+// Each Polish template must take the same fmt verbs in the same order as the
+// English one, or T would render "%!d(MISSING)" or swap arguments.
+func TestPolishValuesKeepTheFmtVerbs(t *testing.T) {
+	for _, k := range Keys(EN) {
+		assert.Equal(t, verb.FindAllString(catalogues[EN][k], -1), verb.FindAllString(catalogues[PL][k], -1), "fmt verbs of %s", k)
+	}
+}
+
+// The checks above must be able to fail.
+func TestTranslationChecksCatchMistakes(t *testing.T) {
+	assert.Equal(t, normalized("List imports."), normalized("  list   IMPORTS "))
+	assert.Equal(t, []string{"%d", "%[2]s", "%-5.2f", "%%", "%q"}, verb.FindAllString("od %d do %[2]s, %-5.2f%% z %q", -1))
+	assert.NotEqual(t, verb.FindAllString("from %d to %s", -1), verb.FindAllString("od %s do %d", -1))
+	prose := untranslatable.ReplaceAllString("zobacz Retry-After i `the code`, \"piece\" lub <the key>", " ")
+	for _, w := range word.FindAllString(prose, -1) {
+		assert.False(t, englishWords[strings.ToLower(w)], w)
+	}
+	assert.True(t, englishWords["the"])
+	assert.Contains(t, word.FindAllString("Lista of items", -1), "of")
 }
 
 func TestTFormatsAndFallsBack(t *testing.T) {
