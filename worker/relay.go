@@ -14,10 +14,13 @@ import (
 	"ppwr/workflows"
 )
 
-// Relay turns new outbox events into delivery workflows, one per
-// subscribed endpoint. Several worker replicas may run it: each claims
-// events with SKIP LOCKED, and the workflow id (webhook/<event>/<endpoint>)
-// keeps a second start of the same pair from ever running.
+// Relay turns committed intentions into workflows: new outbox events into
+// delivery workflows, one per subscribed endpoint (RelayEvents), and
+// recorded workflow starts into their workflows (StartWorkflows). Several
+// worker replicas may run it: each claims rows with SKIP LOCKED, and the
+// workflow ids, derived from the rows (webhook/<event>/<endpoint>, the
+// start's record-derived id), keep a second start of the same workflow
+// from ever running.
 type Relay struct {
 	DB        *gorm.DB
 	Temporal  client.Client
@@ -25,22 +28,42 @@ type Relay struct {
 	// RetryInitial and RetryFor are passed to every delivery workflow.
 	RetryInitial time.Duration
 	RetryFor     time.Duration
-	// Interval is the pause between polls when the outbox is empty.
+	// Interval is the pause between polls when there is nothing to relay.
 	Interval time.Duration
+	// StartTimeout bounds each recorded start's call to Temporal, so an
+	// unreachable Temporal fails the start (to be retried on the next pass)
+	// instead of holding the batch; zero means defaultStartTimeout.
+	StartTimeout time.Duration
 }
 
-// relayBatch bounds the events one transaction claims.
-const relayBatch = 100
+const (
+	// relayBatch bounds the events one transaction claims.
+	relayBatch = 100
+	// startBatch bounds the workflow starts one transaction claims.
+	startBatch = 100
+	// defaultStartTimeout is StartTimeout's default.
+	defaultStartTimeout = 10 * time.Second
+)
 
-// Run relays until ctx is cancelled.
+// Run relays events and starts recorded workflows until ctx is cancelled;
+// every pass does both.
 func (r *Relay) Run(ctx context.Context) {
 	for {
-		n, err := r.RelayOnce(ctx)
+		events, err := r.RelayEvents(ctx)
 		if err != nil && ctx.Err() == nil {
 			slog.ErrorContext(ctx, "event relay failed; retrying", "error", err)
 		}
-		if n == relayBatch && err == nil {
-			continue // more are waiting
+		more := err == nil && events == relayBatch
+		starts, err := r.StartWorkflows(ctx)
+		if err != nil && ctx.Err() == nil {
+			slog.ErrorContext(ctx, "workflow start relay failed; retrying", "error", err)
+		}
+		// A full batch of successful starts means more may be waiting; a
+		// batch with failures waits for the interval, so an unreachable
+		// Temporal is not retried in a tight loop.
+		more = more || (err == nil && starts == startBatch)
+		if more && ctx.Err() == nil {
+			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -50,11 +73,11 @@ func (r *Relay) Run(ctx context.Context) {
 	}
 }
 
-// RelayOnce relays one batch and returns how many events it handled. The
+// RelayEvents relays one batch and returns how many events it handled. The
 // events are marked relayed in the same transaction that claimed them, after
 // their workflows were started; a crash in between starts them again, which
 // the workflow id turns into a no-op.
-func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
+func (r *Relay) RelayEvents(ctx context.Context) (int, error) {
 	var relayed int
 	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var events []models.Event

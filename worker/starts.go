@@ -1,0 +1,101 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"ppwr/internal/temporalclient"
+	"ppwr/models"
+)
+
+// StartWorkflows starts one batch of recorded workflow starts
+// (models.WorkflowStart) and returns how many it started. The rows are
+// marked started, with their run's id, in the transaction that claimed
+// them, after their workflows were started. A crash in between leaves a
+// row unmarked and the next pass starts it again: the record-derived
+// workflow id and the duplicate-rejecting id policy
+// (temporalclient.Start) turn that second start into the run that exists,
+// open or closed, so a workflow is delayed by a crash but never lost nor
+// run twice.
+//
+// A start that fails (Temporal unreachable, the start refused) is counted
+// in the row's attempts with its error in last_error and left for the next
+// pass; the batch's other rows are started all the same.
+func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
+	var started int
+	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		started = 0 // the transaction's count, should it be retried
+		var rows []models.WorkflowStart
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
+			Where("started_at IS NULL").Order("id").Limit(startBatch).Find(&rows).Error; err != nil {
+			return err
+		}
+		for i := range rows {
+			s := &rows[i]
+			runID, err := r.start(ctx, s)
+			if err != nil && ctx.Err() != nil {
+				return ctx.Err() // shutting down: not the start's fault
+			}
+			updates := map[string]any{"attempts": gorm.Expr("attempts + 1")}
+			if err != nil {
+				slog.WarnContext(ctx, "workflow start failed; retrying on the next pass",
+					"workflow_id", s.WorkflowID, "workflow_type", s.WorkflowType, "attempts", s.Attempts+1, "error", err)
+				updates["last_error"] = err.Error()
+			} else {
+				updates["started_at"] = time.Now().UTC().Truncate(time.Microsecond)
+				updates["run_id"] = runID
+				updates["last_error"] = ""
+				started++
+			}
+			if err := tx.Model(&models.WorkflowStart{}).Where("id = ?", s.ID).Updates(updates).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return started, err
+}
+
+// start starts s's workflow, or finds the run that already exists for its
+// id, and returns the run's id.
+func (r *Relay) start(ctx context.Context, s *models.WorkflowStart) (string, error) {
+	timeout := r.StartTimeout
+	if timeout <= 0 {
+		timeout = defaultStartTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ref := temporalclient.Ref{
+		WorkflowID:     s.WorkflowID,
+		OrganizationID: s.OrganizationID,
+		ResourceID:     s.ResourceID,
+		TaskQueue:      r.TaskQueue,
+	}
+	// ExecuteWorkflow takes the registered type name as well as the
+	// function, so the relay needs no table of workflow functions.
+	run, err := temporalclient.Start(ctx, r.Temporal, ref, s.WorkflowType, startArgs(s.Input)...)
+	if err != nil {
+		return "", err
+	}
+	return run.GetRunID(), nil
+}
+
+// startArgs are the workflow arguments of a stored input: none for JSON
+// null (NewWorkflowStart's nil input), else the JSON itself. It is passed
+// as a json.RawMessage, which Temporal's JSON payload converter writes out
+// byte for byte (json.Marshal honours its MarshalJSON), so the workflow
+// decodes exactly what NewWorkflowStart marshalled into its parameter's
+// type: no float64 rounding of numbers, no intermediate map.
+func startArgs(input []byte) []any {
+	input = bytes.TrimSpace(input)
+	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
+		return nil
+	}
+	return []any{json.RawMessage(input)}
+}
