@@ -118,9 +118,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 	schemas["ListLinks"] = kit.Object(map[string]kit.Schema{"next": kit.Nullable(kit.Schema{"type": "string", "format": "uri"})})
 	webhooks := map[string]any{}
 	for _, p := range models.EventCatalogue {
-		name := eventSchemaName(p)
-		schemas[name] = eventSchema(p)
-		webhooks[p.EventType()] = webhookDoc(p.EventType(), name, t)
+		webhooks[p.EventType()] = webhookDoc(p, t)
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
@@ -145,10 +143,6 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 		},
 	}
 }
-
-// eventSchemaName names an event's component schema, such as
-// "Event.catalog_item.created" (dots are allowed in component names).
-func eventSchemaName(p models.Payload) string { return "Event." + p.EventType() }
 
 // eventSchema is the envelope of one event type with its typed data,
 // derived from the payload's Go type.
@@ -200,8 +194,10 @@ func dataSchema(t reflect.Type) kit.Schema {
 }
 
 // webhookDoc describes one event type: a signed POST of its envelope to
-// the customer's endpoint.
-func webhookDoc(eventType, schema string, t func(string, ...any) string) map[string]any {
+// the customer's endpoint. The schema is inline: code generators prune
+// components that only webhooks refer to.
+func webhookDoc(p models.Payload, t func(string, ...any) string) map[string]any {
+	eventType := p.EventType()
 	return map[string]any{"post": map[string]any{
 		"operationId": "event." + eventType,
 		"summary":     t("webhook.summary", eventType),
@@ -211,7 +207,7 @@ func webhookDoc(eventType, schema string, t func(string, ...any) string) map[str
 		"parameters": []any{map[string]any{
 			"name": webhooksig.Header, "in": "header", "required": true, "schema": kit.Str(), "description": t("webhook.signature"),
 		}},
-		"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": kit.Ref(schema)}}},
+		"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": eventSchema(p)}}},
 		"responses":   map[string]any{"2XX": map[string]any{"description": t("webhook.response")}},
 	}}
 }

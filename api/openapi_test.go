@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/internal/clientgen"
 	"ppwr/internal/i18n"
 )
 
@@ -137,4 +138,11 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 13*4+3, registers, "13 registers with four operations, reuse-units with three")
+}
+
+// An integrator generates a client from the served document: oapi-codegen
+// must accept it and its Go client must compile.
+func TestGeneratedGoClientCompiles(t *testing.T) {
+	a := apitest.New(t)
+	require.NoError(t, clientgen.CompileGoClient(t.Context(), a.Server.OpenAPIDocument(i18n.EN)))
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
+
+	"ppwr/internal/work"
 )
 
 // WorkflowStart is a workflow start recorded in the transaction of the
@@ -96,4 +98,16 @@ func NewWorkflowStart(workflowID, workflowType, organizationID, resourceID strin
 		Input:          datatypes.JSON(body),
 		CreatedAt:      time.Now().UTC().Truncate(time.Microsecond),
 	}, nil
+}
+
+// StartWorkflow records in w that the workflow of type workflowType must
+// run for a record once w commits: the relay starts it with workflowID
+// and a duplicate-rejecting id policy, so a crash between commit and
+// start delays it but never loses it.
+func StartWorkflow(w *work.Unit, workflowID, workflowType string, resourceID uuid.UUID, input any) error {
+	start, err := NewWorkflowStart(workflowID, workflowType, w.Organization().String(), resourceID.String(), input)
+	if err != nil {
+		return err
+	}
+	return w.Defer(start)
 }

@@ -17,8 +17,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"gorm.io/gorm"
 
-	"ppwr/internal/database"
 	"ppwr/internal/testenv"
+	"ppwr/internal/work"
 	"ppwr/models"
 	"ppwr/worker"
 )
@@ -112,22 +112,18 @@ func (f *startsFixture) relay() *worker.Relay {
 }
 
 // record commits a change together with the start of the workflow that
-// must follow it, as an area's handler does: the start row is rendered
-// with database.Insert and written in the transaction's final statement,
-// as the unit of work writes its deferred rows.
+// must follow it, in one unit of work, as an area's handler or activity
+// does.
 func (f *startsFixture) record(t *testing.T, in startInput) *models.WorkflowStart {
 	t.Helper()
-	s, err := models.NewWorkflowStart("test-durable/"+in.RecordID.String(), durableStartType, f.org.String(), in.RecordID.String(), in)
-	require.NoError(t, err)
-	stmt, err := database.Insert(f.db, s)
-	require.NoError(t, err)
-	require.NoError(t, f.db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Organization{}).Where("id = ?", f.org).Update("name", "Changed "+uuid.NewString()[:8]).Error; err != nil {
-			return err
-		}
-		return database.ExecTogether(context.Background(), tx, stmt)
-	}))
-	return s
+	w := work.New(context.Background(), f.db, work.Actor{Kind: work.ActorSystem, OrganizationID: f.org, Reference: "test"})
+	require.NoError(t, w.Tx().Model(&models.Organization{}).Where("id = ?", f.org).Update("name", "Changed "+uuid.NewString()[:8]).Error)
+	workflowID := "test-durable/" + in.RecordID.String()
+	require.NoError(t, models.StartWorkflow(w, workflowID, durableStartType, in.RecordID, in))
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.record"}))
+	var s models.WorkflowStart
+	require.NoError(t, f.db.First(&s, "workflow_id = ?", workflowID).Error)
+	return &s
 }
 
 func (f *startsFixture) row(t *testing.T, id uuid.UUID) models.WorkflowStart {

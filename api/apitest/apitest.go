@@ -39,30 +39,30 @@ const Base = "http://ppwr.test/api/v1"
 // API is the real engine on the package's database. Each test makes its
 // own organizations, so tests do not see each other's rows.
 type API struct {
-	t      *testing.T
+	t      testing.TB
 	Server *api.Server
 	Engine *gin.Engine
 	DB     *gorm.DB
 }
 
 // Option changes the dependencies or the areas of an API.
-type Option func(t *testing.T, d *api.Deps, areas *[]func(kit.Deps) kit.Area)
+type Option func(t testing.TB, d *api.Deps, areas *[]func(kit.Deps) kit.Area)
 
 // WithRateLimits sets the general and the recommendations rate limits.
 func WithRateLimits(general, recommendations int) Option {
-	return func(_ *testing.T, d *api.Deps, _ *[]func(kit.Deps) kit.Area) {
+	return func(_ testing.TB, d *api.Deps, _ *[]func(kit.Deps) kit.Area) {
 		d.Config.RateLimitPerMinute, d.Config.RecommendationRateLimitPerMinute = general, recommendations
 	}
 }
 
 // WithAreas adds synthetic areas to the spec's, to exercise the pipeline.
 func WithAreas(extra ...func(kit.Deps) kit.Area) Option {
-	return func(_ *testing.T, _ *api.Deps, areas *[]func(kit.Deps) kit.Area) { *areas = append(*areas, extra...) }
+	return func(_ testing.TB, _ *api.Deps, areas *[]func(kit.Deps) kit.Area) { *areas = append(*areas, extra...) }
 }
 
 // WithServices connects the API to the package's Temporal and S3 servers.
 func WithServices() Option {
-	return func(t *testing.T, d *api.Deps, _ *[]func(kit.Deps) kit.Area) {
+	return func(t testing.TB, d *api.Deps, _ *[]func(kit.Deps) kit.Area) {
 		d.Temporal, d.Storage = testenv.Temporal(t), testenv.Storage(t)
 		d.Config = testenv.Config(t)
 		d.Config.RateLimitPerMinute, d.Config.RecommendationRateLimitPerMinute = 1_000_000, 1_000_000
@@ -70,7 +70,7 @@ func WithServices() Option {
 }
 
 // New builds the API.
-func New(t *testing.T, opts ...Option) *API {
+func New(t testing.TB, opts ...Option) *API {
 	t.Helper()
 	d := api.Deps{}
 	d.DB = testenv.DB(t)

@@ -1,0 +1,34 @@
+// Package kit is the kernel every area of the API is built on: operation
+// rows and their builders, typed binding of bodies and queries, problems
+// and error codes, the request's state (credential, organization, locale,
+// path ids, unit of work), pagination, and schema helpers. Areas import
+// kit and models, never another area nor the api root (a test checks it).
+//
+// # Adding an operation
+//
+// Declare its row in its area's Area function, with the spec's method,
+// path, ability, permission and Idempotency-Key rule, and hand it a
+// handler and its success response:
+//
+//	kit.Post("createFolder", kit.Org+"/folders", tag, a.CatalogWrite, a.CatalogCreate).
+//		Handle(kit.JSON(h.createFolder), kit.CreatedResponse(kit.Ref("Folder")))
+//
+// kit.JSON binds the body type (models.FolderCreate), whose Declare method
+// names its fields and rules once: the binding, the 422 messages and the
+// body's OpenAPI schema all come from it. kit.Query does the same for query
+// parameters and kit.Do binds nothing. A handler decodes, runs a command of
+// models on kit.Work(c) (writes) or reads through models.Tenant (reads),
+// and renders; it returns domain errors, which ProblemOf maps onto the
+// error envelope. A row without a handler answers 501.
+//
+// # Adding an area
+//
+// An area owns its package api/<area> (rows, schemas, error codes,
+// handlers), its models files (aggregates, inputs, commands, event
+// payloads added to models.EventCatalogue), workflows/<area>.go and
+// activities/<area>.go, and its migrations. It adds one line to api.Areas
+// and, if it has workflows or activities, one registration to
+// worker.New. A handler that needs a workflow records its start with
+// models.StartWorkflow in the unit of work, so the relay starts it after
+// commit, and exactly once.
+package kit
