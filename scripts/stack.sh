@@ -25,6 +25,7 @@
 #   PPWR_S3_SIDECAR=1           keep S3 metadata in files instead of extended attributes
 #   PPWR_BIN                    run this ppwr binary instead of building ./cmd/ppwr
 #   GOTESTFLAGS                 extra flags for go test, e.g. "-run TestImport -v"
+#   PPWR_FUZZTIME               how long make test fuzzes the write pipeline (10s)
 # If DATABASE_URL (for up/services) or TEST_DATABASE_URL (for test/bench) is
 # set, that database is used as it is and no PostgreSQL is managed here.
 
@@ -713,6 +714,10 @@ run_checks() {
 	say "go test -race -count=1 -timeout 30m ${GOTESTFLAGS:-} ./..."
 	# shellcheck disable=SC2086 # GOTESTFLAGS is a list of flags on purpose
 	go test -race -count=1 -timeout 30m ${GOTESTFLAGS:-} ./...
+	# A few seconds of coverage-guided fuzzing of the write pipeline on top
+	# of its seeds (which the line above ran); PPWR_FUZZTIME=10m for longer.
+	say "go test -fuzz FuzzWrites -fuzztime ${PPWR_FUZZTIME:-10s} ./api"
+	go test -run '^$' -fuzz FuzzWrites -fuzztime "${PPWR_FUZZTIME:-10s}" -parallel 2 ./api
 }
 
 cmd_test() {
