@@ -9,16 +9,13 @@ import (
 
 const tag = "assessments"
 
+var item = kit.QueryParam("item", kit.UUID())
+
 // Area declares the area's operations.
-func Area(kit.Deps) kit.Area {
-	item := kit.QueryParam("item", kit.UUID())
-	return kit.Area{
-		Operations: []kit.Operation{
-			kit.List("listAssessments", kit.Org+"/assessments", tag, a.AssessmentsRead, a.AssessmentsView).WithQuery(item),
-			kit.Post("createAssessment", kit.Org+"/assessments", tag, a.AssessmentsRun, a.AssessmentsRunPerm),
-			kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView),
-			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish),
-			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).WithQuery(kit.QueryParam("date", kit.Date())),
-		},
-	}
-}
+var Area = kit.Unbuilt(
+	kit.List("listAssessments", kit.Org+"/assessments", tag, a.AssessmentsRead, a.AssessmentsView).WithQuery(item),
+	kit.Post("createAssessment", kit.Org+"/assessments", tag, a.AssessmentsRun, a.AssessmentsRunPerm),
+	kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView),
+	kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish),
+	kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).WithQuery(kit.QueryParam("date", kit.Date())),
+)

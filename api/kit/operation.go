@@ -165,3 +165,9 @@ func RequiredQueryParam(name string, schema Schema) Param {
 	p.Required = true
 	return p
 }
+
+// Unbuilt is the area of rows whose handlers are not built yet: each
+// answers 501 after authentication.
+func Unbuilt(rows ...Operation) func(Deps) Area {
+	return func(Deps) Area { return Area{Operations: rows} }
+}

@@ -31,24 +31,7 @@ func DecimalString() Schema {
 }
 
 // Nullable widens a schema's type with null (OpenAPI 3.1 has no nullable).
-func Nullable(s Schema) Schema {
-	if _, ok := s["type"].(string); ok {
-		out := Schema{}
-		for k, v := range s {
-			out[k] = v
-		}
-		out["type"] = []string{s["type"].(string), "null"}
-		if e, ok := s["enum"].([]string); ok {
-			values := make([]any, 0, len(e)+1)
-			for _, v := range e {
-				values = append(values, v)
-			}
-			out["enum"] = append(values, nil)
-		}
-		return out
-	}
-	return Schema{"oneOf": []any{s, Schema{"type": "null"}}}
-}
+func Nullable(s Schema) Schema { return input.Nullable(s) }
 
 // Object describes a response object: every listed property is always
 // present (absent values are sent as null).

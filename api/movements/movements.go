@@ -11,16 +11,12 @@ import (
 const tag = "movements"
 
 // Area declares the area's operations.
-func Area(kit.Deps) kit.Area {
-	return kit.Area{
-		Operations: []kit.Operation{
-			kit.List("listSupplyEvents", kit.Org+"/catalog-items/{catalogItemId}/supply-events", tag, a.FlowsRead, a.CatalogView),
-			kit.Get("getSupplyEvent", kit.Org+"/catalog-items/{catalogItemId}/supply-events/{recordId}", tag, a.FlowsRead, a.CatalogView),
-			kit.Post("createSupplyEvent", kit.Org+"/catalog-items/{catalogItemId}/supply-events", tag, a.FlowsWrite, a.CatalogUpdate),
-			kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView),
-			kit.List("listFlows", kit.Org+"/flows", tag, a.FlowsRead, a.ReportsView),
-			kit.Get("getFlow", kit.Org+"/flows/{recordId}", tag, a.FlowsRead, a.ReportsView),
-			kit.Post("createFlow", kit.Org+"/flows", tag, a.FlowsWrite, a.ReportsExport),
-		},
-	}
-}
+var Area = kit.Unbuilt(
+	kit.List("listSupplyEvents", kit.Org+"/catalog-items/{catalogItemId}/supply-events", tag, a.FlowsRead, a.CatalogView),
+	kit.Get("getSupplyEvent", kit.Org+"/catalog-items/{catalogItemId}/supply-events/{recordId}", tag, a.FlowsRead, a.CatalogView),
+	kit.Post("createSupplyEvent", kit.Org+"/catalog-items/{catalogItemId}/supply-events", tag, a.FlowsWrite, a.CatalogUpdate),
+	kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView),
+	kit.List("listFlows", kit.Org+"/flows", tag, a.FlowsRead, a.ReportsView),
+	kit.Get("getFlow", kit.Org+"/flows/{recordId}", tag, a.FlowsRead, a.ReportsView),
+	kit.Post("createFlow", kit.Org+"/flows", tag, a.FlowsWrite, a.ReportsExport),
+)

@@ -14,14 +14,10 @@ import (
 const tag = "passports"
 
 // Area declares the area's operations.
-func Area(kit.Deps) kit.Area {
-	return kit.Area{
-		Operations: []kit.Operation{
-			kit.Post("createPassport", kit.Org+"/passports", tag, a.PPWRWrite, a.CatalogUpdate),
-			kit.Post("publishPassport", kit.Org+"/passports/{recordId}/publish", tag, a.PPWRWrite, a.CatalogUpdate),
-			kit.Post("sharePassport", kit.Org+"/passports/{recordId}/shares", tag, a.PPWRWrite, a.CatalogUpdate),
-			kit.List("listSharingGrants", kit.Org+"/sharing-grants", tag, a.PPWRRead, a.CatalogView),
-			kit.Post("revokeSharingGrant", kit.Org+"/sharing-grants/{recordId}/revoke", tag, a.PPWRWrite, a.CatalogUpdate),
-		},
-	}
-}
+var Area = kit.Unbuilt(
+	kit.Post("createPassport", kit.Org+"/passports", tag, a.PPWRWrite, a.CatalogUpdate),
+	kit.Post("publishPassport", kit.Org+"/passports/{recordId}/publish", tag, a.PPWRWrite, a.CatalogUpdate),
+	kit.Post("sharePassport", kit.Org+"/passports/{recordId}/shares", tag, a.PPWRWrite, a.CatalogUpdate),
+	kit.List("listSharingGrants", kit.Org+"/sharing-grants", tag, a.PPWRRead, a.CatalogView),
+	kit.Post("revokeSharingGrant", kit.Org+"/sharing-grants/{recordId}/revoke", tag, a.PPWRWrite, a.CatalogUpdate),
+)

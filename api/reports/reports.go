@@ -14,12 +14,8 @@ import (
 const tag = "reports"
 
 // Area declares the area's operations.
-func Area(kit.Deps) kit.Area {
-	return kit.Area{
-		Operations: []kit.Operation{
-			kit.Post("createReport", kit.Org+"/reports", tag, a.ReportsRun, a.ReportsExport),
-			kit.Get("getReport", kit.Org+"/reports/{recordId}", tag, a.ReportsRead, a.ReportsView),
-			kit.Get("downloadReport", kit.Org+"/reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport),
-		},
-	}
-}
+var Area = kit.Unbuilt(
+	kit.Post("createReport", kit.Org+"/reports", tag, a.ReportsRun, a.ReportsExport),
+	kit.Get("getReport", kit.Org+"/reports/{recordId}", tag, a.ReportsRead, a.ReportsView),
+	kit.Get("downloadReport", kit.Org+"/reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport),
+)

@@ -267,16 +267,19 @@ func (f *Fields) text(name, raw, typeKey string) (string, bool) {
 	return s, true
 }
 
-// nullable widens a schema's type with null (OpenAPI 3.1 has no
-// "nullable"); an enumeration also admits null then.
-func nullable(s Schema) Schema {
+// Nullable widens a schema's type with null (OpenAPI 3.1 has no
+// "nullable"); an enumeration also admits null then, and a reference is
+// one of itself or null.
+func Nullable(s Schema) Schema {
+	t, ok := s["type"].(string)
+	if !ok {
+		return Schema{"oneOf": []any{s, Schema{"type": "null"}}}
+	}
 	out := Schema{}
 	for k, v := range s {
 		out[k] = v
 	}
-	if t, ok := s["type"].(string); ok {
-		out["type"] = []string{t, "null"}
-	}
+	out["type"] = []string{t, "null"}
 	if e, ok := s["enum"].([]string); ok {
 		values := make([]any, 0, len(e)+1)
 		for _, v := range e {

@@ -33,7 +33,7 @@ func (f *Fields) Text(name string, dst *Opt[string], r Text) {
 			s["minLength"] = 1
 		}
 		if r.Nullable {
-			s = nullable(s)
+			s = Nullable(s)
 		}
 		f.describe(name, r.Required, withDesc(s, r.Desc))
 		return
@@ -74,7 +74,7 @@ func (f *Fields) Email(name string, dst *Opt[string], r Email) {
 	if !f.Binding() {
 		s := Schema{"type": "string", "format": "email", "maxLength": r.Max}
 		if r.Nullable {
-			s = nullable(s)
+			s = Nullable(s)
 		}
 		f.describe(name, false, s)
 		return
@@ -130,7 +130,7 @@ func (f *Fields) Code(name string, dst *Opt[string], r Code) {
 	if !f.Binding() {
 		s := Schema{"type": "string"}
 		if r.Nullable {
-			s = nullable(s)
+			s = Nullable(s)
 		}
 		f.describe(name, r.Required, withDesc(s, r.Desc))
 		return
@@ -284,7 +284,7 @@ func (f *Fields) Ref(name string, dst *Opt[uuid.UUID], r Ref) {
 	if !f.Binding() {
 		s := Schema{"type": "string", "format": "uuid"}
 		if r.Nullable {
-			s = nullable(s)
+			s = Nullable(s)
 		}
 		f.describe(name, r.Required, s)
 		return

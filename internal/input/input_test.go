@@ -1,0 +1,96 @@
+package input
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sample declares one field of each kind.
+type sample struct {
+	Errors
+	Name   Opt[string]
+	Kind   Opt[string]
+	Mass   Opt[decimal.Decimal]
+	Count  Opt[int]
+	Active Opt[bool]
+	Ref    Opt[uuid.UUID]
+	Tags   Opt[[]string]
+}
+
+func (s *sample) Declare(f *Fields) {
+	f.Text("name", &s.Name, Text{Required: true, Max: 5})
+	f.Enum("kind", &s.Kind, Enum{Values: []string{"a", "b"}, Refused: map[string]string{"c": "field.c"}})
+	f.Decimal("mass", &s.Mass, Decimal{Positive: true})
+	f.Int("count", &s.Count, Revision(false))
+	f.Bool("active", &s.Active, Bool{})
+	f.Ref("ref", &s.Ref, Ref{Nullable: true})
+	f.List("tags", &s.Tags, List{Values: []string{"x", "y"}})
+}
+
+func keys(e *Errors) map[string]string {
+	out := map[string]string{}
+	for _, f := range e.fields {
+		out[f.Field] = f.Key
+	}
+	return out
+}
+
+func TestBindingNamesEveryBadField(t *testing.T) {
+	var s sample
+	require.NoError(t, FromJSON([]byte(`{"name":"a\u0000","kind":"C","mass":"1e3","count":2147483648,"active":"yes","ref":"00000000-0000-0000-0000-000000000000","tags":["x","z"]}`), &s))
+	assert.Equal(t, map[string]string{
+		"name": "field.text_invalid", "kind": "field.c", "mass": "field.decimal_string", "count": "field.integer_range",
+		"active": "field.boolean", "ref": "field.uuid", "tags": "field.one_of",
+	}, keys(&s.Errors))
+
+	s = sample{}
+	require.NoError(t, FromJSON([]byte(`{"name":null,"mass":" 12.5 ","count":1.5,"ref":null,"kind":null}`), &s))
+	assert.Equal(t, map[string]string{"name": "field.required", "mass": "field.decimal_string", "count": "field.integer", "kind": "field.not_null"}, keys(&s.Errors))
+	assert.True(t, s.Ref.Sent && s.Ref.Null, "null is sent, and allowed where nullable")
+
+	assert.ErrorIs(t, FromJSON([]byte(`[1]`), &sample{}), ErrNotObject)
+}
+
+func TestBindingValues(t *testing.T) {
+	var s sample
+	require.NoError(t, FromJSON([]byte(`{"name":" ab ","kind":"b","mass":"12.50","count":7,"active":true,"tags":["y","x","y"]}`), &s))
+	require.False(t, s.Failed(), "%v", s.Err())
+	assert.Equal(t, "ab", s.Name.Value, "trimmed")
+	assert.True(t, s.Mass.Value.Equal(decimal.RequireFromString("12.5")))
+	assert.Equal(t, 7, s.Count.Value)
+	assert.Equal(t, []string{"y", "x"}, s.Tags.Value, "duplicates dropped")
+	assert.False(t, s.Ref.Sent)
+
+	// The same fields from text cells, as an import row or a query string
+	// sends them; an empty cell is absent.
+	var c sample
+	FromCells(map[string]string{"name": "ab", "mass": "12.5", "count": "7", "active": "true", "tags": "x,y", "kind": ""}, &c)
+	require.False(t, c.Failed(), "%v", c.Err())
+	assert.Equal(t, 7, c.Count.Value)
+	assert.True(t, c.Active.Value)
+	assert.False(t, c.Kind.Sent)
+	var bad sample
+	FromCells(map[string]string{"name": "abcdef", "count": "0", "active": "maybe"}, &bad)
+	assert.Equal(t, map[string]string{"name": "field.too_long", "count": "field.integer_range", "active": "field.boolean"}, keys(&bad.Errors))
+}
+
+// The schema comes from the same declaration: limits and enumerations
+// are written once.
+func TestDescribe(t *testing.T) {
+	s := Describe(&sample{})
+	assert.Equal(t, []string{"name"}, s["required"])
+	props := s["properties"].(map[string]any)
+	assert.Equal(t, Schema{"type": "string", "maxLength": 5, "minLength": 1}, props["name"])
+	assert.Equal(t, []string{"a", "b"}, props["kind"].(Schema)["enum"])
+	assert.Equal(t, decimalPattern, props["mass"].(Schema)["pattern"])
+	assert.Equal(t, []string{"string", "null"}, props["ref"].(Schema)["type"])
+	assert.Equal(t, 2147483647, props["count"].(Schema)["maximum"])
+	params := DescribeParams(&sample{})
+	require.Len(t, params, 7)
+	assert.Equal(t, "name", params[0].Name)
+	assert.True(t, params[0].Required)
+}
