@@ -99,17 +99,15 @@ func setItemStatus(w *work.Unit, id uuid.UUID, status string, errs *input.Errors
 		return item, nil
 	}
 	updates := map[string]any{"status": status, "archived_at": nil}
-	var event Payload
 	if status == ItemArchived {
 		updates["archived_at"] = time.Now().UTC()
 	}
 	if err := bumpItem(w, item, updates); err != nil {
 		return nil, err
 	}
+	var event Payload = CatalogItemRestored{CatalogItemID: item.ID, Revision: item.Revision}
 	if status == ItemArchived {
 		event = CatalogItemArchived{CatalogItemID: item.ID, Revision: item.Revision}
-	} else {
-		event = CatalogItemRestored{CatalogItemID: item.ID, Revision: item.Revision}
 	}
 	return item, itemRevised(w, item, event)
 }

@@ -12,6 +12,7 @@
 package input
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -101,9 +102,8 @@ var ErrNotObject = errors.New("input: the body is not a JSON object")
 // are recorded in dst; the error is ErrNotObject for anything but an object.
 func FromJSON(body []byte, dst Body) error {
 	raw := map[string]json.RawMessage{}
-	if len(strings.TrimSpace(string(body))) > 0 {
-		trimmed := strings.TrimSpace(string(body))
-		if trimmed[0] != '{' || json.Unmarshal(body, &raw) != nil {
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 {
+		if trimmed[0] != '{' || json.Unmarshal(trimmed, &raw) != nil {
 			return ErrNotObject
 		}
 	}
