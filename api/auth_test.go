@@ -1,12 +1,8 @@
 package api_test
 
 import (
-	"ppwr/api/apitest"
-	"ppwr/api/kit"
-	"ppwr/models"
-	"regexp"
-
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/internal/access"
+	"ppwr/models"
 )
 
 // concretePath fills the organization and every other id of an operation.

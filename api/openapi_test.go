@@ -1,10 +1,6 @@
 package api_test
 
 import (
-	"ppwr/api/apitest"
-	"ppwr/api/kit"
-	"ppwr/models"
-
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -15,8 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/internal/clientgen"
 	"ppwr/internal/i18n"
+	"ppwr/models"
 )
 
 // The served document is valid OpenAPI 3.1 in both locales, describes every

@@ -1,10 +1,6 @@
 package api_test
 
 import (
-	"ppwr/api/apitest"
-	"ppwr/api/kit"
-	"ppwr/models"
-
 	"net/http"
 	"strconv"
 	"sync"
@@ -17,8 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/internal/access"
 	"ppwr/internal/input"
+	"ppwr/models"
 )
 
 // renameProbe is a synthetic write used to exercise the write pipeline: it

@@ -1,10 +1,6 @@
 package catalog_test
 
 import (
-	"ppwr/api/apitest"
-	"ppwr/api/kit"
-	"ppwr/models"
-
 	"net/http"
 	"strconv"
 	"sync"
@@ -13,6 +9,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"ppwr/api/apitest"
+	"ppwr/api/kit"
+	"ppwr/models"
 )
 
 // validItem is a create body that passes every rule.
