@@ -406,16 +406,16 @@ func (f *Fields) List(name string, dst *Opt[[]string], r List) {
 }
 
 // Each binds an object keyed by arbitrary names (such as country codes),
-// declaring every value's fields with declare. While describing, declare
+// declaring every value's fields with declare; null is no object. While describing, declare
 // runs once with an empty key to describe the values.
 func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fields)) {
 	if !f.Binding() {
 		value := &Fields{doc: &objectDoc{props: map[string]any{}}}
 		declare("", value)
-		f.describe(name, false, Schema{"type": "object", "additionalProperties": value.doc.schema()})
+		f.describe(name, false, Nullable(Schema{"type": "object", "additionalProperties": value.doc.schema()}))
 		return
 	}
-	raw, _, _, ok := f.field(name, false, false)
+	raw, _, _, ok := f.field(name, false, true)
 	if !ok {
 		return
 	}
