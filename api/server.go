@@ -64,7 +64,7 @@ func NewEngine(d Deps) (*gin.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Engine(), nil
+	return s.Engine()
 }
 
 // NewServer assembles areas into a server; tests add synthetic areas to
@@ -95,7 +95,7 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 func (s *Server) Operations() []kit.Operation { return s.operations }
 
 // Engine is the Gin engine serving the operations.
-func (s *Server) Engine() *gin.Engine {
+func (s *Server) Engine() (*gin.Engine, error) {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
@@ -103,7 +103,9 @@ func (s *Server) Engine() *gin.Engine {
 	// A trailing slash is not found rather than redirected, so every answer
 	// passes the pipeline and carries X-Request-ID.
 	r.RedirectTrailingSlash = false
-	_ = r.SetTrustedProxies(s.Config.TrustedProxies)
+	if err := r.SetTrustedProxies(s.Config.TrustedProxies); err != nil {
+		return nil, err
+	}
 	r.Use(s.withRequestState, logRequest, recovery)
 	r.NoRoute(func(c *gin.Context) { kit.Render(c, kit.NotFound()) })
 	r.NoMethod(func(c *gin.Context) {
@@ -116,7 +118,7 @@ func (s *Server) Engine() *gin.Engine {
 		op := &s.operations[i]
 		r.Handle(op.Method, ginPath(op), s.chain(op)...)
 	}
-	return r
+	return r, nil
 }
 
 // chain is the request pipeline of one operation, in the order of

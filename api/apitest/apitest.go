@@ -83,7 +83,9 @@ func New(t testing.TB, opts ...Option) *API {
 	}
 	s, err := api.NewServer(d, areas...)
 	require.NoError(t, err)
-	return &API{t: t, Server: s, Engine: s.Engine(), DB: d.DB}
+	engine, err := s.Engine()
+	require.NoError(t, err)
+	return &API{t: t, Server: s, Engine: engine, DB: d.DB}
 }
 
 // Tenant is an organization with one user and one key.
