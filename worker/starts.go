@@ -26,14 +26,16 @@ import (
 //
 // A start that fails (Temporal unreachable, the start refused) is counted
 // in the row's attempts with its error in last_error and left for the next
-// pass; the batch's other rows are started all the same.
+// pass; the batch's other rows are started all the same. Rows that failed
+// before come after the new ones, so a start Temporal keeps refusing does
+// not hold up the others.
 func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 	var started int
 	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		started = 0 // the transaction's count, should it be retried
 		var rows []models.WorkflowStart
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
-			Where("started_at IS NULL").Order("id").Limit(startBatch).Find(&rows).Error; err != nil {
+			Where("started_at IS NULL").Order("attempts, id").Limit(startBatch).Find(&rows).Error; err != nil {
 			return err
 		}
 		for i := range rows {
