@@ -20,16 +20,21 @@ type Housekeeping struct {
 type PurgeResult struct {
 	IdempotencyKeys int64
 	RateBuckets     int64
+	WorkflowStarts  int64
 }
 
-// PurgeExpired deletes expired idempotency records and drained rate-limit
-// buckets. It is idempotent, so Temporal may retry it freely.
+// PurgeExpired deletes expired idempotency records, drained rate-limit
+// buckets and workflow starts done long ago. It is idempotent, so Temporal
+// may retry it freely.
 func (h *Housekeeping) PurgeExpired(ctx context.Context) (PurgeResult, error) {
 	var r PurgeResult
 	var err error
 	if r.IdempotencyKeys, err = models.PurgeExpiredIdempotencyKeys(ctx, h.DB); err != nil {
 		return r, err
 	}
-	r.RateBuckets, err = ratelimit.PurgeIdle(ctx, h.DB)
+	if r.RateBuckets, err = ratelimit.PurgeIdle(ctx, h.DB); err != nil {
+		return r, err
+	}
+	r.WorkflowStarts, err = models.PurgeStartedWorkflowStarts(ctx, h.DB)
 	return r, err
 }

@@ -42,11 +42,24 @@ VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expire
 	insertBucket("drained-"+key.ID.String(), "-5 seconds")
 	insertBucket("busy-"+key.ID.String(), "30 seconds")
 
+	insertStart := func(workflowID string, startedAgo string) {
+		start, err := models.NewWorkflowStart(workflowID, "Test", org.ID.String(), org.ID.String(), nil)
+		require.NoError(t, err)
+		require.NoError(t, db.Create(start).Error)
+		if startedAgo != "" {
+			require.NoError(t, db.Exec(`UPDATE workflow_starts SET started_at = now() - ?::interval WHERE id = ?`, startedAgo, start.ID).Error)
+		}
+	}
+	insertStart("started-long-ago/"+key.ID.String(), "8 days")
+	insertStart("started-lately/"+key.ID.String(), "1 day")
+	insertStart("never-started/"+key.ID.String(), "")
+
 	h := &activities.Housekeeping{DB: db}
 	res, err := h.PurgeExpired(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), res.IdempotencyKeys)
 	assert.Equal(t, int64(1), res.RateBuckets)
+	assert.Equal(t, int64(1), res.WorkflowStarts)
 
 	var keys []string
 	require.NoError(t, db.Raw(`SELECT key FROM idempotency_keys WHERE api_key_id = ? ORDER BY key`, key.ID).Scan(&keys).Error)
@@ -54,6 +67,9 @@ VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expire
 	var buckets []string
 	require.NoError(t, db.Raw(`SELECT bucket FROM rate_limit_buckets WHERE bucket LIKE ? ORDER BY bucket`, "%"+key.ID.String()).Scan(&buckets).Error)
 	assert.Equal(t, []string{"busy-" + key.ID.String()}, buckets)
+	var starts []string
+	require.NoError(t, db.Raw(`SELECT workflow_id FROM workflow_starts WHERE workflow_id LIKE ? ORDER BY workflow_id`, "%"+key.ID.String()).Scan(&starts).Error)
+	assert.Equal(t, []string{"never-started/" + key.ID.String(), "started-lately/" + key.ID.String()}, starts)
 
 	// Temporal may retry the activity after it already purged: a second run
 	// must succeed and find nothing more to delete.

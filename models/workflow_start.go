@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
+	"gorm.io/gorm"
 
 	"ppwr/internal/work"
 )
@@ -110,4 +112,15 @@ func StartWorkflow(w *work.Unit, workflowID, workflowType string, resourceID uui
 		return err
 	}
 	return w.Defer(start)
+}
+
+// StartRetention is how long a started row is kept: long enough for
+// support staff to trace a run back to the change that recorded it.
+const StartRetention = 7 * 24 * time.Hour
+
+// PurgeStartedWorkflowStarts deletes rows started longer ago than
+// StartRetention; unstarted rows are kept, whatever their age.
+func PurgeStartedWorkflowStarts(ctx context.Context, db *gorm.DB) (int64, error) {
+	res := db.WithContext(ctx).Where("started_at < ?", time.Now().UTC().Add(-StartRetention)).Delete(&WorkflowStart{})
+	return res.RowsAffected, res.Error
 }
