@@ -11,9 +11,11 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 	"gorm.io/gorm"
 
 	"ppwr/activities"
+	"ppwr/internal/storage"
 	"ppwr/internal/temporalclient"
 	"ppwr/workflows"
 )
@@ -23,6 +25,8 @@ type Deps struct {
 	DB        *gorm.DB
 	Temporal  client.Client
 	TaskQueue string
+	// Storage keeps uploaded files (imports).
+	Storage *storage.Store
 	// WebhookAllowHTTPLoopback admits plain-http receivers on loopback
 	// (development and tests).
 	WebhookAllowHTTPLoopback bool
@@ -35,6 +39,9 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterActivity(&activities.Housekeeping{DB: d.DB})
 	w.RegisterWorkflow(workflows.DeliverWebhook)
 	w.RegisterActivity(&activities.Webhooks{DB: d.DB, AllowHTTPLoopback: d.WebhookAllowHTTPLoopback})
+	w.RegisterWorkflowWithOptions(workflows.ImportPreview, workflow.RegisterOptions{Name: workflows.ImportPreviewType})
+	w.RegisterWorkflowWithOptions(workflows.ImportApply, workflow.RegisterOptions{Name: workflows.ImportApplyType})
+	w.RegisterActivity(&activities.Imports{DB: d.DB, Storage: d.Storage})
 	return w
 }
 

@@ -110,7 +110,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		return err
 	}
 	w := worker.New(worker.Deps{
-		DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue,
+		DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue, Storage: a.storage,
 		WebhookAllowHTTPLoopback: a.cfg.WebhookAllowHTTPLoopback,
 	})
 	if err := w.Start(); err != nil {

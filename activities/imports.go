@@ -1,0 +1,277 @@
+package activities
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
+	"golang.org/x/text/encoding/charmap"
+	"gorm.io/gorm"
+
+	"ppwr/internal/storage"
+	"ppwr/internal/work"
+	"ppwr/models"
+)
+
+// Batch sizes: rows planned per transaction in the preview, and applied
+// per transaction (and audit entry) in the apply.
+const (
+	previewBatch = 500
+	applyBatch   = 200
+)
+
+// sniffSize is how much of the file decides its encoding and delimiter.
+const sniffSize = 64 << 10
+
+// Imports runs the preview and the apply of imports.
+type Imports struct {
+	DB      *gorm.DB
+	Storage *storage.Store
+}
+
+// unreadable is a file the preview cannot read; its message is the
+// import's stated reason.
+type unreadable struct{ reason string }
+
+func (u *unreadable) Error() string { return u.reason }
+
+func (a *Imports) load(ctx context.Context, id uuid.UUID) (*models.Import, error) {
+	var imp models.Import
+	if err := a.DB.WithContext(ctx).First(&imp, "id = ?", id).Error; err != nil {
+		return nil, err
+	}
+	return &imp, nil
+}
+
+func systemUnit(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *work.Unit {
+	return work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: orgID, Reference: activity.GetInfo(ctx).WorkflowExecution.ID})
+}
+
+// Preview reads the import's file, plans every row and stores the rows in
+// batches, then makes the import ready (or failed, for a file it cannot
+// read) with its event. It returns the import's status. A retry starts
+// over: rows of an earlier attempt are deleted first.
+func (a *Imports) Preview(ctx context.Context, importID uuid.UUID) (string, error) {
+	imp, err := a.load(ctx, importID)
+	if err != nil || imp.Status != models.ImportQueued {
+		return statusOf(imp), err
+	}
+	clear := systemUnit(ctx, a.DB, imp.OrganizationID)
+	if err := models.ClearImportRows(clear, imp.ID); err != nil {
+		clear.Rollback()
+		return "", err
+	}
+	if err := clear.Commit(); err != nil {
+		return "", err
+	}
+	err = a.previewRows(ctx, imp)
+	var bad *unreadable
+	status, reason, event := models.ImportReadyStatus, "", models.Payload(models.ImportReady{ID: imp.ID, Status: models.ImportReadyStatus})
+	switch {
+	case errors.As(err, &bad):
+		status, reason, event = models.ImportFailedStatus, bad.reason, models.ImportFailed{ID: imp.ID, Status: models.ImportFailedStatus}
+	case err != nil:
+		return "", err
+	}
+	w := systemUnit(ctx, a.DB, imp.OrganizationID)
+	if err := models.FinishImport(w, imp, status, reason, event); err != nil {
+		w.Rollback()
+		return "", err
+	}
+	return status, w.Commit()
+}
+
+func statusOf(imp *models.Import) string {
+	if imp == nil {
+		return ""
+	}
+	return imp.Status
+}
+
+// previewRows streams the file through the CSV reader, planning and
+// storing rows in batches.
+func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
+	obj, err := a.Storage.Get(ctx, imp.ObjectKey)
+	if err != nil {
+		return err
+	}
+	defer obj.Body.Close()
+	rows, err := openCSV(obj.Body)
+	if err != nil {
+		return err
+	}
+	header, err := rows.Read()
+	if errors.Is(err, io.EOF) {
+		return &unreadable{"the file is empty: a header row naming the columns is expected"}
+	}
+	if err != nil {
+		return &unreadable{"the file is not a readable CSV file: " + err.Error()}
+	}
+	columns, err := catalogColumns(header)
+	if err != nil {
+		return err
+	}
+	var planner models.CatalogPlanner
+	batch := make([]map[string]string, 0, previewBatch)
+	first := 1
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		w := systemUnit(ctx, a.DB, imp.OrganizationID)
+		planned, err := planner.Plan(w, imp.ID, first, batch)
+		if err == nil {
+			err = w.Tx().Create(&planned).Error
+		}
+		if err != nil {
+			w.Rollback()
+			return err
+		}
+		if err := w.Commit(); err != nil {
+			return err
+		}
+		activity.RecordHeartbeat(ctx, first+len(batch)-1)
+		first += len(batch)
+		batch = batch[:0]
+		return nil
+	}
+	for {
+		record, err := rows.Read()
+		if errors.Is(err, io.EOF) {
+			return flush()
+		}
+		if err != nil {
+			return &unreadable{"the file is not a readable CSV file: " + err.Error()}
+		}
+		cells := make(map[string]string, len(columns))
+		for i, v := range record {
+			if i < len(columns) {
+				cells[columns[i]] = v
+			} else if strings.TrimSpace(v) != "" {
+				return &unreadable{fmt.Sprintf("row %d has more cells than the header has columns", first+len(batch))}
+			}
+		}
+		batch = append(batch, cells)
+		if len(batch) == previewBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// catalogColumns checks the header: every column must be a field of a
+// catalogue item, once.
+func catalogColumns(header []string) ([]string, error) {
+	var unknown, seen []string
+	columns := make([]string, len(header))
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		columns[i] = h
+		switch {
+		case !slices.Contains(models.CatalogImportColumns, h):
+			unknown = append(unknown, fmt.Sprintf("%q", h))
+		case slices.Contains(seen, h):
+			return nil, &unreadable{fmt.Sprintf("the column %q appears twice in the header", h)}
+		}
+		seen = append(seen, h)
+	}
+	if len(unknown) > 0 {
+		return nil, &unreadable{fmt.Sprintf("unknown columns %s; the columns are %s", strings.Join(unknown, ", "), strings.Join(models.CatalogImportColumns, ", "))}
+	}
+	return columns, nil
+}
+
+// openCSV detects the file's encoding and delimiter from its first 64 KiB
+// and returns a streaming CSV reader of its text. A UTF-8 byte order mark,
+// or a start that is valid UTF-8, means UTF-8; anything else is taken for
+// Windows-1250, as Polish Excel writes "CSV (separated by semicolons)".
+// The delimiter is whichever of ';' and ',' the header line has more of.
+func openCSV(r io.Reader) (*csv.Reader, error) {
+	buf := bufio.NewReaderSize(r, sniffSize)
+	head, err := buf.Peek(sniffSize)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	var text io.Reader = buf
+	switch {
+	case strings.HasPrefix(string(head), "\uFEFF"):
+		_, _ = buf.Discard(3)
+		head = head[3:]
+	case !validUTF8Start(head):
+		text = charmap.Windows1250.NewDecoder().Reader(buf)
+	}
+	line := head
+	if i := strings.IndexByte(string(head), '\n'); i >= 0 {
+		line = head[:i]
+	}
+	out := csv.NewReader(text)
+	out.Comma = ','
+	if strings.Count(string(line), ";") > strings.Count(string(line), ",") {
+		out.Comma = ';'
+	}
+	out.FieldsPerRecord = -1 // short rows leave their last fields absent
+	out.ReuseRecord = true
+	return out, nil
+}
+
+// validUTF8Start reports whether b is UTF-8, allowing a rune cut at its
+// end by the sniffing window.
+func validUTF8Start(b []byte) bool {
+	for cut := 0; cut < utf8.UTFMax && cut <= len(b); cut++ {
+		if utf8.Valid(b[:len(b)-cut]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply applies the import's planned rows in batches, each in one
+// transaction with its audit entry, heartbeating the last row number
+// committed. A retried attempt resumes after that row; rows already
+// applied are skipped in any case, as their change committed with the
+// mark, so no row is applied twice. Then the import is completed (with
+// errors when some rows were invalid) and import.completed is emitted.
+func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error) {
+	imp, err := a.load(ctx, importID)
+	if err != nil || imp.Status != models.ImportApplying {
+		return statusOf(imp), err
+	}
+	after := 0
+	if activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &after)
+	}
+	for {
+		last, n, err := models.ApplyImportBatch(systemUnit(ctx, a.DB, imp.OrganizationID), imp, after, applyBatch)
+		if err != nil {
+			return "", err
+		}
+		if n == 0 {
+			break
+		}
+		after = last
+		activity.RecordHeartbeat(ctx, after)
+	}
+	w := systemUnit(ctx, a.DB, imp.OrganizationID)
+	if err := models.CountImportRows(w, imp); err != nil {
+		w.Rollback()
+		return "", err
+	}
+	status := models.ImportCompletedStatus
+	if imp.InvalidCount > 0 {
+		status = models.ImportCompletedWithErrors
+	}
+	if err := models.FinishImport(w, imp, status, "", models.ImportCompleted{ID: imp.ID, Status: status}); err != nil {
+		w.Rollback()
+		return "", err
+	}
+	return status, w.Commit()
+}

@@ -1,0 +1,219 @@
+package models
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/datatypes"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// Import types; only catalog is built in this slice.
+const (
+	ImportCatalog          = "catalog"
+	ImportPartners         = "partners"
+	ImportDocumentMetadata = "document_metadata"
+	ImportCodeMappings     = "code_mappings"
+)
+
+// ImportTypes are the spec's import types.
+var ImportTypes = []string{ImportCatalog, ImportPartners, ImportDocumentMetadata, ImportCodeMappings}
+
+// Import statuses.
+const (
+	ImportQueued              = "queued"
+	ImportReadyStatus         = "ready"
+	ImportFailedStatus        = "failed"
+	ImportApplying            = "applying"
+	ImportCompletedStatus     = "completed"
+	ImportCompletedWithErrors = "completed_with_errors"
+)
+
+// ImportStatuses are every status, for the OpenAPI document.
+var ImportStatuses = []string{ImportQueued, ImportReadyStatus, ImportFailedStatus, ImportApplying, ImportCompletedStatus, ImportCompletedWithErrors}
+
+// Row outcomes.
+const (
+	OutcomeCreate    = "create"
+	OutcomeUpdate    = "update"
+	OutcomeUnchanged = "unchanged"
+	OutcomeInvalid   = "invalid"
+)
+
+// ImportOutcomes are every outcome of a row.
+var ImportOutcomes = []string{OutcomeCreate, OutcomeUpdate, OutcomeUnchanged, OutcomeInvalid}
+
+// ErrImportNotReady refuses an apply before the preview is ready, or a
+// second one.
+var ErrImportNotReady = &RuleError{Code: "import_not_ready", Key: "error.import_not_ready"}
+
+// Import is an uploaded file and the state of its preview and apply.
+type Import struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	Type           string
+	Status         string
+	FileName       string
+	SizeBytes      int64
+	ObjectKey      string
+	CreateCount    int
+	UpdateCount    int
+	UnchangedCount int
+	InvalidCount   int
+	Error          string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	ReadyAt        *time.Time
+	CompletedAt    *time.Time
+}
+
+// ImportRow is one data row of an import.
+type ImportRow struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	ImportID       uuid.UUID `gorm:"type:uuid"`
+	Number         int
+	Input          datatypes.JSON `gorm:"type:jsonb"`
+	Errors         datatypes.JSON `gorm:"type:jsonb"`
+	Outcome        string
+	Planned        datatypes.JSON `gorm:"type:jsonb"`
+	Applied        datatypes.JSON `gorm:"type:jsonb"`
+}
+
+// Cells are the row's input, keyed by field name.
+func (r *ImportRow) Cells() (map[string]string, error) {
+	cells := map[string]string{}
+	return cells, json.Unmarshal(r.Input, &cells)
+}
+
+// FieldErrors are the row's stored field errors.
+func (r *ImportRow) FieldErrors() []input.FieldError {
+	var out []input.FieldError
+	_ = json.Unmarshal(r.Errors, &out)
+	return out
+}
+
+// ImportObjectKey is where an import's file is kept.
+func ImportObjectKey(orgID, importID uuid.UUID, fileName string) string {
+	return "org/" + orgID.String() + "/imports/" + importID.String() + "/" + fileName
+}
+
+// CreateImport records an uploaded file as a queued import.
+func CreateImport(w *work.Unit, id uuid.UUID, importType, fileName string, size int64) (*Import, error) {
+	stamp := now()
+	imp := &Import{ID: id, OrganizationID: w.Organization(), Type: importType, Status: ImportQueued, FileName: fileName,
+		SizeBytes: size, ObjectKey: ImportObjectKey(w.Organization(), id, fileName), CreatedAt: stamp, UpdatedAt: stamp}
+	if err := w.Defer(imp); err != nil {
+		return nil, err
+	}
+	w.Touch("import", id)
+	return imp, nil
+}
+
+// LockImport reads the organization's import for update.
+func LockImport(w *work.Unit, id uuid.UUID) (*Import, error) {
+	return lockFor[Import](w.Context(), w.Tx(), w.Organization(), id, "UPDATE")
+}
+
+// RequestImportApply moves a ready import to applying; the caller records
+// the apply workflow's start in the same unit.
+func RequestImportApply(w *work.Unit, id uuid.UUID) (*Import, error) {
+	imp, err := LockImport(w, id)
+	if err != nil {
+		return nil, err
+	}
+	if imp.Status != ImportReadyStatus {
+		return nil, ErrImportNotReady
+	}
+	imp.Status, imp.UpdatedAt = ImportApplying, now()
+	if err := w.Tx().Model(imp).Updates(map[string]any{"status": imp.Status, "updated_at": imp.UpdatedAt}).Error; err != nil {
+		return nil, err
+	}
+	w.Touch("import", id)
+	return imp, nil
+}
+
+// CountImportRows sets the import's counts from its rows.
+func CountImportRows(w *work.Unit, imp *Import) error {
+	var counts []struct {
+		Outcome string
+		N       int
+	}
+	if err := w.Tx().Model(&ImportRow{}).Select("outcome, count(*) AS n").Where("import_id = ?", imp.ID).
+		Group("outcome").Scan(&counts).Error; err != nil {
+		return err
+	}
+	imp.CreateCount, imp.UpdateCount, imp.UnchangedCount, imp.InvalidCount = 0, 0, 0, 0
+	for _, c := range counts {
+		switch c.Outcome {
+		case OutcomeCreate:
+			imp.CreateCount = c.N
+		case OutcomeUpdate:
+			imp.UpdateCount = c.N
+		case OutcomeUnchanged:
+			imp.UnchangedCount = c.N
+		case OutcomeInvalid:
+			imp.InvalidCount = c.N
+		}
+	}
+	return nil
+}
+
+// FinishImport sets the import's final status (ready, failed, completed…)
+// with its counts and emits event, all in w.
+func FinishImport(w *work.Unit, imp *Import, status, reason string, event Payload) error {
+	stamp := now()
+	set := map[string]any{"status": status, "error": reason, "updated_at": stamp}
+	if status != ImportFailedStatus {
+		if err := CountImportRows(w, imp); err != nil {
+			return err
+		}
+		set["create_count"], set["update_count"] = imp.CreateCount, imp.UpdateCount
+		set["unchanged_count"], set["invalid_count"] = imp.UnchangedCount, imp.InvalidCount
+	}
+	switch status {
+	case ImportReadyStatus:
+		set["ready_at"] = stamp
+	case ImportCompletedStatus, ImportCompletedWithErrors, ImportFailedStatus:
+		set["completed_at"] = stamp
+	}
+	if err := w.Tx().Model(imp).Updates(set).Error; err != nil {
+		return err
+	}
+	w.Touch("import", imp.ID)
+	return Emit(w, event)
+}
+
+// ClearImportRows deletes rows a failed preview attempt left, so a retried
+// preview starts over.
+func ClearImportRows(w *work.Unit, importID uuid.UUID) error {
+	return w.Tx().Where("import_id = ?", importID).Delete(&ImportRow{}).Error
+}
+
+// PendingImportRows are the next rows to apply after row number after:
+// planned creates and updates not applied yet, in row order.
+func PendingImportRows(w *work.Unit, importID uuid.UUID, after, limit int) ([]ImportRow, error) {
+	var rows []ImportRow
+	err := w.Tx().Clauses(clause.Locking{Strength: "UPDATE"}).
+		Where("import_id = ? AND number > ? AND applied IS NULL AND outcome IN ?", importID, after, []string{OutcomeCreate, OutcomeUpdate}).
+		Order("number").Limit(limit).Find(&rows).Error
+	return rows, err
+}
+
+// setRow stores a row's outcome after apply.
+func setRow(tx *gorm.DB, row *ImportRow, set map[string]any) error {
+	return tx.Model(&ImportRow{}).Where("id = ?", row.ID).Updates(set).Error
+}
+
+func mustJSON(v any) datatypes.JSON {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only maps of strings and ids are marshalled here
+	}
+	return datatypes.JSON(b)
+}
