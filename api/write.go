@@ -26,6 +26,9 @@ const (
 	// Idempotency-Key length, in characters (the spec's limit).
 	idempotencyKeyMin = 16
 	idempotencyKeyMax = 100
+
+	// multipartForm is the media type of uploads.
+	multipartForm = "multipart/form-data"
 )
 
 // readBody reads a write's JSON body once, bounded, into the request
@@ -34,7 +37,7 @@ const (
 // Multipart uploads are left to stream.
 func readBody(op *kit.Operation) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if c.Request.Body == nil || (op.Request != nil && op.Request.ContentType == "multipart/form-data") {
+		if c.Request.Body == nil || (op.Request != nil && op.Request.ContentType == multipartForm) {
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, maxJSONBody))
@@ -107,6 +110,13 @@ func (s *Server) unitOfWork(op *kit.Operation) gin.HandlerFunc {
 			return
 		}
 		req.fingerprint = requestFingerprint(c, st.Body)
+		// An upload's body is left for its handler to stream, so a retried
+		// upload is answered from the stored answer before the handler
+		// would store the file a second time. Its fingerprint has no body:
+		// the key alone identifies the upload.
+		if op.Idempotent && op.Request != nil && op.Request.ContentType == multipartForm && s.replayStored(c, req) {
+			return
+		}
 		cred := st.Credential
 		st.Work = work.New(c.Request.Context(), s.DB, work.Actor{
 			Kind: work.ActorAPIKey, OrganizationID: cred.OrganizationID, UserID: &cred.UserID, APIKeyID: &cred.KeyID, Reference: st.ID,

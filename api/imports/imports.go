@@ -1,23 +1,347 @@
 // Package imports is the spec's "Imports" area: CSV/XLSX import jobs with a
 // preview stage and an apply stage, and their templates.
-// It is not built yet: its operations answer 501 after authentication.
+//
+// Built so far: catalog imports of CSV files (upload, preview, rows,
+// apply). The templates and the result file still answer 501; the other
+// import types are refused with a 422 naming them as not available yet.
 package imports
 
 import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/i18n"
+	"ppwr/internal/input"
+	"ppwr/models"
+	"ppwr/workflows"
 )
 
 const tag = "imports"
 
+// MaxUploadBytes bounds an uploaded file; a larger one is refused with 413
+// and nothing is kept.
+const MaxUploadBytes = 20 << 20
+
+// fileNameMax bounds the kept file name (it is part of the object key).
+const fileNameMax = 200
+
+type handlers struct{ kit.Deps }
+
 // Area declares the area's operations.
-var Area = kit.Unbuilt(
-	kit.Get("getCodesImportTemplate", kit.Org+"/import-templates/codes.csv", tag, a.ImportsRun, a.ImportsRunPerm).WithQuery(kit.QueryParam("populated", kit.Enum("0", "1"))),
-	kit.Get("getDocumentsImportTemplate", kit.Org+"/import-templates/documents.csv", tag, a.ImportsRun, a.ImportsRunPerm).WithQuery(kit.QueryParam("populated", kit.Enum("0", "1"))),
-	kit.List("listImports", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm),
-	kit.Get("getImport", kit.Org+"/imports/{recordId}", tag, a.ImportsRun, a.ImportsRunPerm),
-	kit.Post("createImport", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm),
-	kit.List("listImportRows", kit.Org+"/imports/{importId}/rows", tag, a.ImportsRun, a.ImportsRunPerm),
-	kit.Post("applyImport", kit.Org+"/imports/{recordId}/apply", tag, a.ImportsRun, a.ImportsRunPerm),
-	kit.Get("downloadImportResult", kit.Org+"/imports/{recordId}/result.csv", tag, a.ImportsRun, a.ImportsRunPerm),
-)
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	importAnswer := kit.AcceptedResponse(kit.Ref("Import"))
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Get("getCodesImportTemplate", kit.Org+"/import-templates/codes.csv", tag, a.ImportsRun, a.ImportsRunPerm).WithQuery(kit.QueryParam("populated", kit.Enum("0", "1"))),
+			kit.Get("getDocumentsImportTemplate", kit.Org+"/import-templates/documents.csv", tag, a.ImportsRun, a.ImportsRunPerm).WithQuery(kit.QueryParam("populated", kit.Enum("0", "1"))),
+			kit.List("listImports", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
+				Handle(kit.Do(h.listImports), kit.OK(kit.ListOf("Import"))),
+			kit.Get("getImport", kit.Org+"/imports/{recordId}", tag, a.ImportsRun, a.ImportsRunPerm).
+				Handle(kit.Do(h.getImport), kit.OK(kit.Ref("Import"))),
+			kit.Post("createImport", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
+				Handle(kit.Multipart("ImportUpload", uploadSchema(), h.createImport), importAnswer.WithLocation()),
+			kit.List("listImportRows", kit.Org+"/imports/{importId}/rows", tag, a.ImportsRun, a.ImportsRunPerm).
+				Handle(kit.Query(h.listImportRows), kit.OK(kit.ListOf("ImportRow"))),
+			kit.Post("applyImport", kit.Org+"/imports/{recordId}/apply", tag, a.ImportsRun, a.ImportsRunPerm).
+				Handle(kit.Do(h.applyImport), importAnswer),
+			kit.Get("downloadImportResult", kit.Org+"/imports/{recordId}/result.csv", tag, a.ImportsRun, a.ImportsRunPerm),
+		},
+		Schemas: map[string]kit.Schema{
+			"Import": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "type": kit.Enum(models.ImportTypes...), "status": kit.Enum(models.ImportStatuses...),
+				"file_name": kit.Str(), "size_bytes": kit.Int(), "error": kit.Nullable(kit.Str()),
+				"counts": kit.Object(map[string]kit.Schema{"create": kit.Int(), "update": kit.Int(), "unchanged": kit.Int(), "invalid": kit.Int()}),
+				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+				"ready_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
+			}),
+			"ImportRow": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "number": kit.Int(), "outcome": kit.Enum(models.ImportOutcomes...),
+				"input":   {"type": "object", "additionalProperties": kit.Str()},
+				"errors":  {"type": "object", "additionalProperties": kit.ArrayOf(kit.Str())},
+				"planned": kit.Nullable(kit.Schema{"type": "object"}), "applied": kit.Nullable(kit.Schema{"type": "object"}),
+			}),
+		},
+		Codes: []kit.Code{{Code: models.ErrImportNotReady.Code, Status: http.StatusUnprocessableEntity}},
+	}
+}
+
+// uploadSchema documents the upload form.
+func uploadSchema() kit.Schema {
+	return kit.Schema{"type": "object", "required": []string{"file", "type"}, "properties": map[string]any{
+		"file": kit.Binary(),
+		"type": kit.Enum(models.ImportTypes...),
+	}}
+}
+
+// importJSON is the import resource.
+type importJSON struct {
+	ID          uuid.UUID      `json:"id"`
+	Type        string         `json:"type"`
+	Status      string         `json:"status"`
+	FileName    string         `json:"file_name"`
+	SizeBytes   int64          `json:"size_bytes"`
+	Error       *string        `json:"error"`
+	Counts      map[string]int `json:"counts"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+	ReadyAt     *time.Time     `json:"ready_at"`
+	CompletedAt *time.Time     `json:"completed_at"`
+}
+
+func importToJSON(m *models.Import) importJSON {
+	out := importJSON{ID: m.ID, Type: m.Type, Status: m.Status, FileName: m.FileName, SizeBytes: m.SizeBytes,
+		Counts: map[string]int{
+			models.OutcomeCreate: m.CreateCount, models.OutcomeUpdate: m.UpdateCount,
+			models.OutcomeUnchanged: m.UnchangedCount, models.OutcomeInvalid: m.InvalidCount,
+		},
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: utc(m.ReadyAt), CompletedAt: utc(m.CompletedAt)}
+	if m.Error != "" {
+		out.Error = &m.Error
+	}
+	return out
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func (h *handlers) listImports(c *gin.Context) error {
+	q := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Import{})
+	return kit.Paginate(c, q, kit.NewestFirst, importToJSON)
+}
+
+func (h *handlers) getImport(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", importToJSON)
+}
+
+// createImport streams the file part to the object store, bounded, and
+// records the queued import with the durable start of its preview
+// workflow. The object is written before the unit commits: should the
+// commit fail, an unreferenced object is left, never an import without
+// its file.
+func (h *handlers) createImport(c *gin.Context) error {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxUploadBytes+1<<20)
+	form, err := c.Request.MultipartReader()
+	if err != nil {
+		return kit.NewProblem(http.StatusUnsupportedMediaType, kit.CodeUnsupportedMediaType, "error.unsupported_media_type")
+	}
+	ctx, org, id := c.Request.Context(), kit.OrgID(c), models.NewID()
+	up := upload{}
+	fail := func(err error) error {
+		if up.stored {
+			_ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, up.fileName))
+		}
+		return err
+	}
+	for {
+		part, err := form.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(bodyProblem(err))
+		}
+		switch part.FormName() {
+		case "file":
+			if up.stored {
+				return fail(kit.Invalid(kit.Field("file", "field.one_file")))
+			}
+			if up.fileName = fileName(part.FileName()); up.fileName == "" {
+				return fail(kit.Invalid(kit.Field("file", "field.file_name")))
+			}
+			body := &bounded{r: part, max: MaxUploadBytes}
+			err := h.Storage.Put(ctx, models.ImportObjectKey(org, id, up.fileName), body, "text/csv")
+			up.stored, up.size = err == nil, body.n
+			switch {
+			case body.over:
+				_ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, up.fileName))
+				return fail(kit.NewProblem(http.StatusRequestEntityTooLarge, kit.CodeRequestTooLarge, "error.request_too_large", MaxUploadBytes))
+			case err != nil:
+				return fail(bodyProblem(err))
+			}
+		case "type":
+			raw, err := io.ReadAll(io.LimitReader(part, 100))
+			if err != nil {
+				return fail(bodyProblem(err))
+			}
+			up.importType, up.typeSent = strings.TrimSpace(string(raw)), true
+		}
+	}
+	if err := up.check(); err != nil {
+		return fail(err)
+	}
+	w := kit.Work(c)
+	imp, err := models.CreateImport(w, id, up.importType, up.fileName, up.size)
+	if err == nil {
+		err = models.StartWorkflow(w, workflows.ImportWorkflowID(id), workflows.ImportPreviewType, id, workflows.ImportInput{ImportID: id})
+	}
+	if err != nil {
+		return fail(err)
+	}
+	c.Header("Location", kit.Location(c, id))
+	c.JSON(http.StatusAccepted, importToJSON(imp))
+	return nil
+}
+
+// upload is what the form sent.
+type upload struct {
+	fileName, importType string
+	typeSent, stored     bool
+	size                 int64
+}
+
+// check names every missing or refused field at once.
+func (u *upload) check() error {
+	var fields []input.FieldError
+	if !u.stored {
+		fields = append(fields, kit.Field("file", "field.required"))
+	}
+	switch {
+	case !u.typeSent || u.importType == "":
+		fields = append(fields, kit.Field("type", "field.required"))
+	case !slices.Contains(models.ImportTypes, u.importType):
+		fields = append(fields, kit.Field("type", "field.one_of", strings.Join(models.ImportTypes, ", ")))
+	case u.importType != models.ImportCatalog:
+		fields = append(fields, kit.Field("type", "field.import_type_not_built", u.importType))
+	}
+	if len(fields) > 0 {
+		return kit.Invalid(fields...)
+	}
+	return nil
+}
+
+// bodyProblem maps an error reading the form: a body over the limit is a
+// 413, anything else a form that is not readable.
+func bodyProblem(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return kit.NewProblem(http.StatusRequestEntityTooLarge, kit.CodeRequestTooLarge, "error.request_too_large", MaxUploadBytes)
+	}
+	if strings.Contains(err.Error(), "multipart") {
+		return kit.NewProblem(http.StatusUnprocessableEntity, kit.CodeValidationFailed, "error.multipart_invalid")
+	}
+	return err
+}
+
+// fileName keeps the base name a client sent, bounded, as the object key's
+// last segment.
+func fileName(sent string) string {
+	name := path.Base(strings.ReplaceAll(sent, `\`, "/"))
+	if name == "." || name == "/" || name == ".." || !utf8.ValidString(name) {
+		return ""
+	}
+	if r := []rune(name); len(r) > fileNameMax {
+		name = string(r[len(r)-fileNameMax:])
+	}
+	return name
+}
+
+// bounded counts what passes through and stops after max bytes, so an
+// oversized file is cut short instead of stored.
+type bounded struct {
+	r    io.Reader
+	max  int64
+	n    int64
+	over bool
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if b.n > b.max {
+		b.over = true
+		return n, errors.New("imports: file over the upload limit")
+	}
+	return n, err
+}
+
+// applyImport moves a ready import to applying and records the start of
+// its apply workflow in the same unit, so the apply runs if and only if
+// the request commits.
+func (h *handlers) applyImport(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	w := kit.Work(c)
+	imp, err := models.RequestImportApply(w, id)
+	if err != nil {
+		return err
+	}
+	if err := models.StartWorkflow(w, workflows.ImportApplyWorkflowID(id), workflows.ImportApplyType, id, workflows.ImportInput{ImportID: id}); err != nil {
+		return err
+	}
+	c.JSON(http.StatusAccepted, importToJSON(imp))
+	return nil
+}
+
+// rowQuery filters an import's rows.
+type rowQuery struct {
+	input.Errors
+	Outcome input.Opt[string]
+}
+
+func (q *rowQuery) Declare(f *input.Fields) {
+	f.Enum("outcome", &q.Outcome, input.Enum{Values: models.ImportOutcomes})
+}
+
+// importRowJSON is one row with its errors in the request's language.
+type importRowJSON struct {
+	ID      uuid.UUID           `json:"id"`
+	Number  int                 `json:"number"`
+	Outcome string              `json:"outcome"`
+	Input   map[string]string   `json:"input"`
+	Errors  map[string][]string `json:"errors"`
+	Planned json.RawMessage     `json:"planned"`
+	Applied json.RawMessage     `json:"applied"`
+}
+
+func (h *handlers) listImportRows(c *gin.Context, q *rowQuery) error {
+	importID, err := kit.PathID(c, "importId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	if _, err := models.Find[models.Import](ctx, h.DB, org, importID); err != nil {
+		return err
+	}
+	db := models.Tenant(ctx, h.DB, org).Model(&models.ImportRow{}).Where("import_id = ?", importID)
+	if q.Outcome.Set() {
+		db = db.Where("outcome = ?", q.Outcome.Value)
+	}
+	locale := kit.State(c).Locale
+	return kit.Paginate(c, db, kit.OldestFirst, func(r *models.ImportRow) importRowJSON {
+		cells, _ := r.Cells()
+		out := importRowJSON{ID: r.ID, Number: r.Number, Outcome: r.Outcome, Input: cells, Errors: map[string][]string{},
+			Planned: raw(r.Planned), Applied: raw(r.Applied)}
+		for _, f := range r.FieldErrors() {
+			out.Errors[f.Field] = append(out.Errors[f.Field], i18n.T(locale, f.Key, f.Args...))
+		}
+		return out
+	})
+}
+
+// raw is a stored JSON value, or null.
+func raw(v []byte) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(v)
+}

@@ -82,3 +82,14 @@ func Query[Q any, P bindable[Q]](fn func(c *gin.Context, q P) error) Handler {
 		},
 	}
 }
+
+// Multipart is a handler of a multipart/form-data body that the handler
+// streams itself with c.Request.MultipartReader(): the pipeline does not
+// read such a body (an upload may be far larger than a JSON body). name
+// and form document the body's fields; the handler checks them.
+func Multipart(name string, form Schema, fn HandlerFunc) Handler {
+	return Handler{
+		body: &Body{Name: name, ContentType: "multipart/form-data", Schema: form, Required: true},
+		run:  fn,
+	}
+}

@@ -77,3 +77,17 @@ func (r Response) WithETag() Response {
 	r.Headers = append(append([]Param(nil), r.Headers...), Param{Name: "ETag", Schema: Str(), DescKey: "header.etag"})
 	return r
 }
+
+// AcceptedResponse is a 202 answering schema: work was queued.
+func AcceptedResponse(schema Schema) Response {
+	return Response{Status: http.StatusAccepted, Schema: schema}
+}
+
+// WithLocation adds the Location header of the record the answer names.
+func (r Response) WithLocation() Response {
+	r.Headers = append(append([]Param(nil), r.Headers...), Param{Name: "Location", Schema: Schema{"type": "string", "format": "uri"}, DescKey: "header.location"})
+	return r
+}
+
+// Binary is a file part of a multipart body.
+func Binary() Schema { return Schema{"type": "string", "contentMediaType": "application/octet-stream"} }
