@@ -1,0 +1,87 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+
+	"ppwr/activities"
+	"ppwr/models"
+)
+
+func newImportEnv() (*testsuite.TestWorkflowEnvironment, *activities.Imports) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	a := &activities.Imports{}
+	env.RegisterActivity(a)
+	return env, a
+}
+
+func TestImportPreviewEndsWithTheImportsStatus(t *testing.T) {
+	for _, status := range []string{models.ImportReadyStatus, models.ImportFailedStatus} {
+		env, a := newImportEnv()
+		id := uuid.New()
+		env.OnActivity(a.Preview, mock.Anything, id).Return(status, nil).Once()
+		env.ExecuteWorkflow(ImportPreview, ImportInput{ImportID: id})
+		require.True(t, env.IsWorkflowCompleted())
+		require.NoError(t, env.GetWorkflowError())
+		var got string
+		require.NoError(t, env.GetWorkflowResult(&got))
+		assert.Equal(t, status, got, "an unreadable file is a failed import, not a failed run")
+		env.AssertExpectations(t)
+	}
+}
+
+// A preview attempt that fails (the database away) is retried, and the
+// retry's answer is the run's.
+func TestImportPreviewRetriesAFailedAttempt(t *testing.T) {
+	env, a := newImportEnv()
+	id := uuid.New()
+	attempts := 0
+	env.OnActivity(a.Preview, mock.Anything, id).Return(func(context.Context, uuid.UUID) (string, error) {
+		attempts++
+		if attempts == 1 {
+			return "", errors.New("connection refused")
+		}
+		return models.ImportReadyStatus, nil
+	})
+	env.ExecuteWorkflow(ImportPreview, ImportInput{ImportID: id})
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, 2, attempts)
+}
+
+// An apply attempt that dies half way is retried with the progress it
+// heartbeat, so it resumes after the last committed row.
+func TestImportApplyResumesFromHeartbeatProgress(t *testing.T) {
+	env, a := newImportEnv()
+	id := uuid.New()
+	var resumedAfter []int
+	env.OnActivity(a.Apply, mock.Anything, id).Return(func(ctx context.Context, _ uuid.UUID) (string, error) {
+		after := 0
+		if activityHasProgress(ctx, &after) {
+			resumedAfter = append(resumedAfter, after)
+			return models.ImportCompletedWithErrors, nil
+		}
+		recordProgress(ctx, 200)
+		return "", errors.New("worker lost")
+	})
+	env.ExecuteWorkflow(ImportApply, ImportInput{ImportID: id})
+	require.NoError(t, env.GetWorkflowError())
+	var got string
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.Equal(t, models.ImportCompletedWithErrors, got)
+	assert.Equal(t, []int{200}, resumedAfter, "the retry saw the last heartbeat")
+}
+
+func activityHasProgress(ctx context.Context, after *int) bool {
+	return activity.HasHeartbeatDetails(ctx) && activity.GetHeartbeatDetails(ctx, after) == nil
+}
+
+func recordProgress(ctx context.Context, n int) { activity.RecordHeartbeat(ctx, n) }
