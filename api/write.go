@@ -115,6 +115,7 @@ func (s *Server) unitOfWork(op *kit.Operation) gin.HandlerFunc {
 		// would store the file a second time. Its fingerprint has no body:
 		// the key alone identifies the upload.
 		if op.Idempotent && op.Request != nil && op.Request.ContentType == multipartForm && s.replayStored(c, req) {
+			c.Abort()
 			return
 		}
 		cred := st.Credential

@@ -1,0 +1,192 @@
+package imports_test
+
+import (
+	"bytes"
+	"context"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/api/apitest"
+	"ppwr/internal/testenv"
+	"ppwr/models"
+	"ppwr/worker"
+)
+
+// fixture is the API with a worker of its own task queue, and the relay
+// that starts the workflows requests recorded.
+type fixture struct {
+	*apitest.API
+	tn    apitest.Tenant
+	relay *worker.Relay
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	a := apitest.New(t, apitest.WithServices())
+	queue := "ppwr-imports-" + uuid.NewString()
+	c := testenv.Temporal(t)
+	w := worker.New(worker.Deps{DB: a.DB, Temporal: c, TaskQueue: queue, Storage: testenv.Storage(t)})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	return &fixture{API: a, tn: a.NewTenant(apitest.TenantSpec{}), relay: &worker.Relay{DB: a.DB, Temporal: c, TaskQueue: queue}}
+}
+
+// startRecorded runs the relay once, as the worker process does every
+// second.
+func (f *fixture) startRecorded(t *testing.T) {
+	t.Helper()
+	_, err := f.relay.StartWorkflows(context.Background())
+	require.NoError(t, err)
+}
+
+// upload posts a file as the multipart form of createImport.
+func (f *fixture) upload(t *testing.T, key, importType, name string, content []byte) *apitest.Response {
+	t.Helper()
+	var body bytes.Buffer
+	form := multipart.NewWriter(&body)
+	require.NoError(t, form.WriteField("type", importType))
+	part, err := form.CreateFormFile("file", name)
+	require.NoError(t, err)
+	_, err = part.Write(content)
+	require.NoError(t, err)
+	require.NoError(t, form.Close())
+	return f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports"), Token: f.tn.Token, Body: body.String(),
+		Headers: map[string]string{"Content-Type": form.FormDataContentType(), "Idempotency-Key": key}})
+}
+
+// await polls the import until it reaches one of the statuses.
+func (f *fixture) await(t *testing.T, id string, statuses ...string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + id), Token: f.tn.Token})
+		require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+		for _, s := range statuses {
+			if res.JSON["status"] == s {
+				return res.JSON
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "import %s still %v", id, res.JSON["status"])
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (f *fixture) rows(t *testing.T, id, query string) []any {
+	t.Helper()
+	res := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + id + "/rows" + query), Token: f.tn.Token})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	return res.JSON["data"].([]any)
+}
+
+// The issue's path: a Polish Excel CSV (Windows-1250, semicolons) with a
+// new item, an update and an invalid row is previewed, inspected, applied
+// and lands in the catalogue; the upload retried with its key is one
+// import.
+func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
+	f := newFixture(t)
+	existing := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/catalog-items"), Token: f.tn.Token,
+		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}, Body: map[string]any{
+			"internalCode": "PL-ISTN-1", "name": "Bottle 0.5 l", "sourcingType": "purchased", "massG": "24.5",
+			"mainMaterialCode": "PLASTIC_PET", "stockUnit": "piece", "stockTracked": true,
+			"foodContactStatus": "food_contact", "reuseType": "single_use",
+		}})
+	require.Equal(t, http.StatusCreated, existing.Code, existing.Body.String())
+
+	file, err := os.ReadFile("testdata/catalog-cp1250-semicolon.csv")
+	require.NoError(t, err)
+	key := apitest.IdemKey()
+	res := f.upload(t, key, "catalog", "katalog.csv", file)
+	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
+	id := res.JSON["id"].(string)
+	assert.Equal(t, "queued", res.JSON["status"])
+	assert.Equal(t, "katalog.csv", res.JSON["file_name"])
+	assert.Equal(t, float64(len(file)), res.JSON["size_bytes"])
+	assert.Contains(t, res.Header().Get("Location"), "/imports/"+id)
+
+	again := f.upload(t, key, "catalog", "katalog.csv", file)
+	require.Equal(t, http.StatusAccepted, again.Code, again.Body.String())
+	assert.Equal(t, id, again.JSON["id"], "the retried upload is the same import")
+	var imports int64
+	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ?", f.tn.Org).Count(&imports).Error)
+	assert.Equal(t, int64(1), imports)
+
+	early := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports/" + id + "/apply"), Token: f.tn.Token,
+		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
+	assert.Equal(t, http.StatusUnprocessableEntity, early.Code, "apply before the preview is ready")
+	assert.Equal(t, "import_not_ready", early.ErrorCode())
+
+	f.startRecorded(t)
+	ready := f.await(t, id, "ready", "failed")
+	require.Equal(t, "ready", ready["status"], "%v", ready["error"])
+	assert.Equal(t, map[string]any{"create": 1.0, "update": 1.0, "unchanged": 0.0, "invalid": 1.0}, ready["counts"])
+
+	rows := f.rows(t, id, "")
+	require.Len(t, rows, 3)
+	created, updated, invalid := rows[0].(map[string]any), rows[1].(map[string]any), rows[2].(map[string]any)
+	assert.Equal(t, "create", created["outcome"])
+	assert.Equal(t, "Pudełko żółte „Gęś”", created["input"].(map[string]any)["name"], "Windows-1250 decoded")
+	assert.Equal(t, "update", updated["outcome"])
+	changes := updated["planned"].(map[string]any)["changes"].(map[string]any)
+	assert.Equal(t, map[string]any{"name": map[string]any{"from": "Bottle 0.5 l", "to": "Butelka źdźbło Łódź"}}, changes, "only the name differs")
+	assert.Equal(t, "invalid", invalid["outcome"])
+	assert.Contains(t, invalid["errors"], "massG")
+	assert.Contains(t, invalid["errors"], "stockUnit")
+	assert.Len(t, f.rows(t, id, "?outcome=invalid"), 1)
+	var items int64
+	require.NoError(t, f.DB.Model(&models.CatalogItem{}).Where("organization_id = ?", f.tn.Org).Count(&items).Error)
+	assert.Equal(t, int64(1), items, "a preview changes nothing")
+
+	applyKey := apitest.IdemKey()
+	applied := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports/" + id + "/apply"), Token: f.tn.Token,
+		Headers: map[string]string{"Idempotency-Key": applyKey}})
+	require.Equal(t, http.StatusAccepted, applied.Code, applied.Body.String())
+	assert.Equal(t, "applying", applied.JSON["status"])
+	f.startRecorded(t)
+	done := f.await(t, id, "completed", "completed_with_errors")
+	assert.Equal(t, "completed_with_errors", done["status"])
+	assert.NotNil(t, done["completed_at"])
+
+	second := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports/" + id + "/apply"), Token: f.tn.Token,
+		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
+	assert.Equal(t, "import_not_ready", second.ErrorCode(), "an import is applied once")
+
+	rows = f.rows(t, id, "")
+	for _, r := range rows[:2] {
+		assert.NotNil(t, r.(map[string]any)["applied"], "applied rows record their change")
+	}
+	assert.Nil(t, rows[2].(map[string]any)["applied"])
+	list := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/catalog-items?q=PL-"), Token: f.tn.Token})
+	require.Equal(t, http.StatusOK, list.Code)
+	names := map[string]any{}
+	for _, it := range list.JSON["data"].([]any) {
+		names[it.(map[string]any)["internalCode"].(string)] = it.(map[string]any)["name"]
+	}
+	assert.Equal(t, map[string]any{"PL-NOWY-1": "Pudełko żółte „Gęś”", "PL-ISTN-1": "Butelka źdźbło Łódź"}, names)
+	assert.Len(t, f.AuditEntries(f.tn.Org, "applyImport"), 2, "the apply request and one batch")
+	assert.Contains(t, f.EventTypes(f.tn.Org), "import.ready")
+	assert.Contains(t, f.EventTypes(f.tn.Org), "import.completed")
+}
+
+// A file the preview cannot read fails the import with its reason; a type
+// not built yet and an oversized file are refused at upload.
+func TestUnreadableAndRefusedUploads(t *testing.T) {
+	f := newFixture(t)
+	res := f.upload(t, apitest.IdemKey(), "catalog", "bad.csv", []byte("code,colour\nA,red\n"))
+	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
+	f.startRecorded(t)
+	failed := f.await(t, res.JSON["id"].(string), "ready", "failed")
+	assert.Equal(t, "failed", failed["status"])
+	assert.Contains(t, failed["error"], `unknown columns "code", "colour"`)
+	assert.Contains(t, f.EventTypes(f.tn.Org), "import.failed")
+
+	res = f.upload(t, apitest.IdemKey(), "partners", "p.csv", []byte("name\nA\n"))
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Contains(t, res.FieldErrors()["type"], "partners imports are not available yet; only catalog imports are")
+}
