@@ -63,7 +63,7 @@ func Area(d kit.Deps) kit.Area {
 			"Import": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "type": kit.Enum(models.ImportTypes...), "status": kit.Enum(models.ImportStatuses...),
 				"file_name": kit.Str(), "size_bytes": kit.Int(), "error": kit.Nullable(kit.Str()),
-				"counts": kit.Object(map[string]kit.Schema{"create": kit.Int(), "update": kit.Int(), "unchanged": kit.Int(), "invalid": kit.Int()}),
+				"counts":     kit.Object(map[string]kit.Schema{"create": kit.Int(), "update": kit.Int(), "unchanged": kit.Int(), "invalid": kit.Int()}),
 				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 				"ready_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
 			}),

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/api/imports"
 	"ppwr/internal/testenv"
 	"ppwr/models"
 	"ppwr/worker"
@@ -185,6 +186,13 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	assert.Equal(t, "failed", failed["status"])
 	assert.Contains(t, failed["error"], `unknown columns "code", "colour"`)
 	assert.Contains(t, f.EventTypes(f.tn.Org), "import.failed")
+
+	res = f.upload(t, apitest.IdemKey(), "catalog", "big.csv", bytes.Repeat([]byte("x"), imports.MaxUploadBytes+1))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, res.Code)
+	assert.Equal(t, "request_too_large", res.ErrorCode())
+	var kept int64
+	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "big.csv").Count(&kept).Error)
+	assert.Zero(t, kept)
 
 	res = f.upload(t, apitest.IdemKey(), "partners", "p.csv", []byte("name\nA\n"))
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
