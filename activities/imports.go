@@ -100,6 +100,10 @@ func statusOf(imp *models.Import) string {
 // storing rows in batches.
 func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	obj, err := a.Storage.Get(ctx, imp.ObjectKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		// No retry brings a deleted file back.
+		return &unreadable{"the uploaded file is no longer in the object store; upload it again"}
+	}
 	if err != nil {
 		return err
 	}

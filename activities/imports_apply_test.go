@@ -1,0 +1,63 @@
+package activities_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/internal/testenv"
+	"ppwr/internal/work"
+	"ppwr/models"
+)
+
+// An apply attempt that committed a batch and died before heartbeating it
+// is retried from the start: the committed rows are skipped, because each
+// row's mark commits with its change.
+func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
+	ctx := context.Background()
+	db := testenv.DB(t)
+	org, err := models.CreateOrganization(ctx, db, "Apply Test", "apply-"+uuid.NewString()[:8])
+	require.NoError(t, err)
+	actor := work.Actor{Kind: work.ActorSystem, OrganizationID: org.ID, Reference: "import/test/apply"}
+	unit := func() *work.Unit { return work.New(ctx, db, actor) }
+
+	w := unit()
+	imp, err := models.CreateImport(w, models.NewID(), models.ImportCatalog, "t.csv", 1)
+	require.NoError(t, err)
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.upload"}))
+	var cells []map[string]string
+	for i := 1; i <= 3; i++ {
+		cells = append(cells, map[string]string{
+			"internalCode": fmt.Sprintf("R-%d", i), "name": "Row", "sourcingType": "purchased", "massG": "1.5",
+			"mainMaterialCode": "PLASTIC_PET", "stockUnit": "piece", "foodContactStatus": "unknown", "reuseType": "single_use",
+		})
+	}
+	w = unit()
+	var planner models.CatalogPlanner
+	rows, err := planner.Plan(w, imp.ID, 1, cells)
+	require.NoError(t, err)
+	require.NoError(t, w.Tx().Create(&rows).Error)
+	require.NoError(t, w.Commit())
+
+	_, n, err := models.ApplyImportBatch(unit(), imp, 0, 2)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "the first attempt commits a batch, then dies")
+	last, n, err := models.ApplyImportBatch(unit(), imp, 0, 200)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "the retry, without progress, applies only the row left")
+	assert.Equal(t, 3, last)
+	_, n, err = models.ApplyImportBatch(unit(), imp, 0, 200)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+
+	var items int64
+	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org.ID).Count(&items).Error)
+	assert.Equal(t, int64(3), items)
+	var audits int64
+	require.NoError(t, db.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", org.ID, "applyImport").Count(&audits).Error)
+	assert.Equal(t, int64(2), audits, "one audit entry per batch")
+}
