@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 	"gorm.io/gorm"
 
+	"ppwr/internal/input"
 	"ppwr/internal/storage"
 	"ppwr/internal/work"
 	"ppwr/models"
@@ -37,11 +38,16 @@ type Imports struct {
 	Storage *storage.Store
 }
 
-// unreadable is a file the preview cannot read; its message is the
-// import's stated reason.
-type unreadable struct{ reason string }
+// unreadable is a file the preview cannot read; its message key and
+// arguments are the import's stated reason, localized when answered.
+type unreadable struct {
+	key  string
+	args []any
+}
 
-func (u *unreadable) Error() string { return u.reason }
+func (u *unreadable) Error() string { return fmt.Sprint(append([]any{u.key}, u.args...)...) }
+
+func cannotRead(key string, args ...any) *unreadable { return &unreadable{key: key, args: args} }
 
 func (a *Imports) load(ctx context.Context, id uuid.UUID) (*models.Import, error) {
 	var imp models.Import
@@ -74,10 +80,12 @@ func (a *Imports) Preview(ctx context.Context, importID uuid.UUID) (string, erro
 	}
 	err = a.previewRows(ctx, imp)
 	var bad *unreadable
-	status, reason, event := models.ImportReadyStatus, "", models.Payload(models.ImportReady{ID: imp.ID, Status: models.ImportReadyStatus})
+	status, event := models.ImportReadyStatus, models.Payload(models.ImportReady{ID: imp.ID, Status: models.ImportReadyStatus})
+	var reason *input.FieldError
 	switch {
 	case errors.As(err, &bad):
-		status, reason, event = models.ImportFailedStatus, bad.reason, models.ImportFailed{ID: imp.ID, Status: models.ImportFailedStatus}
+		status, event = models.ImportFailedStatus, models.ImportFailed{ID: imp.ID, Status: models.ImportFailedStatus}
+		reason = &input.FieldError{Key: bad.key, Args: bad.args}
 	case err != nil:
 		return "", err
 	}
@@ -102,7 +110,7 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	obj, err := a.Storage.Get(ctx, imp.ObjectKey)
 	if errors.Is(err, storage.ErrNotFound) {
 		// No retry brings a deleted file back.
-		return &unreadable{"the uploaded file is no longer in the object store; upload it again"}
+		return cannotRead("error.import_file_missing")
 	}
 	if err != nil {
 		return err
@@ -114,10 +122,10 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	}
 	header, err := rows.Read()
 	if errors.Is(err, io.EOF) {
-		return &unreadable{"the file is empty: a header row naming the columns is expected"}
+		return cannotRead("error.import_file_empty")
 	}
 	if err != nil {
-		return &unreadable{"the file is not a readable CSV file: " + err.Error()}
+		return cannotRead("error.import_not_csv", err.Error())
 	}
 	columns, err := catalogColumns(header)
 	if err != nil {
@@ -153,14 +161,14 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 			return flush()
 		}
 		if err != nil {
-			return &unreadable{"the file is not a readable CSV file: " + err.Error()}
+			return cannotRead("error.import_not_csv", err.Error())
 		}
 		cells := make(map[string]string, len(columns))
 		for i, v := range record {
 			if i < len(columns) {
 				cells[columns[i]] = v
 			} else if strings.TrimSpace(v) != "" {
-				return &unreadable{fmt.Sprintf("row %d has more cells than the header has columns", first+len(batch))}
+				return cannotRead("error.import_extra_cells", first+len(batch))
 			}
 		}
 		batch = append(batch, cells)
@@ -184,12 +192,12 @@ func catalogColumns(header []string) ([]string, error) {
 		case !slices.Contains(models.CatalogImportColumns, h):
 			unknown = append(unknown, fmt.Sprintf("%q", h))
 		case slices.Contains(seen, h):
-			return nil, &unreadable{fmt.Sprintf("the column %q appears twice in the header", h)}
+			return nil, cannotRead("error.import_repeated_column", h)
 		}
 		seen = append(seen, h)
 	}
 	if len(unknown) > 0 {
-		return nil, &unreadable{fmt.Sprintf("unknown columns %s; the columns are %s", strings.Join(unknown, ", "), strings.Join(models.CatalogImportColumns, ", "))}
+		return nil, cannotRead("error.import_unknown_columns", strings.Join(unknown, ", "), strings.Join(models.CatalogImportColumns, ", "))
 	}
 	return columns, nil
 }
@@ -273,7 +281,7 @@ func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error)
 	if imp.InvalidCount > 0 {
 		status = models.ImportCompletedWithErrors
 	}
-	if err := models.FinishImport(w, imp, status, "", models.ImportCompleted{ID: imp.ID, Status: status}); err != nil {
+	if err := models.FinishImport(w, imp, status, nil, models.ImportCompleted{ID: imp.ID, Status: status}); err != nil {
 		w.Rollback()
 		return "", err
 	}

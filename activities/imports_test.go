@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"ppwr/models"
 )
 
 // Files as spreadsheets write them: the encoding and the delimiter are
@@ -34,9 +36,11 @@ func TestOpenCSVDetectsEncodingAndDelimiter(t *testing.T) {
 
 func TestCatalogColumnsRefusesUnknownAndRepeatedColumns(t *testing.T) {
 	_, err := catalogColumns([]string{"internalCode", "colour"})
-	assert.ErrorContains(t, err, `unknown columns "colour"`)
+	var bad *unreadable
+	require.ErrorAs(t, err, &bad)
+	assert.Equal(t, &unreadable{key: "error.import_unknown_columns", args: []any{`"colour"`, strings.Join(models.CatalogImportColumns, ", ")}}, bad)
 	_, err = catalogColumns([]string{"name", " name "})
-	assert.ErrorContains(t, err, `"name" appears twice`)
+	assert.Equal(t, cannotRead("error.import_repeated_column", "name"), err)
 	cols, err := catalogColumns([]string{" internalCode", "massG"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"internalCode", "massG"}, cols)

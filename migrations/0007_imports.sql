@@ -15,8 +15,10 @@ CREATE TABLE imports (
     update_count    integer NOT NULL DEFAULT 0,
     unchanged_count integer NOT NULL DEFAULT 0,
     invalid_count   integer NOT NULL DEFAULT 0,
-    -- Why the file could not be read (status failed).
-    error           text NOT NULL DEFAULT '',
+    -- Why the file could not be read (status failed): a message key of
+    -- the i18n catalogues and its arguments, localized when answered.
+    error_key       text NOT NULL DEFAULT '',
+    error_args      jsonb NOT NULL DEFAULT '[]',
     created_at      timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL,
     ready_at        timestamptz,

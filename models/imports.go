@@ -65,11 +65,14 @@ type Import struct {
 	UpdateCount    int
 	UnchangedCount int
 	InvalidCount   int
-	Error          string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	ReadyAt        *time.Time
-	CompletedAt    *time.Time
+	// ErrorKey and ErrorArgs say why the file could not be read, as a
+	// message key and its arguments ("" unless failed).
+	ErrorKey    string
+	ErrorArgs   datatypes.JSON `gorm:"type:jsonb"`
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	ReadyAt     *time.Time
+	CompletedAt *time.Time
 }
 
 // ImportRow is one data row of an import.
@@ -91,6 +94,16 @@ func (r *ImportRow) Cells() (map[string]string, error) {
 	return cells, json.Unmarshal(r.Input, &cells)
 }
 
+// ErrorReason is why the import failed, as a message key and its
+// arguments; ok is false unless it failed.
+func (m *Import) ErrorReason() (key string, args []any, ok bool) {
+	if m.ErrorKey == "" {
+		return "", nil, false
+	}
+	_ = json.Unmarshal(m.ErrorArgs, &args)
+	return m.ErrorKey, args, true
+}
+
 // FieldErrors are the row's stored field errors.
 func (r *ImportRow) FieldErrors() []input.FieldError {
 	var out []input.FieldError
@@ -107,7 +120,8 @@ func ImportObjectKey(orgID, importID uuid.UUID, fileName string) string {
 func CreateImport(w *work.Unit, id uuid.UUID, importType, fileName string, size int64) (*Import, error) {
 	stamp := now()
 	imp := &Import{ID: id, OrganizationID: w.Organization(), Type: importType, Status: ImportQueued, FileName: fileName,
-		SizeBytes: size, ObjectKey: ImportObjectKey(w.Organization(), id, fileName), CreatedAt: stamp, UpdatedAt: stamp}
+		SizeBytes: size, ObjectKey: ImportObjectKey(w.Organization(), id, fileName), ErrorArgs: mustJSON([]any{}),
+		CreatedAt: stamp, UpdatedAt: stamp}
 	if err := w.Defer(imp); err != nil {
 		return nil, err
 	}
@@ -165,10 +179,15 @@ func CountImportRows(w *work.Unit, imp *Import) error {
 }
 
 // FinishImport sets the import's final status (ready, failed, completed…)
-// with its counts and emits event, all in w.
-func FinishImport(w *work.Unit, imp *Import, status, reason string, event Payload) error {
+// with its counts, or for a failed one its reason (a message key and its
+// arguments), and emits event, all in w.
+func FinishImport(w *work.Unit, imp *Import, status string, reason *input.FieldError, event Payload) error {
 	stamp := now()
-	set := map[string]any{"status": status, "error": reason, "updated_at": stamp}
+	set := map[string]any{"status": status, "updated_at": stamp}
+	if reason != nil {
+		imp.ErrorKey, imp.ErrorArgs = reason.Key, mustJSON(reason.Args)
+		set["error_key"], set["error_args"] = imp.ErrorKey, imp.ErrorArgs
+	}
 	if status != ImportFailedStatus {
 		if err := CountImportRows(w, imp); err != nil {
 			return err

@@ -101,15 +101,23 @@ type importJSON struct {
 	CompletedAt *time.Time     `json:"completed_at"`
 }
 
-func importToJSON(m *models.Import) importJSON {
+// importRenderer renders imports in the request's language (the reason of
+// a failed one is a message key).
+func importRenderer(c *gin.Context) func(*models.Import) importJSON {
+	locale := kit.State(c).Locale
+	return func(m *models.Import) importJSON { return importToJSON(locale, m) }
+}
+
+func importToJSON(locale i18n.Locale, m *models.Import) importJSON {
 	out := importJSON{ID: m.ID, Type: m.Type, Status: m.Status, FileName: m.FileName, SizeBytes: m.SizeBytes,
 		Counts: map[string]int{
 			models.OutcomeCreate: m.CreateCount, models.OutcomeUpdate: m.UpdateCount,
 			models.OutcomeUnchanged: m.UnchangedCount, models.OutcomeInvalid: m.InvalidCount,
 		},
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: utc(m.ReadyAt), CompletedAt: utc(m.CompletedAt)}
-	if m.Error != "" {
-		out.Error = &m.Error
+	if key, args, ok := m.ErrorReason(); ok {
+		msg := i18n.T(locale, key, args...)
+		out.Error = &msg
 	}
 	return out
 }
@@ -124,11 +132,11 @@ func utc(t *time.Time) *time.Time {
 
 func (h *handlers) listImports(c *gin.Context) error {
 	q := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Import{})
-	return kit.Paginate(c, q, kit.NewestFirst, importToJSON)
+	return kit.Paginate(c, q, kit.NewestFirst, importRenderer(c))
 }
 
 func (h *handlers) getImport(c *gin.Context) error {
-	return kit.Show(c, h.DB, "recordId", importToJSON)
+	return kit.Show(c, h.DB, "recordId", importRenderer(c))
 }
 
 // createImport streams the file part to the object store, bounded, and
@@ -196,7 +204,7 @@ func (h *handlers) createImport(c *gin.Context) error {
 		return fail(err)
 	}
 	c.Header("Location", kit.Location(c, id))
-	c.JSON(http.StatusAccepted, importToJSON(imp))
+	c.JSON(http.StatusAccepted, importRenderer(c)(imp))
 	return nil
 }
 
@@ -288,7 +296,7 @@ func (h *handlers) applyImport(c *gin.Context) error {
 	if err := models.StartWorkflow(w, workflows.ImportApplyWorkflowID(id), workflows.ImportApplyType, id, workflows.ImportInput{ImportID: id}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, importToJSON(imp))
+	c.JSON(http.StatusAccepted, importRenderer(c)(imp))
 	return nil
 }
 

@@ -184,7 +184,10 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	f.startRecorded(t)
 	failed := f.await(t, res.JSON["id"].(string), "ready", "failed")
 	assert.Equal(t, "failed", failed["status"])
-	assert.Contains(t, failed["error"], `unknown columns "code", "colour"`)
+	assert.Contains(t, failed["error"], `Unknown columns: "code", "colour".`)
+	pl := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + res.JSON["id"].(string)), Token: f.tn.Token,
+		Headers: map[string]string{"X-Locale": "pl"}})
+	assert.Contains(t, pl.JSON["error"], `Nieznane kolumny: "code", "colour".`)
 	assert.Contains(t, f.EventTypes(f.tn.Org), "import.failed")
 
 	res = f.upload(t, apitest.IdemKey(), "catalog", "big.csv", bytes.Repeat([]byte("x"), imports.MaxUploadBytes+1))
