@@ -16,7 +16,9 @@
 // kit.JSON binds the body type (models.FolderCreate), whose Declare method
 // names its fields and rules once: the binding, the 422 messages and the
 // body's OpenAPI schema all come from it. kit.Query does the same for query
-// parameters and kit.Do binds nothing. A handler decodes, runs a command of
+// parameters and kit.Do binds nothing. kit.Multipart documents an upload's
+// form and leaves its body to the handler to stream
+// (c.Request.MultipartReader()); the pipeline never reads it. A handler decodes, runs a command of
 // models on kit.Work(c) (writes) or reads through models.Tenant (reads),
 // and renders; it returns domain errors, which ProblemOf maps onto the
 // error envelope. A row without a handler answers 501.
