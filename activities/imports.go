@@ -94,7 +94,7 @@ func (a *Imports) Preview(ctx context.Context, importID uuid.UUID) (string, erro
 		w.Rollback()
 		return "", err
 	}
-	return status, w.Commit()
+	return status, models.Commit(w, models.AuditEntry{Operation: "previewImport"})
 }
 
 func statusOf(imp *models.Import) string {
@@ -285,5 +285,5 @@ func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error)
 		w.Rollback()
 		return "", err
 	}
-	return status, w.Commit()
+	return status, models.Commit(w, models.AuditEntry{Operation: "completeImport"})
 }
