@@ -80,17 +80,15 @@ func (a *Imports) Preview(ctx context.Context, importID uuid.UUID) (string, erro
 	}
 	err = a.previewRows(ctx, imp)
 	var bad *unreadable
-	status, event := models.ImportReadyStatus, models.Payload(models.ImportReady{ID: imp.ID, Status: models.ImportReadyStatus})
-	var reason *input.FieldError
+	w := systemUnit(ctx, a.DB, imp.OrganizationID)
+	status := models.ImportReadyStatus
 	switch {
 	case errors.As(err, &bad):
-		status, event = models.ImportFailedStatus, models.ImportFailed{ID: imp.ID, Status: models.ImportFailedStatus}
-		reason = &input.FieldError{Key: bad.key, Args: bad.args}
-	case err != nil:
-		return "", err
+		status, err = models.ImportFailedStatus, models.FailImport(w, imp, input.FieldError{Key: bad.key, Args: bad.args})
+	case err == nil:
+		err = models.ReadyImport(w, imp)
 	}
-	w := systemUnit(ctx, a.DB, imp.OrganizationID)
-	if err := models.FinishImport(w, imp, status, reason, event); err != nil {
+	if err != nil {
 		w.Rollback()
 		return "", err
 	}
@@ -273,15 +271,8 @@ func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error)
 		activity.RecordHeartbeat(ctx, after)
 	}
 	w := systemUnit(ctx, a.DB, imp.OrganizationID)
-	if err := models.CountImportRows(w, imp); err != nil {
-		w.Rollback()
-		return "", err
-	}
-	status := models.ImportCompletedStatus
-	if imp.InvalidCount > 0 {
-		status = models.ImportCompletedWithErrors
-	}
-	if err := models.FinishImport(w, imp, status, nil, models.ImportCompleted{ID: imp.ID, Status: status}); err != nil {
+	status, err := models.CompleteImport(w, imp)
+	if err != nil {
 		w.Rollback()
 		return "", err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"ppwr/internal/input"
 	"ppwr/internal/work"
@@ -165,13 +164,11 @@ func itemValues(it *CatalogItem) map[string]any {
 		return id.String()
 	}
 	return map[string]any{
-		"internalCode": it.InternalCode, "name": it.Name, "sourcingType": it.SourcingType, "massG": decimalText(it.MassG),
+		"internalCode": it.InternalCode, "name": it.Name, "sourcingType": it.SourcingType, "massG": it.MassG.String(),
 		"mainMaterialCode": it.MainMaterialCode, "stockUnit": it.StockUnit, "stockTracked": boolText(it.StockTracked),
 		"foodContactStatus": it.FoodContactStatus, "reuseType": it.ReuseType, "folder": ref(it.FolderID), "family": ref(it.FamilyID),
 	}
 }
-
-func decimalText(d decimal.Decimal) string { return d.String() }
 
 func boolText(b bool) string {
 	if b {

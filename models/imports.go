@@ -178,10 +178,37 @@ func CountImportRows(w *work.Unit, imp *Import) error {
 	return nil
 }
 
-// FinishImport sets the import's final status (ready, failed, completed…)
-// with its counts, or for a failed one its reason (a message key and its
-// arguments), and emits event, all in w.
-func FinishImport(w *work.Unit, imp *Import, status string, reason *input.FieldError, event Payload) error {
+// ReadyImport makes a previewed import ready with the counts of its rows.
+func ReadyImport(w *work.Unit, imp *Import) error {
+	if err := CountImportRows(w, imp); err != nil {
+		return err
+	}
+	return finishImport(w, imp, ImportReadyStatus, nil, ImportReady{ID: imp.ID, Status: ImportReadyStatus})
+}
+
+// FailImport fails an import whose file cannot be read, with the reason
+// (a message key and its arguments).
+func FailImport(w *work.Unit, imp *Import, reason input.FieldError) error {
+	return finishImport(w, imp, ImportFailedStatus, &reason, ImportFailed{ID: imp.ID, Status: ImportFailedStatus})
+}
+
+// CompleteImport ends an applied import with the counts of its rows:
+// completed, or completed_with_errors when some rows were invalid. It
+// returns the status.
+func CompleteImport(w *work.Unit, imp *Import) (string, error) {
+	if err := CountImportRows(w, imp); err != nil {
+		return "", err
+	}
+	status := ImportCompletedStatus
+	if imp.InvalidCount > 0 {
+		status = ImportCompletedWithErrors
+	}
+	return status, finishImport(w, imp, status, nil, ImportCompleted{ID: imp.ID, Status: status})
+}
+
+// finishImport sets the import's status with its counts, or for a failed
+// one its reason, and emits event, all in w.
+func finishImport(w *work.Unit, imp *Import, status string, reason *input.FieldError, event Payload) error {
 	stamp := now()
 	set := map[string]any{"status": status, "updated_at": stamp}
 	if reason != nil {
@@ -189,9 +216,6 @@ func FinishImport(w *work.Unit, imp *Import, status string, reason *input.FieldE
 		set["error_key"], set["error_args"] = imp.ErrorKey, imp.ErrorArgs
 	}
 	if status != ImportFailedStatus {
-		if err := CountImportRows(w, imp); err != nil {
-			return err
-		}
 		set["create_count"], set["update_count"] = imp.CreateCount, imp.UpdateCount
 		set["unchanged_count"], set["invalid_count"] = imp.UnchangedCount, imp.InvalidCount
 	}

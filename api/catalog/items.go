@@ -12,6 +12,7 @@ import (
 
 	"ppwr/api/kit"
 	"ppwr/internal/input"
+	"ppwr/internal/work"
 	"ppwr/models"
 )
 
@@ -122,29 +123,30 @@ func (h *handlers) updateCatalogItem(c *gin.Context, in *models.CatalogItemPatch
 	if err != nil {
 		return err
 	}
-	id, err := kit.PathID(c, "catalogItemId")
-	if err != nil {
-		return err
-	}
-	it, err := models.UpdateCatalogItem(kit.Work(c), id, expected, in)
-	return item(c, http.StatusOK, it, err)
+	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*models.CatalogItem, error) {
+		return models.UpdateCatalogItem(w, id, expected, in)
+	})
 }
 
 func (h *handlers) archiveCatalogItem(c *gin.Context, in *models.RevisionOptional) error {
-	id, err := kit.PathID(c, "catalogItemId")
-	if err != nil {
-		return err
-	}
-	it, err := models.ArchiveCatalogItem(kit.Work(c), id, in)
-	return item(c, http.StatusOK, it, err)
+	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*models.CatalogItem, error) {
+		return models.ArchiveCatalogItem(w, id, in)
+	})
 }
 
 func (h *handlers) restoreCatalogItem(c *gin.Context, in *models.RevisionRequired) error {
+	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*models.CatalogItem, error) {
+		return models.RestoreCatalogItem(w, id, in)
+	})
+}
+
+// changeItem runs a command on the path's item and answers the item.
+func changeItem(c *gin.Context, command func(*work.Unit, uuid.UUID) (*models.CatalogItem, error)) error {
 	id, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
 	}
-	it, err := models.RestoreCatalogItem(kit.Work(c), id, in)
+	it, err := command(kit.Work(c), id)
 	return item(c, http.StatusOK, it, err)
 }
 
