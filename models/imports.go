@@ -61,6 +61,10 @@ type Import struct {
 	FileName       string
 	SizeBytes      int64
 	ObjectKey      string
+	// Mapping maps the file's column names to field names; Sheet names the
+	// XLSX sheet to read ("" for the first).
+	Mapping        datatypes.JSON `gorm:"type:jsonb"`
+	Sheet          string
 	CreateCount    int
 	UpdateCount    int
 	UnchangedCount int

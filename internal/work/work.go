@@ -21,11 +21,12 @@ const (
 	ActorAPIKey   = "api_key"
 	ActorOperator = "operator"
 	ActorSystem   = "system"
+	ActorImport   = "import"
 )
 
 // Actor is who a unit of work acts for: an API key (with its user), an
-// operator of the admin CLI, or the system, such as a workflow acting for
-// a record.
+// operator of the admin CLI, the system, such as a workflow acting for a
+// record, or an import applying its rows.
 type Actor struct {
 	Kind           string
 	OrganizationID uuid.UUID
