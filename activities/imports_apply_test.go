@@ -26,7 +26,7 @@ func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 	unit := func() *work.Unit { return work.New(ctx, db, actor) }
 
 	w := unit()
-	imp, err := models.CreateImport(w, models.NewID(), models.ImportCatalog, "t.csv", 1)
+	imp, err := models.CreateImport(w, models.NewID(), models.ImportUpload{Type: models.ImportCatalog, FileName: "t.csv", Size: 1})
 	require.NoError(t, err)
 	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.upload"}))
 	var cells []map[string]string

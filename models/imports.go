@@ -13,7 +13,7 @@ import (
 	"ppwr/internal/work"
 )
 
-// Import types; only catalog is built in this slice.
+// Import types.
 const (
 	ImportCatalog          = "catalog"
 	ImportPartners         = "partners"
@@ -23,6 +23,15 @@ const (
 
 // ImportTypes are the spec's import types.
 var ImportTypes = []string{ImportCatalog, ImportPartners, ImportDocumentMetadata, ImportCodeMappings}
+
+// ImportColumns are the columns a file of each type may have: the API's
+// field names of what the type writes, bound by the same declarations.
+var ImportColumns = map[string][]string{
+	ImportCatalog:          CatalogImportColumns,
+	ImportPartners:         PartnerImportColumns,
+	ImportDocumentMetadata: DocumentMetadataImportColumns,
+	ImportCodeMappings:     CodeMappingImportColumns,
+}
 
 // Import statuses.
 const (
@@ -92,6 +101,13 @@ type ImportRow struct {
 	Applied        datatypes.JSON `gorm:"type:jsonb"`
 }
 
+// ColumnMapping is the upload's map of file column names to field names.
+func (m *Import) ColumnMapping() map[string]string {
+	out := map[string]string{}
+	_ = json.Unmarshal(m.Mapping, &out)
+	return out
+}
+
 // Cells are the row's input, keyed by field name.
 func (r *ImportRow) Cells() (map[string]string, error) {
 	cells := map[string]string{}
@@ -120,12 +136,26 @@ func ImportObjectKey(orgID, importID uuid.UUID, fileName string) string {
 	return "org/" + orgID.String() + "/imports/" + importID.String() + "/" + fileName
 }
 
+// ImportUpload is what an upload form sent besides the file's content.
+type ImportUpload struct {
+	Type     string
+	FileName string
+	Size     int64
+	// Mapping maps file column names to field names.
+	Mapping map[string]string
+	// Sheet is the XLSX sheet to read; "" for the first.
+	Sheet string
+}
+
 // CreateImport records an uploaded file as a queued import.
-func CreateImport(w *work.Unit, id uuid.UUID, importType, fileName string, size int64) (*Import, error) {
+func CreateImport(w *work.Unit, id uuid.UUID, up ImportUpload) (*Import, error) {
 	stamp := now()
-	imp := &Import{ID: id, OrganizationID: w.Organization(), Type: importType, Status: ImportQueued, FileName: fileName,
-		SizeBytes: size, ObjectKey: ImportObjectKey(w.Organization(), id, fileName), ErrorArgs: mustJSON([]any{}),
-		CreatedAt: stamp, UpdatedAt: stamp}
+	if up.Mapping == nil {
+		up.Mapping = map[string]string{}
+	}
+	imp := &Import{ID: id, OrganizationID: w.Organization(), Type: up.Type, Status: ImportQueued, FileName: up.FileName,
+		SizeBytes: up.Size, ObjectKey: ImportObjectKey(w.Organization(), id, up.FileName), Mapping: mustJSON(up.Mapping),
+		Sheet: up.Sheet, ErrorArgs: mustJSON([]any{}), CreatedAt: stamp, UpdatedAt: stamp}
 	if err := w.Defer(imp); err != nil {
 		return nil, err
 	}

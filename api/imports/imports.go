@@ -1,9 +1,5 @@
 // Package imports is the spec's "Imports" area: CSV/XLSX import jobs with a
 // preview stage and an apply stage, and their templates.
-//
-// Built so far: catalog imports of CSV files (upload, preview, rows,
-// apply). The templates and the result file still answer 501; the other
-// import types are refused with a 422 naming them as not available yet.
 package imports
 
 import (
@@ -83,6 +79,11 @@ func uploadSchema() kit.Schema {
 	return kit.Schema{"type": "object", "required": []string{"file", "type"}, "properties": map[string]any{
 		"file": kit.Binary(),
 		"type": kit.Enum(models.ImportTypes...),
+		"mapping": kit.Schema{"type": "string", "contentMediaType": "application/json",
+			"description": "A JSON object mapping the file's column names to the import type's column names, " +
+				`for example {"Indeks": "internalCode", "Nazwa": "name"}; columns not in it must already be named as the type's columns.`},
+		"sheet": kit.Schema{"type": "string", "maxLength": sheetNameMax,
+			"description": "The sheet of an XLSX file to read; the first sheet when absent. Ignored for CSV files."},
 	}}
 }
 
@@ -151,10 +152,10 @@ func (h *handlers) createImport(c *gin.Context) error {
 		return kit.NewProblem(http.StatusUnsupportedMediaType, kit.CodeUnsupportedMediaType, "error.unsupported_media_type")
 	}
 	ctx, org, id := c.Request.Context(), kit.OrgID(c), models.NewID()
-	up := upload{}
+	up := upload{fields: map[string]string{}}
 	fail := func(err error) error {
 		if up.stored {
-			_ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, up.fileName))
+			_ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, up.FileName))
 		}
 		return err
 	}
@@ -171,32 +172,32 @@ func (h *handlers) createImport(c *gin.Context) error {
 			if up.stored {
 				return fail(kit.Invalid(kit.Field("file", "field.one_file")))
 			}
-			if up.fileName = fileName(part.FileName()); up.fileName == "" {
+			if up.FileName = fileName(part.FileName()); up.FileName == "" {
 				return fail(kit.Invalid(kit.Field("file", "field.file_name")))
 			}
 			body := &bounded{r: part, max: MaxUploadBytes}
-			err := h.Storage.Put(ctx, models.ImportObjectKey(org, id, up.fileName), body, "text/csv")
-			up.stored, up.size = err == nil, body.n
+			err := h.Storage.Put(ctx, models.ImportObjectKey(org, id, up.FileName), body, "text/csv")
+			up.stored, up.Size = err == nil, body.n
 			switch {
 			case body.over:
-				_ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, up.fileName))
+				_ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, up.FileName))
 				return fail(kit.NewProblem(http.StatusRequestEntityTooLarge, kit.CodeRequestTooLarge, "error.request_too_large", MaxUploadBytes))
 			case err != nil:
 				return fail(bodyProblem(err))
 			}
-		case "type":
-			raw, err := io.ReadAll(io.LimitReader(part, 100))
+		case "type", "mapping", "sheet":
+			raw, err := io.ReadAll(io.LimitReader(part, formFieldMax+1))
 			if err != nil {
 				return fail(bodyProblem(err))
 			}
-			up.importType, up.typeSent = strings.TrimSpace(string(raw)), true
+			up.fields[part.FormName()] = string(raw)
 		}
 	}
 	if err := up.check(); err != nil {
 		return fail(err)
 	}
 	w := kit.Work(c)
-	imp, err := models.CreateImport(w, id, up.importType, up.fileName, up.size)
+	imp, err := models.CreateImport(w, id, up.ImportUpload)
 	if err == nil {
 		err = models.StartWorkflow(w, workflows.ImportWorkflowID(id), workflows.ImportPreviewType, id, workflows.ImportInput{ImportID: id})
 	}
@@ -208,31 +209,76 @@ func (h *handlers) createImport(c *gin.Context) error {
 	return nil
 }
 
-// upload is what the form sent.
+// formFieldMax bounds the form's text fields (the mapping is the longest).
+const formFieldMax = 16 << 10
+
+// upload is what the form sent: the stored file and the text fields, read
+// into the import's upload by check.
 type upload struct {
-	fileName, importType string
-	typeSent, stored     bool
-	size                 int64
+	models.ImportUpload
+	fields map[string]string
+	stored bool
 }
 
-// check names every missing or refused field at once.
+// check reads the text fields and names every missing or refused one at
+// once.
 func (u *upload) check() error {
 	var fields []input.FieldError
 	if !u.stored {
 		fields = append(fields, kit.Field("file", "field.required"))
 	}
+	for name, v := range u.fields {
+		if len(v) > formFieldMax || !utf8.ValidString(v) {
+			fields = append(fields, kit.Field(name, "field.too_long", formFieldMax))
+			delete(u.fields, name)
+		}
+	}
+	u.Type = strings.TrimSpace(u.fields["type"])
+	columns, known := models.ImportColumns[u.Type]
 	switch {
-	case !u.typeSent || u.importType == "":
+	case u.Type == "":
 		fields = append(fields, kit.Field("type", "field.required"))
-	case !slices.Contains(models.ImportTypes, u.importType):
+	case !known:
 		fields = append(fields, kit.Field("type", "field.one_of", strings.Join(models.ImportTypes, ", ")))
-	case u.importType != models.ImportCatalog:
-		fields = append(fields, kit.Field("type", "field.import_type_not_built", u.importType))
+	}
+	if raw := strings.TrimSpace(u.fields["mapping"]); raw != "" {
+		if json.Unmarshal([]byte(raw), &u.Mapping) != nil {
+			fields = append(fields, kit.Field("mapping", "field.import_mapping"))
+		} else if known {
+			fields = append(fields, checkMapping(u.Mapping, columns)...)
+		}
+	}
+	u.Sheet = strings.TrimSpace(u.fields["sheet"])
+	if utf8.RuneCountInString(u.Sheet) > sheetNameMax {
+		fields = append(fields, kit.Field("sheet", "field.too_long", sheetNameMax))
 	}
 	if len(fields) > 0 {
 		return kit.Invalid(fields...)
 	}
 	return nil
+}
+
+// sheetNameMax is the longest sheet name Excel allows.
+const sheetNameMax = 31
+
+// checkMapping refuses a mapping to a field the import type does not have,
+// or two file columns mapped to one field.
+func checkMapping(mapping map[string]string, columns []string) []input.FieldError {
+	var fields []input.FieldError
+	targets := map[string]string{}
+	for from, to := range mapping {
+		switch {
+		case strings.TrimSpace(from) == "":
+			fields = append(fields, kit.Field("mapping", "field.import_mapping"))
+		case !slices.Contains(columns, to):
+			fields = append(fields, kit.Field("mapping."+from, "field.one_of", strings.Join(columns, ", ")))
+		case targets[to] != "":
+			fields = append(fields, kit.Field("mapping."+from, "field.import_mapping_twice", to, targets[to]))
+		default:
+			targets[to] = from
+		}
+	}
+	return fields
 }
 
 // bodyProblem maps an error reading the form: a body over the limit is a

@@ -3,6 +3,7 @@ package imports_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -47,12 +48,20 @@ func (f *fixture) startRecorded(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// upload posts a file as the multipart form of createImport.
+// upload posts a file of a type as the multipart form of createImport.
 func (f *fixture) upload(t *testing.T, key, importType, name string, content []byte) *apitest.Response {
+	t.Helper()
+	return f.uploadForm(t, key, map[string]string{"type": importType}, name, content)
+}
+
+// uploadForm posts a file with the form's text fields.
+func (f *fixture) uploadForm(t *testing.T, key string, fields map[string]string, name string, content []byte) *apitest.Response {
 	t.Helper()
 	var body bytes.Buffer
 	form := multipart.NewWriter(&body)
-	require.NoError(t, form.WriteField("type", importType))
+	for k, v := range fields {
+		require.NoError(t, form.WriteField(k, v))
+	}
 	part, err := form.CreateFormFile("file", name)
 	require.NoError(t, err)
 	_, err = part.Write(content)
@@ -197,7 +206,13 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "big.csv").Count(&kept).Error)
 	assert.Zero(t, kept)
 
-	res = f.upload(t, apitest.IdemKey(), "partners", "p.csv", []byte("name\nA\n"))
+	res = f.uploadForm(t, apitest.IdemKey(), map[string]string{"type": "partners", "mapping": `{"Firma": "name", "Kolor": "colour"}`},
+		"p.csv", []byte("Firma\nA\n"))
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
-	assert.Contains(t, res.FieldErrors()["type"], "partners imports are not available yet; only catalog imports are")
+	assert.Contains(t, fmt.Sprint(res.FieldErrors()["mapping.Kolor"]), "must be one of: name, roles")
+	res = f.uploadForm(t, apitest.IdemKey(), map[string]string{"type": "stock", "mapping": `["name"]`}, "p.csv", []byte("name\nA\n"))
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Len(t, res.FieldErrors(), 2, res.Body.String())
+	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "p.csv").Count(&kept).Error)
+	assert.Zero(t, kept, "a refused upload keeps nothing")
 }
