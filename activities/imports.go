@@ -57,8 +57,15 @@ func (a *Imports) load(ctx context.Context, id uuid.UUID) (*models.Import, error
 	return &imp, nil
 }
 
+// systemUnit acts for the system in the import's workflow: reading the
+// file, the import's own status and events.
 func systemUnit(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *work.Unit {
 	return work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: orgID, Reference: activity.GetInfo(ctx).WorkflowExecution.ID})
+}
+
+// importUnit acts as the import itself, applying its rows.
+func importUnit(ctx context.Context, db *gorm.DB, imp *models.Import) *work.Unit {
+	return work.New(ctx, db, work.Actor{Kind: work.ActorImport, OrganizationID: imp.OrganizationID, Reference: activity.GetInfo(ctx).WorkflowExecution.ID})
 }
 
 // Preview reads the import's file, plans every row and stores the rows in
@@ -125,11 +132,11 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	if err != nil {
 		return cannotRead("error.import_not_csv", err.Error())
 	}
-	columns, err := catalogColumns(header)
+	columns, err := importColumns(header, models.ImportColumns[imp.Type], imp.ColumnMapping())
 	if err != nil {
 		return err
 	}
-	var planner models.CatalogPlanner
+	planner := models.NewRowPlanner(imp)
 	batch := make([]map[string]string, 0, previewBatch)
 	first := 1
 	flush := func() error {
@@ -178,16 +185,20 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	}
 }
 
-// catalogColumns checks the header: every column must be a field of a
-// catalogue item, once.
-func catalogColumns(header []string) ([]string, error) {
+// importColumns names the header's columns by field, through the upload's
+// mapping of file column names: every column must then be a field of the
+// import's type, once.
+func importColumns(header, fields []string, mapping map[string]string) ([]string, error) {
 	var unknown, seen []string
 	columns := make([]string, len(header))
 	for i, h := range header {
 		h = strings.TrimSpace(h)
+		if to, ok := mapping[h]; ok {
+			h = to
+		}
 		columns[i] = h
 		switch {
-		case !slices.Contains(models.CatalogImportColumns, h):
+		case !slices.Contains(fields, h):
 			unknown = append(unknown, fmt.Sprintf("%q", h))
 		case slices.Contains(seen, h):
 			return nil, cannotRead("error.import_repeated_column", h)
@@ -195,7 +206,7 @@ func catalogColumns(header []string) ([]string, error) {
 		seen = append(seen, h)
 	}
 	if len(unknown) > 0 {
-		return nil, cannotRead("error.import_unknown_columns", strings.Join(unknown, ", "), strings.Join(models.CatalogImportColumns, ", "))
+		return nil, cannotRead("error.import_unknown_columns", strings.Join(unknown, ", "), strings.Join(fields, ", "))
 	}
 	return columns, nil
 }
@@ -260,7 +271,7 @@ func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error)
 		_ = activity.GetHeartbeatDetails(ctx, &after)
 	}
 	for {
-		last, n, err := models.ApplyImportBatch(systemUnit(ctx, a.DB, imp.OrganizationID), imp, after, applyBatch)
+		last, n, err := models.ApplyImportBatch(importUnit(ctx, a.DB, imp), imp, after, applyBatch)
 		if err != nil {
 			return "", err
 		}

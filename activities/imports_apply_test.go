@@ -22,7 +22,7 @@ func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 	db := testenv.DB(t)
 	org, err := models.CreateOrganization(ctx, db, "Apply Test", "apply-"+uuid.NewString()[:8])
 	require.NoError(t, err)
-	actor := work.Actor{Kind: work.ActorSystem, OrganizationID: org.ID, Reference: "import/test/apply"}
+	actor := work.Actor{Kind: work.ActorImport, OrganizationID: org.ID, Reference: "import/test/apply"}
 	unit := func() *work.Unit { return work.New(ctx, db, actor) }
 
 	w := unit()
@@ -37,8 +37,7 @@ func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 		})
 	}
 	w = unit()
-	var planner models.CatalogPlanner
-	rows, err := planner.Plan(w, imp.ID, 1, cells)
+	rows, err := models.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
 	require.NoError(t, err)
 	require.NoError(t, w.Tx().Create(&rows).Error)
 	require.NoError(t, w.Commit())
@@ -60,4 +59,7 @@ func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 	var audits int64
 	require.NoError(t, db.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", org.ID, "applyImport").Count(&audits).Error)
 	assert.Equal(t, int64(2), audits, "one audit entry per batch")
+	var events int64
+	require.NoError(t, db.Model(&models.Event{}).Where("organization_id = ? AND type LIKE ?", org.ID, "catalog_item.%").Count(&events).Error)
+	assert.Zero(t, events, "the import's rows record what changed, not one event per row")
 }

@@ -34,14 +34,24 @@ func TestOpenCSVDetectsEncodingAndDelimiter(t *testing.T) {
 	}
 }
 
-func TestCatalogColumnsRefusesUnknownAndRepeatedColumns(t *testing.T) {
-	_, err := catalogColumns([]string{"internalCode", "colour"})
+func TestImportColumnsRefusesUnknownAndRepeatedColumns(t *testing.T) {
+	fields := models.CatalogImportColumns
+	_, err := importColumns([]string{"internalCode", "colour"}, fields, nil)
 	var bad *unreadable
 	require.ErrorAs(t, err, &bad)
-	assert.Equal(t, &unreadable{key: "error.import_unknown_columns", args: []any{`"colour"`, strings.Join(models.CatalogImportColumns, ", ")}}, bad)
-	_, err = catalogColumns([]string{"name", " name "})
+	assert.Equal(t, &unreadable{key: "error.import_unknown_columns", args: []any{`"colour"`, strings.Join(fields, ", ")}}, bad)
+	_, err = importColumns([]string{"name", " name "}, fields, nil)
 	assert.Equal(t, cannotRead("error.import_repeated_column", "name"), err)
-	cols, err := catalogColumns([]string{" internalCode", "massG"})
+	cols, err := importColumns([]string{" internalCode", "massG"}, fields, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"internalCode", "massG"}, cols)
+}
+
+func TestImportColumnsFollowTheMapping(t *testing.T) {
+	mapping := map[string]string{"Indeks": "internalCode", "Nazwa": "name"}
+	cols, err := importColumns([]string{"Indeks", " Nazwa ", "massG"}, models.CatalogImportColumns, mapping)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"internalCode", "name", "massG"}, cols)
+	_, err = importColumns([]string{"Indeks", "internalCode"}, models.CatalogImportColumns, mapping)
+	assert.Equal(t, cannotRead("error.import_repeated_column", "internalCode"), err, "a mapped column and the field it maps to are one column")
 }

@@ -56,6 +56,11 @@ func NewEvent(orgID uuid.UUID, data Payload) (*Event, error) {
 
 // Emit writes the event announcing a change in w, with the change.
 func Emit(w *work.Unit, data Payload) error {
+	if w.Actor().Kind == work.ActorImport {
+		// An import's apply is recorded by its rows and announced by the
+		// import's own events (emitted by the system), not row by row.
+		return nil
+	}
 	e, err := NewEvent(w.Organization(), data)
 	if err != nil {
 		return err

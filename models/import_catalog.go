@@ -15,12 +15,15 @@ import (
 var CatalogImportColumns = []string{"internalCode", "name", "sourcingType", "massG", "mainMaterialCode", "stockUnit",
 	"stockTracked", "foodContactStatus", "reuseType", "folder", "family"}
 
-// CatalogPlanner plans the rows of a catalog import batch by batch. It
-// remembers the codes of earlier rows, so a code twice in one file is
-// refused instead of planned twice.
-type CatalogPlanner struct {
-	seen map[string]int // internal code → row number
+// catalogPlanner plans the rows of a catalog import, keyed by internalCode.
+type catalogPlanner struct {
+	seen   fileKeys
+	mapper codeMapper
 }
+
+// catalogCodes are the catalog columns whose values may be the
+// organization's own codes, with their dictionaries.
+var catalogCodes = map[string]string{"mainMaterialCode": "materials"}
 
 // plannedRow is a row being planned: its bound input and the item it names.
 type plannedRow struct {
@@ -31,22 +34,25 @@ type plannedRow struct {
 	item   *CatalogItem
 }
 
-// Plan binds each row's cells (rows numbered from first) with the API's
-// rules and plans its change: a create for a new internalCode, a
-// field-level update of the item that has it, unchanged, or invalid with
-// its field errors. References are checked with one query per table for
-// the whole batch. The rows are returned for the caller to store.
-func (p *CatalogPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells []map[string]string) ([]ImportRow, error) {
+// Plan plans each row as a create for a new internalCode, a field-level
+// update of the item that has it, unchanged, or invalid with its field
+// errors. References are checked with one query per table for the whole
+// batch.
+func (p *catalogPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells []map[string]string) ([]ImportRow, error) {
 	if p.seen == nil {
-		p.seen = map[string]int{}
+		p.seen = fileKeys{}
 	}
 	planned := make([]plannedRow, len(cells))
+	resolved := make([]map[string]string, len(cells))
 	codes := make([]string, 0, len(cells))
 	for i, c := range cells {
+		var err error
+		if resolved[i], err = p.mapper.resolve(w, c, catalogCodes); err != nil {
+			return nil, err
+		}
 		patch := &CatalogItemPatch{}
-		input.FromCells(c, patch)
-		planned[i] = plannedRow{row: &ImportRow{ID: NewID(), OrganizationID: w.Organization(), ImportID: importID,
-			Number: first + i, Input: mustJSON(c)}, patch: patch, errs: &patch.Errors}
+		input.FromCells(resolved[i], patch)
+		planned[i] = plannedRow{row: newImportRow(w, importID, first+i, c), patch: patch, errs: &patch.Errors}
 		if patch.InternalCode.Set() {
 			codes = append(codes, patch.InternalCode.Value)
 		}
@@ -68,19 +74,14 @@ func (p *CatalogPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells
 		if r.item = existing[code]; r.item == nil {
 			// A new item: the create's rules apply (required fields).
 			r.create = &CatalogItemCreate{}
-			input.FromCells(cells[i], r.create)
+			input.FromCells(resolved[i], r.create)
 			r.errs, r.patch = &r.create.Errors, nil
 		}
-		if prev, ok := p.seen[code]; ok && code != "" {
-			r.errs.Fail("internalCode", "field.duplicate_in_file", prev)
-		} else if code != "" {
-			p.seen[code] = r.row.Number
-		}
+		p.seen.once(code, r.row.Number, "internalCode", r.errs)
 		if r.item != nil && r.item.Status == ItemArchived {
 			r.errs.Fail("internalCode", "field.item_archived_in_import")
 		}
-		fields := r.fields()
-		fields.references(&refs, r.errs)
+		r.fields().references(&refs, r.errs)
 	}
 	if err := refs.check(w); err != nil {
 		return nil, err
@@ -100,17 +101,11 @@ func (r *plannedRow) fields() *CatalogItemFields {
 	return &r.patch.CatalogItemFields
 }
 
-// decide sets the row's outcome, errors and planned change.
+// decide sets the row's outcome and planned change.
 func (r *plannedRow) decide() {
-	r.row.Errors = mustJSON([]input.FieldError{})
-	var invalid *input.Invalid
-	if errors.As(r.errs.Err(), &invalid) {
-		r.row.Outcome, r.row.Errors = OutcomeInvalid, mustJSON(invalid.Fields)
-		return
-	}
 	sent := r.fields().values()
 	if r.create != nil {
-		r.row.Outcome, r.row.Planned = OutcomeCreate, mustJSON(map[string]any{"fields": sent})
+		r.row.decide(r.errs, OutcomeCreate, map[string]any{"fields": sent})
 		return
 	}
 	current := itemValues(r.item)
@@ -120,25 +115,20 @@ func (r *plannedRow) decide() {
 			diff[field] = map[string]any{"from": current[field], "to": v}
 		}
 	}
-	r.row.Outcome = OutcomeUpdate
+	outcome := OutcomeUpdate
 	if len(diff) == 0 {
-		r.row.Outcome = OutcomeUnchanged
+		outcome = OutcomeUnchanged
 	}
-	r.row.Planned = mustJSON(map[string]any{"catalogItem": r.item.ID, "revision": r.item.Revision, "changes": diff})
+	r.row.decide(r.errs, outcome, map[string]any{"catalogItem": r.item.ID, "revision": r.item.Revision, "changes": diff})
 }
 
 // values are the sent fields by API name, as comparable text (nil for
 // null), so a diff is a plain comparison.
 func (in *CatalogItemFields) values() map[string]any {
-	out := map[string]any{}
-	for name, v := range map[string]input.Opt[string]{
+	out := textValues(map[string]input.Opt[string]{
 		"internalCode": in.InternalCode, "name": in.Name, "sourcingType": in.SourcingType, "mainMaterialCode": in.MainMaterialCode,
 		"stockUnit": in.StockUnit, "foodContactStatus": in.FoodContactStatus, "reuseType": in.ReuseType,
-	} {
-		if v.Set() {
-			out[name] = v.Value
-		}
-	}
+	})
 	if in.MassG.Set() {
 		out["massG"] = in.MassG.Value.String()
 	}
@@ -177,40 +167,14 @@ func boolText(b bool) string {
 	return "false"
 }
 
-// ApplyImportBatch applies up to limit pending rows after row number after
-// in w, through the same commands as the API, records on each row what it
-// changed (or why it could not be applied) and commits with one audit
-// entry naming the batch's rows. It returns the last row number handled
-// and how many rows it handled; 0 rows means nothing is left.
-func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int, err error) {
-	rows, err := PendingImportRows(w, imp.ID, after, limit)
-	if err != nil || len(rows) == 0 {
-		w.Rollback()
-		return after, 0, err
-	}
-	numbers := make([]int, len(rows))
-	for i := range rows {
-		if err := applyCatalogRow(w, &rows[i]); err != nil {
-			w.Rollback()
-			return after, 0, err
-		}
-		numbers[i] = rows[i].Number
-	}
-	w.Touch("import", imp.ID)
-	entry := AuditEntry{Operation: "applyImport", Summary: mustJSON(map[string]any{"import": imp.ID, "rows": numbers})}
-	if err := Commit(w, entry); err != nil {
-		return after, 0, err
-	}
-	return numbers[len(numbers)-1], len(rows), nil
-}
-
-// applyCatalogRow applies one planned row. What the preview could not
-// know (the item changed or was archived since, the code was taken) makes
-// the row invalid; anything else is an error that fails the batch.
-func applyCatalogRow(w *work.Unit, row *ImportRow) error {
-	cells, err := row.Cells()
+// applyCatalogRow applies one planned row: a create, or an update at the
+// revision the preview saw. What the preview could not know (the item
+// changed or was archived since, the code was taken) makes the row
+// invalid; anything else is an error that fails the batch.
+func applyCatalogRow(w *work.Unit, row *ImportRow) (any, error) {
+	cells, err := plannedCells(row)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var item *CatalogItem
 	if row.Outcome == OutcomeCreate {
@@ -219,7 +183,7 @@ func applyCatalogRow(w *work.Unit, row *ImportRow) error {
 		// The unique index would only refuse a taken code at commit, failing
 		// the whole batch; a code taken since the preview fails the row.
 		if err := checkCodeFree(w, &in.Errors, in.InternalCode, uuid.Nil); err != nil {
-			return err
+			return nil, err
 		}
 		item, err = CreateCatalogItem(w, in)
 	} else {
@@ -228,26 +192,19 @@ func applyCatalogRow(w *work.Unit, row *ImportRow) error {
 			Revision    int       `json:"revision"`
 		}
 		if err := json.Unmarshal(row.Planned, &plan); err != nil {
-			return err
+			return nil, err
 		}
 		in := &CatalogItemPatch{}
 		input.FromCells(cells, in)
 		item, err = UpdateCatalogItem(w, plan.CatalogItem, ExpectRevision(plan.Revision), in)
 	}
-	var invalid *input.Invalid
 	switch {
-	case err == nil:
-		return setRow(w.Tx(), row, map[string]any{"applied": mustJSON(map[string]any{"catalogItem": item.ID, "revision": item.Revision})})
-	case errors.As(err, &invalid):
-		return failRow(w, row, invalid.Fields...)
 	case errors.Is(err, ErrRevisionConflict):
-		return failRow(w, row, input.FieldError{Field: "internalCode", Key: "field.changed_since_preview"})
+		return nil, input.Invalidf("internalCode", "field.changed_since_preview")
 	case errors.Is(err, ErrItemArchived):
-		return failRow(w, row, input.FieldError{Field: "internalCode", Key: "field.item_archived_in_import"})
+		return nil, input.Invalidf("internalCode", "field.item_archived_in_import")
+	case err != nil:
+		return nil, err
 	}
-	return err
-}
-
-func failRow(w *work.Unit, row *ImportRow, fields ...input.FieldError) error {
-	return setRow(w.Tx(), row, map[string]any{"outcome": OutcomeInvalid, "errors": mustJSON(fields)})
+	return map[string]any{"catalogItem": item.ID, "revision": item.Revision}, nil
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -178,6 +179,9 @@ func RequestImportApply(w *work.Unit, id uuid.UUID) (*Import, error) {
 	if imp.Status != ImportReadyStatus {
 		return nil, ErrImportNotReady
 	}
+	if importKinds[imp.Type].apply == nil {
+		return nil, ErrImportPlannedOnly
+	}
 	imp.Status, imp.UpdatedAt = ImportApplying, now()
 	if err := w.Tx().Model(imp).Updates(map[string]any{"status": imp.Status, "updated_at": imp.UpdatedAt}).Error; err != nil {
 		return nil, err
@@ -280,6 +284,50 @@ func PendingImportRows(w *work.Unit, importID uuid.UUID, after, limit int) ([]Im
 		Where("import_id = ? AND number > ? AND applied IS NULL AND outcome IN ?", importID, after, []string{OutcomeCreate, OutcomeUpdate}).
 		Order("number").Limit(limit).Find(&rows).Error
 	return rows, err
+}
+
+// ApplyImportBatch applies up to limit pending rows after row number after
+// in w, through the same commands as the API, records on each row what it
+// changed (or why it could not be applied) and commits with one audit
+// entry naming the batch's rows. w acts as the import (ActorImport), so
+// the commands' per-record events are not emitted: the rows are the record
+// of what changed, and the import announces itself. It returns the last
+// row number handled and how many rows it handled; 0 rows means nothing
+// is left.
+func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int, err error) {
+	apply := importKinds[imp.Type].apply
+	if apply == nil {
+		w.Rollback()
+		return after, 0, ErrImportPlannedOnly
+	}
+	rows, err := PendingImportRows(w, imp.ID, after, limit)
+	if err != nil || len(rows) == 0 {
+		w.Rollback()
+		return after, 0, err
+	}
+	numbers := make([]int, len(rows))
+	for i := range rows {
+		row := &rows[i]
+		applied, err := apply(w, row)
+		var invalid *input.Invalid
+		switch {
+		case err == nil:
+			err = setRow(w.Tx(), row, map[string]any{"applied": mustJSON(applied)})
+		case errors.As(err, &invalid):
+			err = setRow(w.Tx(), row, map[string]any{"outcome": OutcomeInvalid, "errors": mustJSON(invalid.Fields)})
+		}
+		if err != nil {
+			w.Rollback()
+			return after, 0, err
+		}
+		numbers[i] = row.Number
+	}
+	w.Touch("import", imp.ID)
+	entry := AuditEntry{Operation: "applyImport", Summary: mustJSON(map[string]any{"import": imp.ID, "rows": numbers})}
+	if err := Commit(w, entry); err != nil {
+		return after, 0, err
+	}
+	return numbers[len(numbers)-1], len(rows), nil
 }
 
 // setRow stores a row's outcome after apply.

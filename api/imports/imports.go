@@ -41,8 +41,10 @@ func Area(d kit.Deps) kit.Area {
 	importAnswer := kit.AcceptedResponse(kit.Ref("Import"))
 	return kit.Area{
 		Operations: []kit.Operation{
-			kit.Get("getCodesImportTemplate", kit.Org+"/import-templates/codes.csv", tag, a.ImportsRun, a.ImportsRunPerm).WithQuery(kit.QueryParam("populated", kit.Enum("0", "1"))),
-			kit.Get("getDocumentsImportTemplate", kit.Org+"/import-templates/documents.csv", tag, a.ImportsRun, a.ImportsRunPerm).WithQuery(kit.QueryParam("populated", kit.Enum("0", "1"))),
+			kit.Get("getCodesImportTemplate", kit.Org+"/import-templates/codes.csv", tag, a.ImportsRun, a.ImportsRunPerm).
+				Handle(kit.Query(h.codesTemplate), csvResponse()),
+			kit.Get("getDocumentsImportTemplate", kit.Org+"/import-templates/documents.csv", tag, a.ImportsRun, a.ImportsRunPerm).
+				Handle(kit.Query(h.documentsTemplate), csvResponse()),
 			kit.List("listImports", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Do(h.listImports), kit.OK(kit.ListOf("Import"))),
 			kit.Get("getImport", kit.Org+"/imports/{recordId}", tag, a.ImportsRun, a.ImportsRunPerm).
@@ -53,7 +55,8 @@ func Area(d kit.Deps) kit.Area {
 				Handle(kit.Query(h.listImportRows), kit.OK(kit.ListOf("ImportRow"))),
 			kit.Post("applyImport", kit.Org+"/imports/{recordId}/apply", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Do(h.applyImport), importAnswer),
-			kit.Get("downloadImportResult", kit.Org+"/imports/{recordId}/result.csv", tag, a.ImportsRun, a.ImportsRunPerm),
+			kit.Get("downloadImportResult", kit.Org+"/imports/{recordId}/result.csv", tag, a.ImportsRun, a.ImportsRunPerm).
+				Handle(kit.Do(h.resultFile), csvResponse()),
 		},
 		Schemas: map[string]kit.Schema{
 			"Import": kit.Object(map[string]kit.Schema{
@@ -70,7 +73,10 @@ func Area(d kit.Deps) kit.Area {
 				"planned": kit.Nullable(kit.Schema{"type": "object"}), "applied": kit.Nullable(kit.Schema{"type": "object"}),
 			}),
 		},
-		Codes: []kit.Code{{Code: models.ErrImportNotReady.Code, Status: http.StatusUnprocessableEntity}},
+		Codes: []kit.Code{
+			{Code: models.ErrImportNotReady.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrImportPlannedOnly.Code, Status: http.StatusUnprocessableEntity},
+		},
 	}
 }
 

@@ -3,10 +3,13 @@ package imports_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"mime/multipart"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +89,40 @@ func (f *fixture) await(t *testing.T, id string, statuses ...string) map[string]
 		require.True(t, time.Now().Before(deadline), "import %s still %v", id, res.JSON["status"])
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// preview uploads a file with the form's fields and waits for its preview
+// to end; it returns the import.
+func (f *fixture) preview(t *testing.T, fields map[string]string, name, content string) map[string]any {
+	t.Helper()
+	res := f.uploadForm(t, apitest.IdemKey(), fields, name, []byte(content))
+	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
+	f.startRecorded(t)
+	return f.await(t, res.JSON["id"].(string), "ready", "failed")
+}
+
+// apply applies a ready import and waits for it to end; it returns the
+// import.
+func (f *fixture) apply(t *testing.T, id string) map[string]any {
+	t.Helper()
+	res := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports/" + id + "/apply"), Token: f.tn.Token,
+		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
+	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
+	f.startRecorded(t)
+	return f.await(t, id, "completed", "completed_with_errors")
+}
+
+// download reads a CSV file of the area, without its byte order mark.
+func (f *fixture) download(t *testing.T, path string, headers map[string]string) [][]string {
+	t.Helper()
+	res := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path(path), Token: f.tn.Token, Headers: headers})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	assert.Equal(t, "text/csv; charset=utf-8", res.Header().Get("Content-Type"))
+	body := res.Body.String()
+	require.True(t, strings.HasPrefix(body, "\uFEFF"), "a byte order mark, for Excel")
+	records, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\uFEFF"))).ReadAll()
+	require.NoError(t, err)
+	return records
 }
 
 func (f *fixture) rows(t *testing.T, id, query string) []any {
@@ -182,6 +219,18 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 	assert.Len(t, f.AuditEntries(f.tn.Org, "applyImport"), 2, "the apply request and one batch")
 	assert.Contains(t, f.EventTypes(f.tn.Org), "import.ready")
 	assert.Contains(t, f.EventTypes(f.tn.Org), "import.completed")
+	assert.Equal(t, []string{"catalog_item.created"}, slices.DeleteFunc(f.EventTypes(f.tn.Org), func(e string) bool { return strings.HasPrefix(e, "import.") }),
+		"the import's rows record what it changed: no event per row")
+
+	result := f.download(t, "/imports/"+id+"/result.csv", map[string]string{"X-Locale": "pl"})
+	require.Len(t, result, 4, "the header and every input row")
+	assert.Equal(t, append([]string{"row", "outcome", "applied", "record_id", "message"}, models.CatalogImportColumns...), result[0])
+	assert.Equal(t, []string{"1", "create", "true"}, result[1][:3])
+	assert.Equal(t, "Utworzono.", result[1][4])
+	assert.Equal(t, "Pudełko żółte „Gęś”", result[1][6], "the input as read")
+	assert.Equal(t, []string{"2", "update", "true", existing.JSON["id"].(string), "Zaktualizowano: name."}, result[2][:5])
+	assert.Equal(t, []string{"3", "invalid", "false", ""}, result[3][:4])
+	assert.Contains(t, result[3][4], "massG: ")
 }
 
 // A file the preview cannot read fails the import with its reason; a type

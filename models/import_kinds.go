@@ -1,0 +1,122 @@
+package models
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// RowPlanner plans an import's rows batch by batch: it binds each row's
+// cells with the API's rules and decides its outcome and planned change.
+// It remembers earlier batches, so a key twice in one file is refused
+// instead of planned twice. The rows are returned for the caller to store.
+type RowPlanner interface {
+	Plan(w *work.Unit, importID uuid.UUID, first int, cells []map[string]string) ([]ImportRow, error)
+}
+
+// importKind is what an import type does with its rows.
+type importKind struct {
+	planner func() RowPlanner
+	// apply applies one planned row through the API's command and returns
+	// what it changed; an *input.Invalid makes the row invalid instead of
+	// failing the batch. Nil for a type whose rows are planned only.
+	apply func(w *work.Unit, row *ImportRow) (applied any, err error)
+}
+
+var importKinds = map[string]importKind{
+	ImportCatalog:          {planner: func() RowPlanner { return &catalogPlanner{} }, apply: applyCatalogRow},
+	ImportPartners:         {planner: func() RowPlanner { return &partnerPlanner{} }, apply: applyPartnerRow},
+	ImportCodeMappings:     {planner: func() RowPlanner { return &codeMappingPlanner{} }, apply: applyCodeMappingRow},
+	ImportDocumentMetadata: {planner: func() RowPlanner { return &documentMetadataPlanner{} }},
+}
+
+// NewRowPlanner is the planner of the import's type.
+func NewRowPlanner(imp *Import) RowPlanner { return importKinds[imp.Type].planner() }
+
+// ErrImportPlannedOnly refuses to apply an import whose rows can be
+// planned but not applied yet (document metadata, until documents are
+// built).
+var ErrImportPlannedOnly = &RuleError{Code: "import_planned_only", Key: "error.import_planned_only"}
+
+// newImportRow is a data row of an import, numbered from 1 after the
+// header, with its cells as read.
+func newImportRow(w *work.Unit, importID uuid.UUID, number int, cells map[string]string) *ImportRow {
+	return &ImportRow{ID: NewID(), OrganizationID: w.Organization(), ImportID: importID, Number: number,
+		Input: mustJSON(cells), Errors: mustJSON([]input.FieldError{})}
+}
+
+// decide sets the row's outcome: invalid with errs' field errors when
+// binding or a rule failed, else outcome with its planned change.
+func (r *ImportRow) decide(errs *input.Errors, outcome string, planned any) {
+	var invalid *input.Invalid
+	if errors.As(errs.Err(), &invalid) {
+		r.Outcome, r.Errors = OutcomeInvalid, mustJSON(invalid.Fields)
+		return
+	}
+	r.Outcome, r.Planned = outcome, mustJSON(planned)
+}
+
+// plannedCells are the planned values of a row as cells, so the apply binds
+// exactly what the preview planned (with code mappings resolved) through
+// the API's declarations: the fields of a create, or the new values of an
+// update's changes.
+func plannedCells(row *ImportRow) (map[string]string, error) {
+	var plan struct {
+		Fields  map[string]*string `json:"fields"`
+		Changes map[string]struct {
+			To *string `json:"to"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(row.Planned, &plan); err != nil {
+		return nil, err
+	}
+	cells := map[string]string{}
+	for field, v := range plan.Fields {
+		if v != nil {
+			cells[field] = *v
+		}
+	}
+	for field, c := range plan.Changes {
+		if c.To != nil {
+			cells[field] = *c.To
+		}
+	}
+	return cells, nil
+}
+
+// fileKeys are the keys of the rows planned so far (an internal code, a
+// tax id), with the number of the row that had each.
+type fileKeys map[string]int
+
+// once refuses key in field when an earlier row of the file had it, and
+// otherwise remembers it; an empty key is not checked.
+func (k fileKeys) once(key string, number int, field string, errs *input.Errors) {
+	if key == "" {
+		return
+	}
+	if prev, ok := k[key]; ok {
+		errs.Fail(field, "field.duplicate_in_file", prev)
+		return
+	}
+	k[key] = number
+}
+
+// textValues are the sent text fields by name, the form of a planned
+// change's values.
+func textValues(fields map[string]input.Opt[string]) map[string]any {
+	out := map[string]any{}
+	for name, v := range fields {
+		if v.Set() {
+			out[name] = v.Value
+		}
+	}
+	return out
+}
+
+// foldKey is how keys compare that match whatever their case.
+func foldKey(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
