@@ -33,10 +33,11 @@ func TestCodeMappingsServeLaterCatalogImports(t *testing.T) {
 	mapping := `{"Indeks": "internalCode", "Nazwa": "name", "Materiał": "mainMaterialCode"}`
 	catalog := f.preview(t, map[string]string{"type": "catalog", "mapping": mapping}, "erp.csv",
 		"Indeks;Nazwa;Materiał;sourcingType;massG;stockUnit;foodContactStatus;reuseType\n"+
-			"ERP-1;Pudło;karton 3w;purchased;120.5;piece;no_food_contact;single_use\n")
+			"ERP-1;Pudło;karton 3w;purchased;120.5;piece;not_food_contact;single_use\n")
 	require.Equal(t, "ready", catalog["status"], "%v", catalog["error"])
 	id := catalog["id"].(string)
 	row := f.rows(t, id, "")[0].(map[string]any)
+	require.Equal(t, "create", row["outcome"], "%v", row["errors"])
 	assert.Equal(t, "karton 3w", row["input"].(map[string]any)["mainMaterialCode"], "the input as the file said")
 	assert.Equal(t, "PAPER_CARDBOARD", row["planned"].(map[string]any)["fields"].(map[string]any)["mainMaterialCode"], "the plan with the code it maps to")
 	assert.Equal(t, "completed", f.apply(t, id)["status"])
