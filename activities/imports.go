@@ -25,8 +25,8 @@ import (
 // Batch sizes: rows planned per transaction in the preview, and applied
 // per transaction (and audit entry) in the apply.
 const (
-	previewBatch = 500
-	applyBatch   = 200
+	previewBatch = 1000
+	applyBatch   = 1000
 )
 
 // sniffSize is how much of the file decides its encoding and delimiter.
@@ -145,8 +145,8 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 		}
 		w := systemUnit(ctx, a.DB, imp.OrganizationID)
 		planned, err := planner.Plan(w, imp.ID, first, batch)
-		if err == nil {
-			err = w.Tx().Create(&planned).Error
+		for i := 0; err == nil && i < len(planned); i++ {
+			err = w.Defer(&planned[i]) // written at commit, as one multi-row insert
 		}
 		if err != nil {
 			w.Rollback()

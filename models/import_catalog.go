@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -167,24 +168,49 @@ func boolText(b bool) string {
 	return "false"
 }
 
+// applyCatalogRows applies a batch of planned rows. The unique index would
+// only refuse a code taken since the preview at commit, failing the whole
+// batch, so the creates' codes are checked first, in one query: a taken
+// one fails its row.
+func applyCatalogRows(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
+	var codes []string
+	for i := range rows {
+		if rows[i].Outcome == OutcomeCreate {
+			cells, err := plannedCells(&rows[i])
+			if err != nil {
+				return nil, err
+			}
+			codes = append(codes, cells["internalCode"])
+		}
+	}
+	var taken []string
+	if len(codes) > 0 {
+		if err := Tenant(w.Context(), w.Tx(), w.Organization()).Model(&CatalogItem{}).
+			Where("internal_code IN ?", codes).Pluck("internal_code", &taken).Error; err != nil {
+			return nil, err
+		}
+	}
+	return rowByRow(func(w *work.Unit, row *ImportRow) (any, error) {
+		return applyCatalogRow(w, row, taken)
+	})(w, rows)
+}
+
 // applyCatalogRow applies one planned row: a create, or an update at the
 // revision the preview saw. What the preview could not know (the item
 // changed or was archived since, the code was taken) makes the row
 // invalid; anything else is an error that fails the batch.
-func applyCatalogRow(w *work.Unit, row *ImportRow) (any, error) {
+func applyCatalogRow(w *work.Unit, row *ImportRow, taken []string) (any, error) {
 	cells, err := plannedCells(row)
 	if err != nil {
 		return nil, err
 	}
 	var item *CatalogItem
 	if row.Outcome == OutcomeCreate {
+		if slices.Contains(taken, cells["internalCode"]) {
+			return nil, input.Invalidf("internalCode", "field.taken")
+		}
 		in := &CatalogItemCreate{}
 		input.FromCells(cells, in)
-		// The unique index would only refuse a taken code at commit, failing
-		// the whole batch; a code taken since the preview fails the row.
-		if err := checkCodeFree(w, &in.Errors, in.InternalCode, uuid.Nil); err != nil {
-			return nil, err
-		}
 		item, err = CreateCatalogItem(w, in)
 	} else {
 		var plan struct {

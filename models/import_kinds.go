@@ -22,16 +22,41 @@ type RowPlanner interface {
 // importKind is what an import type does with its rows.
 type importKind struct {
 	planner func() RowPlanner
-	// apply applies one planned row through the API's command and returns
-	// what it changed; an *input.Invalid makes the row invalid instead of
-	// failing the batch. Nil for a type whose rows are planned only.
-	apply func(w *work.Unit, row *ImportRow) (applied any, err error)
+	// apply applies a batch's planned rows through the API's commands and
+	// returns, row by row, what each changed or why it is invalid after
+	// all. Nil for a type whose rows are planned only.
+	apply func(w *work.Unit, rows []ImportRow) ([]rowApplied, error)
+}
+
+// rowApplied is what applying a row did: the change it made, or why it
+// could not be made (a rule the preview could not check, such as the
+// record having changed since).
+type rowApplied struct {
+	change  any
+	invalid *input.Invalid
+}
+
+// rowByRow applies a batch one row at a time with apply, for the types
+// whose rows need nothing read for the whole batch. An *input.Invalid from
+// apply makes the row invalid; any other error fails the batch.
+func rowByRow(apply func(w *work.Unit, row *ImportRow) (any, error)) func(*work.Unit, []ImportRow) ([]rowApplied, error) {
+	return func(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
+		out := make([]rowApplied, len(rows))
+		for i := range rows {
+			change, err := apply(w, &rows[i])
+			if err != nil && !errors.As(err, &out[i].invalid) {
+				return nil, err
+			}
+			out[i].change = change
+		}
+		return out, nil
+	}
 }
 
 var importKinds = map[string]importKind{
-	ImportCatalog:          {planner: func() RowPlanner { return &catalogPlanner{} }, apply: applyCatalogRow},
-	ImportPartners:         {planner: func() RowPlanner { return &partnerPlanner{} }, apply: applyPartnerRow},
-	ImportCodeMappings:     {planner: func() RowPlanner { return &codeMappingPlanner{} }, apply: applyCodeMappingRow},
+	ImportCatalog:          {planner: func() RowPlanner { return &catalogPlanner{} }, apply: applyCatalogRows},
+	ImportPartners:         {planner: func() RowPlanner { return &partnerPlanner{} }, apply: rowByRow(applyPartnerRow)},
+	ImportCodeMappings:     {planner: func() RowPlanner { return &codeMappingPlanner{} }, apply: rowByRow(applyCodeMappingRow)},
 	ImportDocumentMetadata: {planner: func() RowPlanner { return &documentMetadataPlanner{} }},
 }
 

@@ -2,12 +2,11 @@ package models
 
 import (
 	"encoding/json"
-	"errors"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
-	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"ppwr/internal/input"
@@ -305,22 +304,17 @@ func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int,
 		w.Rollback()
 		return after, 0, err
 	}
+	results, err := apply(w, rows)
+	if err == nil {
+		err = saveAppliedRows(w, rows, results)
+	}
+	if err != nil {
+		w.Rollback()
+		return after, 0, err
+	}
 	numbers := make([]int, len(rows))
 	for i := range rows {
-		row := &rows[i]
-		applied, err := apply(w, row)
-		var invalid *input.Invalid
-		switch {
-		case err == nil:
-			err = setRow(w.Tx(), row, map[string]any{"applied": mustJSON(applied)})
-		case errors.As(err, &invalid):
-			err = setRow(w.Tx(), row, map[string]any{"outcome": OutcomeInvalid, "errors": mustJSON(invalid.Fields)})
-		}
-		if err != nil {
-			w.Rollback()
-			return after, 0, err
-		}
-		numbers[i] = row.Number
+		numbers[i] = rows[i].Number
 	}
 	w.Touch("import", imp.ID)
 	entry := AuditEntry{Operation: "applyImport", Summary: mustJSON(map[string]any{"import": imp.ID, "rows": numbers})}
@@ -330,9 +324,23 @@ func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int,
 	return numbers[len(numbers)-1], len(rows), nil
 }
 
-// setRow stores a row's outcome after apply.
-func setRow(tx *gorm.DB, row *ImportRow, set map[string]any) error {
-	return tx.Model(&ImportRow{}).Where("id = ?", row.ID).Updates(set).Error
+// saveAppliedRows records on each row what applying it did, in one
+// statement for the batch: the change it made, or invalid with its errors.
+func saveAppliedRows(w *work.Unit, rows []ImportRow, results []rowApplied) error {
+	values := make([]string, len(rows))
+	vars := make([]any, 0, 4*len(rows))
+	for i, r := range results {
+		outcome, errs, applied := rows[i].Outcome, rows[i].Errors, any(nil)
+		if r.invalid != nil {
+			outcome, errs = OutcomeInvalid, mustJSON(r.invalid.Fields)
+		} else {
+			applied = string(mustJSON(r.change))
+		}
+		values[i] = "(?::uuid, ?, ?::jsonb, ?::jsonb)"
+		vars = append(vars, rows[i].ID, outcome, string(errs), applied)
+	}
+	return w.Tx().Exec(`UPDATE import_rows AS r SET outcome = v.outcome, errors = v.errors, applied = v.applied
+		FROM (VALUES `+strings.Join(values, ", ")+`) AS v (id, outcome, errors, applied) WHERE r.id = v.id`, vars...).Error
 }
 
 func mustJSON(v any) datatypes.JSON {

@@ -77,7 +77,8 @@ func TestInsertTogether(t *testing.T) {
 	first, second := &note{ID: uuid.New(), Body: "one $1 dollar"}, &note{ID: uuid.New(), Body: "two", Stamp: "own"}
 	defaulted := &tagged{ID: uuid.New()}
 	rename := database.Statement{SQL: "UPDATE notes SET body = $1 WHERE body = $2", Vars: []any{"never", "absent"}}
-	require.NoError(t, database.ExecTogether(t.Context(), db, insert(t, db, first), insert(t, db, second), insert(t, db, defaulted), rename))
+	// The two notes, apart in the list, are merged into one multi-row insert.
+	require.NoError(t, database.ExecTogether(t.Context(), db, insert(t, db, first), insert(t, db, defaulted), insert(t, db, second), rename))
 	assert.False(t, first.CreatedAt.IsZero(), "the row is complete once rendered")
 
 	var got []note

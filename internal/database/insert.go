@@ -14,6 +14,7 @@ import (
 
 // insertPlan is a model's INSERT of every column, rendered once.
 type insertPlan struct {
+	into   string // INSERT INTO t (columns)
 	sql    string
 	fields []*schema.Field
 }
@@ -60,7 +61,7 @@ func Insert(db *gorm.DB, row any) (Statement, error) {
 		}
 		vars[i] = v
 	}
-	return Statement{SQL: plan.sql, Vars: vars}, nil
+	return Statement{SQL: plan.sql, Vars: vars, into: plan.into}, nil
 }
 
 func planInsert(db *gorm.DB, row any) (*insertPlan, error) {
@@ -91,7 +92,8 @@ func planInsert(db *gorm.DB, row any) (*insertPlan, error) {
 			params = append(params, "$"+strconv.Itoa(len(params)+1))
 		}
 		if plan != nil {
-			plan.sql = "INSERT INTO " + stmt.Quote(s.Table) + " (" + strings.Join(columns, ",") + ") VALUES (" + strings.Join(params, ",") + ")"
+			plan.into = "INSERT INTO " + stmt.Quote(s.Table) + " (" + strings.Join(columns, ",") + ")"
+			plan.sql = plan.into + " VALUES (" + strings.Join(params, ",") + ")"
 		}
 	}
 	insertPlans.Store(t, plan)
