@@ -2,6 +2,7 @@ package activities
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -102,8 +103,8 @@ func statusOf(imp *models.Import) string {
 	return imp.Status
 }
 
-// previewRows streams the file's rows, planning and storing them in
-// batches.
+// previewRows streams the file's rows (CSV, or a sheet of an XLSX
+// workbook), planning and storing them in batches.
 func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	obj, err := a.Storage.Get(ctx, imp.ObjectKey)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -114,7 +115,7 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 		return err
 	}
 	defer obj.Body.Close()
-	rows, err := openCSV(obj.Body)
+	rows, err := openRows(obj.Body, imp.Sheet)
 	if err != nil {
 		return err
 	}
@@ -203,10 +204,28 @@ func catalogColumns(header []string) ([]string, error) {
 
 // rowReader reads a file's rows as text cells, returning io.EOF after the
 // last row and an *unreadable for content that is not what it should be.
-// Close releases what reading holds.
+// Close releases what reading holds (an XLSX workbook's temporary files).
 type rowReader interface {
 	Read() ([]string, error)
 	Close() error
+}
+
+// zipMagic opens every ZIP file, so every XLSX workbook.
+var zipMagic = []byte("PK\x03\x04")
+
+// openRows tells an XLSX workbook from a CSV file by its first bytes, not
+// by its name, which the uploader chose, and opens its rows: those of the
+// sheet named, or of the first sheet, for a workbook.
+func openRows(r io.Reader, sheet string) (rowReader, error) {
+	buf := bufio.NewReaderSize(r, sniffSize)
+	head, err := buf.Peek(len(zipMagic))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if bytes.Equal(head, zipMagic) {
+		return openXLSX(buf, sheet)
+	}
+	return openCSV(buf)
 }
 
 // csvRows reads CSV records; a malformed one makes the file unreadable.
