@@ -2,6 +2,7 @@ package activities
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -109,8 +110,8 @@ func statusOf(imp *models.Import) string {
 	return imp.Status
 }
 
-// previewRows streams the file through the CSV reader, planning and
-// storing rows in batches.
+// previewRows streams the file's rows (CSV, or a sheet of an XLSX
+// workbook), planning and storing them in batches.
 func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	obj, err := a.Storage.Get(ctx, imp.ObjectKey)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -121,16 +122,17 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 		return err
 	}
 	defer obj.Body.Close()
-	rows, err := openCSV(obj.Body)
+	rows, err := openRows(obj.Body, imp.Sheet)
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
 	header, err := rows.Read()
 	if errors.Is(err, io.EOF) {
 		return cannotRead("error.import_file_empty")
 	}
 	if err != nil {
-		return cannotRead("error.import_not_csv", err.Error())
+		return err
 	}
 	columns, err := importColumns(header, models.ImportColumns[imp.Type], imp.ColumnMapping())
 	if err != nil {
@@ -166,7 +168,7 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 			return flush()
 		}
 		if err != nil {
-			return cannotRead("error.import_not_csv", err.Error())
+			return err
 		}
 		cells := make(map[string]string, len(columns))
 		for i, v := range record {
@@ -211,16 +213,56 @@ func importColumns(header, fields []string, mapping map[string]string) ([]string
 	return columns, nil
 }
 
+// rowReader reads a file's rows as text cells, returning io.EOF after the
+// last row and an *unreadable for content that is not what it should be.
+// Close releases what reading holds (an XLSX workbook's temporary files).
+type rowReader interface {
+	Read() ([]string, error)
+	Close() error
+}
+
+// zipMagic opens every ZIP file, so every XLSX workbook.
+var zipMagic = []byte("PK\x03\x04")
+
+// openRows tells an XLSX workbook from a CSV file by its first bytes, not
+// by its name, which the uploader chose, and opens its rows: those of the
+// sheet named, or of the first sheet, for a workbook.
+func openRows(r io.Reader, sheet string) (rowReader, error) {
+	buf := bufio.NewReaderSize(r, sniffSize)
+	head, err := buf.Peek(len(zipMagic))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if bytes.Equal(head, zipMagic) {
+		return openXLSX(buf, sheet)
+	}
+	return openCSV(buf)
+}
+
+// csvRows reads CSV records; a malformed one makes the file unreadable.
+type csvRows struct{ *csv.Reader }
+
+func (r csvRows) Read() ([]string, error) {
+	record, err := r.Reader.Read()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, cannotRead("error.import_not_csv", err.Error())
+	}
+	return record, err
+}
+
+// Close holds nothing to release: the body belongs to the caller.
+func (csvRows) Close() error { return nil }
+
 // openCSV detects the file's encoding and delimiter from its first 64 KiB
 // and returns a streaming CSV reader of its text. A UTF-8 byte order mark,
 // or a start that is valid UTF-8, means UTF-8; anything else is taken for
 // Windows-1250, as Polish Excel writes "CSV (separated by semicolons)".
 // The delimiter is whichever of ';' and ',' the header line has more of.
-func openCSV(r io.Reader) (*csv.Reader, error) {
+func openCSV(r io.Reader) (csvRows, error) {
 	buf := bufio.NewReaderSize(r, sniffSize)
 	head, err := buf.Peek(sniffSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, err
+		return csvRows{}, err
 	}
 	var text io.Reader = buf
 	switch {
@@ -241,7 +283,7 @@ func openCSV(r io.Reader) (*csv.Reader, error) {
 	}
 	out.FieldsPerRecord = -1 // short rows leave their last fields absent
 	out.ReuseRecord = true
-	return out, nil
+	return csvRows{out}, nil
 }
 
 // validUTF8Start reports whether b is UTF-8, allowing a rune cut at its

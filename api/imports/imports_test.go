@@ -265,3 +265,101 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "p.csv").Count(&kept).Error)
 	assert.Zero(t, kept, "a refused upload keeps nothing")
 }
+
+// A workbook LibreOffice saved: the first sheet is read by default, short
+// rows and a mass formatted "0.00" read as typed, Polish text intact, and
+// the import applies like a CSV one.
+func TestCatalogImportFromLibreOfficeWorkbook(t *testing.T) {
+	f := newFixture(t)
+	existing := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/catalog-items"), Token: f.tn.Token,
+		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}, Body: map[string]any{
+			"internalCode": "LO-ISTN-1", "name": "Tape", "sourcingType": "purchased", "massG": "24.5",
+			"mainMaterialCode": "PLASTIC_PP", "stockUnit": "piece", "stockTracked": false,
+			"foodContactStatus": "not_food_contact", "reuseType": "single_use",
+		}})
+	require.Equal(t, http.StatusCreated, existing.Code, existing.Body.String())
+
+	file, err := os.ReadFile("testdata/catalog-libreoffice.xlsx")
+	require.NoError(t, err)
+	res := f.upload(t, apitest.IdemKey(), "catalog", "katalog.xlsx", file)
+	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
+	id := res.JSON["id"].(string)
+	f.startRecorded(t)
+	ready := f.await(t, id, "ready", "failed")
+	require.Equal(t, "ready", ready["status"], "%v", ready["error"])
+	assert.Equal(t, map[string]any{"create": 1.0, "update": 1.0, "unchanged": 0.0, "invalid": 1.0}, ready["counts"])
+
+	rows := f.rows(t, id, "")
+	require.Len(t, rows, 3)
+	created, updated, invalid := rows[0].(map[string]any), rows[1].(map[string]any), rows[2].(map[string]any)
+	assert.Equal(t, "create", created["outcome"], "%v", created["errors"])
+	assert.Equal(t, map[string]any{"internalCode": "LO-NOWY-1", "name": "Pudełko kartonowe żółte", "sourcingType": "purchased",
+		"massG": "12.5", "mainMaterialCode": "PAPER_CARDBOARD", "stockUnit": "piece", "stockTracked": "1",
+		"foodContactStatus": "food_contact", "reuseType": "single_use"}, created["input"])
+	assert.Equal(t, "update", updated["outcome"], "%v", updated["errors"])
+	assert.Equal(t, "24.5", updated["input"].(map[string]any)["massG"], "the value stored, not the 24.50 displayed")
+	changes := updated["planned"].(map[string]any)["changes"].(map[string]any)
+	assert.Equal(t, map[string]any{"name": map[string]any{"from": "Tape", "to": "Taśma klejąca"}}, changes, "only the name differs")
+	assert.Equal(t, "invalid", invalid["outcome"])
+	assert.Contains(t, invalid["errors"], "massG")
+	assert.Contains(t, invalid["errors"], "stockUnit")
+
+	applied := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports/" + id + "/apply"), Token: f.tn.Token,
+		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
+	require.Equal(t, http.StatusAccepted, applied.Code, applied.Body.String())
+	f.startRecorded(t)
+	done := f.await(t, id, "completed", "completed_with_errors")
+	assert.Equal(t, "completed_with_errors", done["status"])
+	list := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/catalog-items?q=LO-"), Token: f.tn.Token})
+	require.Equal(t, http.StatusOK, list.Code)
+	items := map[string]any{}
+	for _, it := range list.JSON["data"].([]any) {
+		item := it.(map[string]any)
+		items[item["internalCode"].(string)] = []any{item["name"], item["massG"], item["stockTracked"]}
+	}
+	assert.Equal(t, map[string]any{
+		"LO-NOWY-1": []any{"Pudełko kartonowe żółte", "12.5", true},
+		"LO-ISTN-1": []any{"Taśma klejąca", "24.5", false},
+	}, items)
+}
+
+// The sheet field picks a sheet of the workbook, which is told from a CSV
+// file by its content whatever its name; a missing sheet, an empty one and
+// a damaged workbook fail the import with their reasons.
+func TestWorkbookSheetsAndUnreadableWorkbooks(t *testing.T) {
+	f := newFixture(t)
+	file, err := os.ReadFile("testdata/catalog-libreoffice.xlsx")
+	require.NoError(t, err)
+	upload := func(name, sheet string, content []byte) string {
+		res := f.uploadForm(t, apitest.IdemKey(), map[string]string{"type": "catalog", "sheet": sheet}, name, content)
+		require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
+		return res.JSON["id"].(string)
+	}
+	second := upload("export", "Zapasowy", file)
+	missing := upload("katalog.xlsx", "Arkusz9", file)
+	empty := upload("katalog.xlsx", "Pusty", file)
+	damaged := upload("katalog.csv", "", file[:len(file)/2])
+	f.startRecorded(t)
+
+	ready := f.await(t, second, "ready", "failed")
+	require.Equal(t, "ready", ready["status"], "%v", ready["error"])
+	assert.Equal(t, map[string]any{"create": 1.0, "update": 0.0, "unchanged": 0.0, "invalid": 0.0}, ready["counts"])
+	rows := f.rows(t, second, "")
+	require.Len(t, rows, 1)
+	assert.Equal(t, "Worek foliowy źdźbło", rows[0].(map[string]any)["input"].(map[string]any)["name"])
+
+	failed := f.await(t, missing, "ready", "failed")
+	assert.Equal(t, "failed", failed["status"])
+	assert.Equal(t, `The workbook has no sheet named "Arkusz9". Its sheets are: "Katalog", "Zapasowy", "Pusty".`, failed["error"])
+	pl := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + missing), Token: f.tn.Token,
+		Headers: map[string]string{"X-Locale": "pl"}})
+	assert.Equal(t, `Skoroszyt nie ma arkusza o nazwie "Arkusz9". Jego arkusze to: "Katalog", "Zapasowy", "Pusty".`, pl.JSON["error"])
+
+	failed = f.await(t, empty, "ready", "failed")
+	assert.Equal(t, "failed", failed["status"])
+	assert.Contains(t, failed["error"], "The file is empty")
+
+	failed = f.await(t, damaged, "ready", "failed")
+	assert.Equal(t, "failed", failed["status"])
+	assert.Contains(t, failed["error"], "The file is not a readable XLSX workbook", "read as a workbook despite its name")
+}
