@@ -146,11 +146,7 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 			return nil
 		}
 		w := systemUnit(ctx, a.DB, imp.OrganizationID)
-		planned, err := planner.Plan(w, imp.ID, first, batch)
-		for i := 0; err == nil && i < len(planned); i++ {
-			err = w.Defer(&planned[i]) // written at commit, as one multi-row insert
-		}
-		if err != nil {
+		if err := models.PlanImportBatch(w, planner, imp.ID, first, batch); err != nil {
 			w.Rollback()
 			return err
 		}

@@ -63,6 +63,30 @@ var importKinds = map[string]importKind{
 // NewRowPlanner is the planner of the import's type.
 func NewRowPlanner(imp *Import) RowPlanner { return importKinds[imp.Type].planner() }
 
+// PlanImportBatch plans a batch of the import's rows, numbered from first,
+// and defers their insert to w's commit, where they are written as one
+// multi-row insert.
+func PlanImportBatch(w *work.Unit, planner RowPlanner, importID uuid.UUID, first int, cells []map[string]string) error {
+	if err := planForValues(w); err != nil {
+		return err
+	}
+	rows, err := planner.Plan(w, importID, first, cells)
+	for i := 0; err == nil && i < len(rows); i++ {
+		err = w.Defer(&rows[i])
+	}
+	return err
+}
+
+// planForValues makes PostgreSQL plan each of w's statements for its own
+// values. An import runs the same statements batch after batch, each with
+// a thousand parameters; from the sixth run PostgreSQL would use a generic
+// plan, which cannot hash an IN list of parameters and compares every
+// item of the organization with every code of the batch, so each batch
+// would take longer than the one before.
+func planForValues(w *work.Unit) error {
+	return w.Tx().Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error
+}
+
 // ErrImportPlannedOnly refuses to apply an import whose rows can be
 // planned but not applied yet (document metadata, until documents are
 // built).
