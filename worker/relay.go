@@ -3,12 +3,14 @@ package worker
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"ppwr/internal/database"
 	"ppwr/internal/temporalclient"
 	"ppwr/models"
 	"ppwr/workflows"
@@ -30,6 +32,12 @@ type Relay struct {
 	RetryFor     time.Duration
 	// Interval is the pause between polls when there is nothing to relay.
 	Interval time.Duration
+	// ListenURL, when set, is a direct PostgreSQL connection on which Run
+	// listens for the notification each recorded start sends at commit, so
+	// the start is made at once rather than on the next poll. The poll
+	// stays: a notification missed while reconnecting, or a replica that
+	// cannot listen, only delays a start to it.
+	ListenURL string
 	// StartTimeout bounds each recorded start's call to Temporal, so an
 	// unreachable Temporal fails the start (to be retried on the next pass)
 	// instead of holding the batch; zero means defaultStartTimeout.
@@ -43,11 +51,38 @@ const (
 	startBatch = 100
 	// defaultStartTimeout is StartTimeout's default.
 	defaultStartTimeout = 10 * time.Second
+	// startsChannel is notified at the commit of every insert into
+	// workflow_starts (migration 0008).
+	startsChannel = "workflow_starts"
 )
 
 // Run relays events and starts recorded workflows until ctx is cancelled;
-// every pass does both.
+// every pass does both. A pass runs every Interval, and with ListenURL
+// also as soon as a start is recorded.
 func (r *Relay) Run(ctx context.Context) {
+	// One pending wake-up is enough: a pass takes every recorded row, so
+	// notifications that arrive during a pass need one more pass, not one
+	// each.
+	wake := make(chan struct{}, 1)
+	nudge := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	if r.ListenURL != "" {
+		var listener sync.WaitGroup
+		defer listener.Wait()
+		// A pass on every (re)connection catches up on the starts recorded
+		// while nobody listened, instead of leaving them to the poll.
+		listener.Go(func() {
+			database.Listen(ctx, r.ListenURL, startsChannel, func(on bool) {
+				if on {
+					nudge()
+				}
+			}, nudge)
+		})
+	}
 	for {
 		events, err := r.RelayEvents(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -68,6 +103,7 @@ func (r *Relay) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-wake:
 		case <-time.After(r.Interval):
 		}
 	}

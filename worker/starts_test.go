@@ -383,3 +383,27 @@ func TestRunRelaysEventsAndStartsWorkflows(t *testing.T) {
 	runs, _ := runsOf(s.WorkflowID)
 	assert.Equal(t, 1, runs)
 }
+
+// With a poll far longer than the test, recorded starts are still made
+// within seconds: the notification of each commit wakes the relay.
+func TestRunStartsOnTheNotificationOfACommit(t *testing.T) {
+	f := newStartsFixture(t)
+	r := f.relay()
+	r.Interval = time.Minute
+	r.ListenURL = testenv.DatabaseURL(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-stopped })
+
+	// Besides notifications, Run passes once when it begins and once when
+	// it starts listening; three starts recorded one after the other
+	// cannot all be made by those two passes.
+	for range 3 {
+		s := f.record(t, newInput())
+		require.Eventually(t, func() bool { return f.row(t, s.ID).StartedAt != nil }, 10*time.Second, 10*time.Millisecond)
+		f.wait(t, s.WorkflowID)
+		runs, _ := runsOf(s.WorkflowID)
+		assert.Equal(t, 1, runs)
+	}
+}

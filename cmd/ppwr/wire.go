@@ -120,6 +120,7 @@ func (a *app) runWorker(ctx context.Context) error {
 	relay := &worker.Relay{
 		DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue,
 		RetryInitial: a.cfg.WebhookRetryInitial, RetryFor: a.cfg.WebhookRetryFor, Interval: time.Second,
+		ListenURL: a.cfg.DatabaseListenURL,
 	}
 	relay.Run(ctx) // returns when ctx is cancelled
 	w.Stop()

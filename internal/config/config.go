@@ -59,7 +59,7 @@ type Variable struct {
 var Variables = []Variable{
 	{"HTTP_ADDR", "127.0.0.1:8080", "address the HTTP API listens on"},
 	{"DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ppwr?sslmode=disable", "PostgreSQL connection URL"},
-	{"DATABASE_LISTEN_URL", "", "direct PostgreSQL connection for the credential cache's LISTEN (default: DATABASE_URL; set it when DATABASE_URL goes through a transaction-pooling proxy)"},
+	{"DATABASE_LISTEN_URL", "", "direct PostgreSQL connection for the LISTEN of the credential cache and the workflow start relay (default: DATABASE_URL; set it when DATABASE_URL goes through a transaction-pooling proxy)"},
 	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
 	{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
 	{"TEMPORAL_TASK_QUEUE", "ppwr", "task queue of the worker"},

@@ -11,13 +11,11 @@ package credcache
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"ppwr/internal/access"
+	"ppwr/internal/database"
 )
 
 // Channel is the notification channel of migration 0004.
@@ -91,40 +89,7 @@ func (c *Cache) setListening(on bool) {
 // Listen follows the invalidation channel until ctx ends, reconnecting
 // after failures; the cache serves from memory only while it listens.
 func (c *Cache) Listen(ctx context.Context, databaseURL string) {
-	backoff := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		err := c.listenOnce(ctx, databaseURL)
-		c.setListening(false)
-		if ctx.Err() != nil {
-			return
-		}
-		slog.WarnContext(ctx, "credential cache stopped listening; serving from the database", "error", err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 10*time.Second)
-	}
-}
-
-func (c *Cache) listenOnce(ctx context.Context, databaseURL string) error {
-	conn, err := pgx.Connect(ctx, databaseURL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
-		return err
-	}
-	// Only now can no change go unnoticed.
-	c.setListening(true)
-	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
-		}
-		c.Invalidate()
-	}
+	database.Listen(ctx, databaseURL, Channel, c.setListening, c.Invalidate)
 }
 
 // Listening reports whether the cache currently serves from memory.

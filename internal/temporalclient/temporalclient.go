@@ -58,7 +58,8 @@ func (r Ref) SearchAttributes() temporal.SearchAttributes {
 // Options are the start options for r. A second start for the same record
 // joins the run that is open, and once a run has closed the id is not
 // reused: a retried API request never starts a second run. Re-driving a
-// failed run is a deliberate operator action that must allow a duplicate.
+// failed run is a deliberate operator action that must allow a duplicate
+// (RedriveOptions).
 func (r Ref) Options() client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                       r.WorkflowID,
@@ -79,6 +80,47 @@ func Start(ctx context.Context, c client.Client, r Ref, workflow any, args ...an
 	}
 	if err != nil {
 		return nil, fmt.Errorf("temporal: start %s: %w", r.WorkflowID, err)
+	}
+	return run, nil
+}
+
+// RedriveOptions are Options for an operator's re-drive: a new run for the
+// id once its last run has closed, however it closed (failed, terminated,
+// timed out or even completed). While a run is open the start fails
+// instead of joining it, so the operator is not handed the open run as if
+// it were the new one.
+func (r Ref) RedriveOptions() client.StartWorkflowOptions {
+	o := r.Options()
+	o.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
+	o.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL
+	// Without it the SDK answers the failed start with the open run.
+	o.WorkflowExecutionErrorWhenAlreadyStarted = true
+	return o
+}
+
+// RunningError refuses a re-drive while a run of the workflow is open.
+type RunningError struct {
+	WorkflowID string
+	RunID      string
+}
+
+func (e *RunningError) Error() string {
+	return fmt.Sprintf("workflow %s is still running (run %s): wait for it to close, or terminate that run in the Temporal UI, then re-drive", e.WorkflowID, e.RunID)
+}
+
+// Redrive starts a new run of r's workflow, with the same search
+// attributes, after its last run closed; the closed runs keep their
+// history. While a run is open it starts nothing and returns a
+// *RunningError naming that run. The refusal is the start's own, made by
+// Temporal atomically, so no check made before it could go stale.
+func Redrive(ctx context.Context, c client.Client, r Ref, workflow any, args ...any) (client.WorkflowRun, error) {
+	run, err := c.ExecuteWorkflow(ctx, r.RedriveOptions(), workflow, args...)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil, &RunningError{WorkflowID: r.WorkflowID, RunID: started.RunId}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("temporal: re-drive %s: %w", r.WorkflowID, err)
 	}
 	return run, nil
 }

@@ -28,6 +28,23 @@ func TestRefOptions(t *testing.T) {
 	assert.Equal(t, 2, o.TypedSearchAttributes.Size())
 }
 
+func TestRedriveOptions(t *testing.T) {
+	r := Ref{WorkflowID: "import/abc/apply", OrganizationID: "org-1", ResourceID: "abc", TaskQueue: "ppwr"}
+	o := r.RedriveOptions()
+
+	// A new run after a failed or terminated one...
+	assert.Equal(t, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE, o.WorkflowIDReusePolicy)
+	// ...but never the open run passed off as a new one.
+	assert.Equal(t, enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL, o.WorkflowIDConflictPolicy)
+	assert.True(t, o.WorkflowExecutionErrorWhenAlreadyStarted)
+
+	// Found in the Temporal UI like the runs before it.
+	base := r.Options()
+	assert.Equal(t, base.ID, o.ID)
+	assert.Equal(t, base.TaskQueue, o.TaskQueue)
+	assert.Equal(t, base.TypedSearchAttributes, o.TypedSearchAttributes)
+}
+
 func TestDialIsLazy(t *testing.T) {
 	// Nothing listens here: the API must still start and report not ready
 	// instead of failing at boot.

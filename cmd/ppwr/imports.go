@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"gorm.io/gorm"
+
+	"ppwr/internal/config"
+	"ppwr/internal/temporalclient"
+	"ppwr/models"
+	"ppwr/workflows"
+)
+
+// redriveTimeout bounds the re-drive's calls to Temporal: an unreachable
+// Temporal fails the command rather than hanging the operator's terminal.
+const redriveTimeout = 30 * time.Second
+
+func importsCommand() *cobra.Command {
+	return groupCommand("imports", "Re-drive imports whose workflow failed or was terminated", importsRedriveCommand())
+}
+
+// importStage is the workflow that moves an import on from its status.
+type importStage struct {
+	name         string
+	workflowType string
+	workflowID   func(uuid.UUID) string
+}
+
+// redriveStage is the stage an import waits for. Only queued and applying
+// imports wait for a workflow; the others say why there is nothing to do.
+func redriveStage(imp *models.Import) (importStage, error) {
+	var why string
+	switch imp.Status {
+	case models.ImportQueued:
+		return importStage{"preview", workflows.ImportPreviewType, workflows.ImportWorkflowID}, nil
+	case models.ImportApplying:
+		return importStage{"apply", workflows.ImportApplyType, workflows.ImportApplyWorkflowID}, nil
+	case models.ImportReadyStatus:
+		why = "its preview is done; the customer applies it through the API (POST .../imports/{id}/apply)"
+	case models.ImportFailedStatus:
+		why = "its file could not be read (the import's error says why); the customer uploads the file again"
+	case models.ImportCompletedStatus, models.ImportCompletedWithErrors:
+		why = "it has been applied"
+	default:
+		why = "the status is unknown to this version"
+	}
+	return importStage{}, fmt.Errorf("import %s is %s, nothing to re-drive: %s", imp.ID, imp.Status, why)
+}
+
+func importsRedriveCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "redrive IMPORT_ID",
+		Short: "Start a new run of the workflow a queued (preview) or applying (apply) import waits for",
+		Long: "Start a new run of the workflow a queued (preview) or applying (apply) import waits for, after its run\n" +
+			"failed, timed out or was terminated. A preview starts over; an apply resumes after the rows already applied.\n" +
+			"Refused while a run of that workflow is still open.",
+		Args: cobra.ExactArgs(1),
+	}
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		raw := cmd.Flags().Arg(0)
+		id, err := uuid.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("IMPORT_ID must be a UUID, got %q", raw)
+		}
+		// The operator names an import of any organization.
+		var imp models.Import
+		if err := tx.First(&imp, "id = ?", id).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return nil, fmt.Errorf("import %s does not exist", id)
+			}
+			return nil, err
+		}
+		stage, err := redriveStage(&imp)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := config.FromEnv()
+		if err != nil {
+			return nil, err
+		}
+		tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace)
+		if err != nil {
+			return nil, err
+		}
+		defer tc.Close()
+		ref := temporalclient.Ref{
+			WorkflowID:     stage.workflowID(imp.ID),
+			OrganizationID: imp.OrganizationID.String(),
+			ResourceID:     imp.ID.String(),
+			TaskQueue:      cfg.TemporalTaskQueue,
+		}
+		// Started here, not recorded in workflow_starts for the relay: the
+		// relay's start returns the run that exists, open or closed, which
+		// is what a retried request needs and the opposite of a re-drive.
+		// Nor is durability needed: the operator sees a failed start and
+		// runs the command again. Should the audit entry then fail to
+		// commit, the run exists and the command reports the error; running
+		// it again is refused, naming that run, while the run is open.
+		tctx, cancel := context.WithTimeout(ctx, redriveTimeout)
+		defer cancel()
+		run, err := temporalclient.Redrive(tctx, tc, ref, stage.workflowType, workflows.ImportInput{ImportID: imp.ID})
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]any{
+			"importId": imp.ID, "organizationId": imp.OrganizationID, "workflowId": ref.WorkflowID,
+			"runId": run.GetRunID(), "stage": stage.name,
+		}
+		return out, auditOperator(ctx, tx, imp.OrganizationID, "admin.imports.redrive", "import", imp.ID, map[string]any{
+			"workflow_id": ref.WorkflowID, "run_id": run.GetRunID(), "stage": stage.name,
+		})
+	})
+	return cmd
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
+
+	"ppwr/internal/temporalclient"
+	"ppwr/internal/testenv"
+	"ppwr/internal/work"
+	"ppwr/models"
+	"ppwr/worker"
+	"ppwr/workflows"
+)
+
+// redriveFixture is an organization, the Temporal dev server and the
+// configuration the admin command reads to reach it.
+type redriveFixture struct {
+	db       *gorm.DB
+	temporal client.Client
+	org      uuid.UUID
+	queue    string
+}
+
+func newRedriveFixture(t *testing.T) *redriveFixture {
+	t.Helper()
+	db := testenv.DB(t)
+	c := testenv.Temporal(t)
+	org, err := models.CreateOrganization(context.Background(), db, "Redrive", "redrive-"+uuid.NewString()[:8])
+	require.NoError(t, err)
+	f := &redriveFixture{db: db, temporal: c, org: org.ID, queue: "ppwr-redrive-" + uuid.NewString()}
+	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress(t))
+	t.Setenv("TEMPORAL_NAMESPACE", "default")
+	t.Setenv("TEMPORAL_TASK_QUEUE", f.queue)
+	return f
+}
+
+// startWorker runs the service's worker on the queue the command starts
+// its runs on.
+func (f *redriveFixture) startWorker(t *testing.T) {
+	t.Helper()
+	w := worker.New(worker.Deps{DB: f.db, Temporal: f.temporal, TaskQueue: f.queue, Storage: testenv.Storage(t)})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+}
+
+func (f *redriveFixture) unit() *work.Unit {
+	return f.unitOf(work.ActorSystem)
+}
+
+func (f *redriveFixture) unitOf(kind string) *work.Unit {
+	return work.New(context.Background(), f.db, work.Actor{Kind: kind, OrganizationID: f.org, Reference: "test"})
+}
+
+// queued records a queued catalogue import of a file of size bytes.
+func (f *redriveFixture) queued(t *testing.T, size int) *models.Import {
+	t.Helper()
+	w := f.unit()
+	imp, err := models.CreateImport(w, models.NewID(), models.ImportUpload{Type: models.ImportCatalog, FileName: "items.csv", Size: int64(size)})
+	require.NoError(t, err)
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.upload"}))
+	return imp
+}
+
+// upload records a queued import of content, stored where the preview
+// reads it, as the upload request does.
+func (f *redriveFixture) upload(t *testing.T, content string) *models.Import {
+	t.Helper()
+	imp := f.queued(t, len(content))
+	require.NoError(t, testenv.Storage(t).Put(context.Background(), imp.ObjectKey, strings.NewReader(content), "text/csv"))
+	return imp
+}
+
+// applying records an import of n valid new items, previewed and then
+// applied through the API: status applying, no row applied yet.
+func (f *redriveFixture) applying(t *testing.T, n int) *models.Import {
+	t.Helper()
+	imp := f.queued(t, 1)
+	cells := make([]map[string]string, n)
+	for i := range cells {
+		cells[i] = map[string]string{
+			"internalCode": fmt.Sprintf("RD-%s-%d", imp.ID.String()[:8], i+1), "name": "Row", "sourcingType": "purchased",
+			"massG": "1.5", "mainMaterialCode": "PLASTIC_PET", "stockUnit": "piece", "foodContactStatus": "unknown", "reuseType": "single_use",
+		}
+	}
+	w := f.unit()
+	rows, err := models.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
+	require.NoError(t, err)
+	require.NoError(t, w.Tx().Create(&rows).Error)
+	require.NoError(t, models.ReadyImport(w, imp))
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.preview"}))
+	w = f.unit()
+	_, err = models.RequestImportApply(w, imp.ID)
+	require.NoError(t, err)
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.apply"}))
+	return imp
+}
+
+// openRun starts the import's workflow as the relay does, on a task queue
+// no worker polls, so the run stays open and does nothing.
+func (f *redriveFixture) openRun(t *testing.T, imp *models.Import, workflowID, workflowType string) string {
+	t.Helper()
+	ref := temporalclient.Ref{WorkflowID: workflowID, OrganizationID: f.org.String(), ResourceID: imp.ID.String(), TaskQueue: "nobody-" + uuid.NewString()}
+	run, err := temporalclient.Start(context.Background(), f.temporal, ref, workflowType, workflows.ImportInput{ImportID: imp.ID})
+	require.NoError(t, err)
+	return run.GetRunID()
+}
+
+// terminatedRun is a run of the import's workflow that support staff
+// found stuck and terminated.
+func (f *redriveFixture) terminatedRun(t *testing.T, imp *models.Import, workflowID, workflowType string) string {
+	t.Helper()
+	runID := f.openRun(t, imp, workflowID, workflowType)
+	require.NoError(t, f.temporal.TerminateWorkflow(context.Background(), workflowID, runID, "test: the run died"))
+	return runID
+}
+
+// result waits for the run to close and returns the import status it
+// answers.
+func (f *redriveFixture) result(t *testing.T, workflowID, runID string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var status string
+	require.NoError(t, f.temporal.GetWorkflow(ctx, workflowID, runID).Get(ctx, &status))
+	return status
+}
+
+func (f *redriveFixture) reload(t *testing.T, id uuid.UUID) models.Import {
+	t.Helper()
+	var imp models.Import
+	require.NoError(t, f.db.First(&imp, "id = ?", id).Error)
+	return imp
+}
+
+// visibleRuns are the runs the Temporal UI lists for the import: its
+// search attributes are all an operator needs to find them.
+func (f *redriveFixture) visibleRuns(t *testing.T, imp *models.Import) map[string]enumspb.WorkflowExecutionStatus {
+	t.Helper()
+	res, err := f.temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+		Query: fmt.Sprintf("ResourceId = '%s' AND OrganizationId = '%s'", imp.ID, f.org),
+	})
+	require.NoError(t, err)
+	runs := map[string]enumspb.WorkflowExecutionStatus{}
+	for _, e := range res.GetExecutions() {
+		runs[e.GetExecution().GetRunId()] = e.GetStatus()
+	}
+	return runs
+}
+
+// The issue's case: an apply run is terminated after it committed part of
+// the rows. The re-drive's new run applies the rest, each row once, and
+// the operator finds it in the Temporal UI by the import's id.
+func TestAdminImportsRedriveResumesATerminatedApply(t *testing.T) {
+	f := newRedriveFixture(t)
+	imp := f.applying(t, 5)
+	_, n, err := models.ApplyImportBatch(f.unitOf(work.ActorImport), imp, 0, 2)
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "the first run committed two rows...")
+	workflowID := workflows.ImportApplyWorkflowID(imp.ID)
+	terminated := f.terminatedRun(t, imp, workflowID, workflows.ImportApplyType) // ...and was terminated
+	f.startWorker(t)
+
+	out := mustAdmin(t, "imports", "redrive", imp.ID.String())
+	runID := str(t, out, "runId")
+	assert.Equal(t, map[string]any{
+		"importId": imp.ID.String(), "organizationId": f.org.String(), "workflowId": workflowID, "runId": runID, "stage": "apply",
+	}, out)
+	assert.NotEqual(t, terminated, runID, "a new run")
+
+	assert.Equal(t, models.ImportCompletedStatus, f.result(t, workflowID, runID))
+	assert.Equal(t, models.ImportCompletedStatus, f.reload(t, imp.ID).Status)
+	var pending int64
+	require.NoError(t, f.db.Model(&models.ImportRow{}).Where("import_id = ? AND applied IS NULL", imp.ID).Count(&pending).Error)
+	assert.Zero(t, pending, "every row applied")
+	// Every batch names its rows in its audit entry: together, each row
+	// exactly once.
+	var summaries []string
+	require.NoError(t, f.db.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", f.org, "applyImport").
+		Order("occurred_at").Pluck("summary::text", &summaries).Error)
+	var applied []int
+	for _, s := range summaries {
+		var batch struct{ Rows []int }
+		require.NoError(t, json.Unmarshal([]byte(s), &batch))
+		applied = append(applied, batch.Rows...)
+	}
+	slices.Sort(applied)
+	assert.Equal(t, []int{1, 2, 3, 4, 5}, applied)
+	var items int64
+	require.NoError(t, f.db.Model(&models.CatalogItem{}).Where("organization_id = ?", f.org).Count(&items).Error)
+	assert.Equal(t, int64(5), items)
+
+	audits := auditSummaries(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String())
+	require.Len(t, audits, 1)
+	assert.JSONEq(t, fmt.Sprintf(`{"workflow_id": %q, "run_id": %q, "stage": "apply"}`, workflowID, runID), audits[0])
+
+	// The dev server's visibility store catches up asynchronously.
+	require.Eventually(t, func() bool {
+		runs := f.visibleRuns(t, imp)
+		return runs[terminated] == enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED && runs[runID] == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	}, 30*time.Second, 100*time.Millisecond, "both runs are found by the import's search attributes")
+}
+
+// A preview whose run was terminated before it read the file starts over
+// and makes the import ready.
+func TestAdminImportsRedriveStartsAPreviewOver(t *testing.T) {
+	f := newRedriveFixture(t)
+	code := "RP-" + uuid.NewString()[:8]
+	imp := f.upload(t, "internalCode;name;sourcingType;massG;mainMaterialCode;stockUnit;foodContactStatus;reuseType\n"+
+		code+";Box;purchased;12.5;PLASTIC_PET;piece;unknown;single_use\n")
+	workflowID := workflows.ImportWorkflowID(imp.ID)
+	terminated := f.terminatedRun(t, imp, workflowID, workflows.ImportPreviewType)
+	f.startWorker(t)
+
+	out := mustAdmin(t, "imports", "redrive", imp.ID.String())
+	assert.Equal(t, "preview", out["stage"])
+	assert.Equal(t, workflowID, out["workflowId"])
+	runID := str(t, out, "runId")
+	assert.NotEqual(t, terminated, runID)
+	assert.Equal(t, models.ImportReadyStatus, f.result(t, workflowID, runID))
+	ready := f.reload(t, imp.ID)
+	assert.Equal(t, models.ImportReadyStatus, ready.Status)
+	assert.Equal(t, 1, ready.CreateCount)
+	assert.Equal(t, 1, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()))
+}
+
+// Nothing is started, and nothing audited, for an import with an open run,
+// one that waits for no workflow, one that does not exist, or when
+// Temporal cannot be reached.
+func TestAdminImportsRedriveRefusals(t *testing.T) {
+	f := newRedriveFixture(t)
+
+	t.Run("open run", func(t *testing.T) {
+		imp := f.applying(t, 1)
+		workflowID := workflows.ImportApplyWorkflowID(imp.ID)
+		open := f.openRun(t, imp, workflowID, workflows.ImportApplyType)
+		t.Cleanup(func() { _ = f.temporal.TerminateWorkflow(context.Background(), workflowID, open, "test over") })
+		msg := requireAdminError(t, "imports", "redrive", imp.ID.String())
+		assert.Contains(t, msg, "still running")
+		assert.Contains(t, msg, open)
+		desc, err := f.temporal.DescribeWorkflowExecution(context.Background(), workflowID, "")
+		require.NoError(t, err)
+		assert.Equal(t, open, desc.GetWorkflowExecutionInfo().GetExecution().GetRunId(), "the open run is still the latest")
+		assert.Zero(t, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()))
+	})
+
+	imp := f.queued(t, 1)
+	for status, says := range map[string]string{
+		models.ImportReadyStatus:         "applies it through the API",
+		models.ImportFailedStatus:        "uploads the file again",
+		models.ImportCompletedStatus:     "has been applied",
+		models.ImportCompletedWithErrors: "has been applied",
+	} {
+		t.Run(status, func(t *testing.T) {
+			require.NoError(t, f.db.Model(&models.Import{}).Where("id = ?", imp.ID).Update("status", status).Error)
+			msg := requireAdminError(t, "imports", "redrive", imp.ID.String())
+			assert.Contains(t, msg, "is "+status+", nothing to re-drive")
+			assert.Contains(t, msg, says)
+		})
+	}
+	for _, workflowID := range []string{workflows.ImportWorkflowID(imp.ID), workflows.ImportApplyWorkflowID(imp.ID)} {
+		_, err := f.temporal.DescribeWorkflowExecution(context.Background(), workflowID, "")
+		assert.Error(t, err, "%s was never started", workflowID)
+	}
+	assert.Zero(t, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()))
+
+	t.Run("Temporal unreachable", func(t *testing.T) {
+		t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
+		imp := f.queued(t, 1)
+		msg := requireAdminError(t, "imports", "redrive", imp.ID.String())
+		assert.Contains(t, msg, "re-drive "+workflows.ImportWorkflowID(imp.ID)+": failed reaching server")
+		assert.Zero(t, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()))
+	})
+
+	unknown := uuid.NewString()
+	assert.Equal(t, "import "+unknown+" does not exist", requireAdminError(t, "imports", "redrive", unknown))
+	assert.Contains(t, requireAdminError(t, "imports", "redrive", "not-a-uuid"), "IMPORT_ID must be a UUID")
+	requireAdminError(t, "imports", "redrive")
+}
