@@ -9,7 +9,7 @@
 #   scripts/stack.sh status      what is running
 #   scripts/stack.sh pg          makes sure PostgreSQL answers and prints its admin URL
 #   scripts/stack.sh test        gofmt, go vet, go test -race ./... with a PostgreSQL for the tests
-#   scripts/stack.sh bench       go run ./cmd/ppwr-bench with the same PostgreSQL
+#   scripts/stack.sh bench       go run ./cmd/ppwr-bench with the same PostgreSQL (and bin/ppwr for its worker)
 #   scripts/stack.sh build       builds bin/ppwr and bin/smtp-sink
 #   scripts/stack.sh clean-data  stops everything and deletes .data (all local state)
 #
@@ -725,8 +725,12 @@ cmd_test() {
 	with_test_pg run_checks
 }
 
+# The import scenarios run the worker as a process of its own (so its
+# memory is measurable), from this binary.
 cmd_bench() {
 	require_tools
+	build_ppwr
+	export PPWR_BIN="$PPWR"
 	with_test_pg go run ./cmd/ppwr-bench "$@"
 }
 

@@ -187,25 +187,7 @@ func binary(envVar, name string) (string, error) {
 func Temporal(t testing.TB) client.Client {
 	t.Helper()
 	temporalOnce.Do(func() {
-		var path string
-		if path, temporalErr = binary("PPWR_TEMPORAL_BIN", "temporal"); temporalErr != nil {
-			return
-		}
-		devServer, temporalErr = testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-			ExistingPath: path,
-			ClientOptions: &client.Options{
-				HostPort:  "127.0.0.1:" + freePort(),
-				Namespace: "default",
-			},
-			LogLevel: "error",
-			SearchAttributes: temporal.NewSearchAttributes(
-				temporalclient.OrganizationID.ValueSet(""), temporalclient.ResourceID.ValueSet(""),
-			),
-			ExtraArgs: []string{"--http-port", freePort(), "--metrics-port", freePort()},
-			Stdout:    os.Stderr,
-			Stderr:    os.Stderr,
-		})
-		if temporalErr == nil {
+		if devServer, temporalErr = StartTemporal(); temporalErr == nil {
 			onTeardown(func() { _ = devServer.Stop() })
 		}
 	})
@@ -213,6 +195,30 @@ func Temporal(t testing.TB) client.Client {
 		t.Fatalf("testenv: Temporal dev server: %v", temporalErr)
 	}
 	return devServer.Client()
+}
+
+// StartTemporal starts a Temporal dev server from the locally built CLI,
+// with the OrganizationId and ResourceId search attributes registered, on
+// free ports; its Stop ends it. Benchmarks use it outside tests.
+func StartTemporal() (*testsuite.DevServer, error) {
+	path, err := binary("PPWR_TEMPORAL_BIN", "temporal")
+	if err != nil {
+		return nil, err
+	}
+	return testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
+		ExistingPath: path,
+		ClientOptions: &client.Options{
+			HostPort:  "127.0.0.1:" + freePort(),
+			Namespace: "default",
+		},
+		LogLevel: "error",
+		SearchAttributes: temporal.NewSearchAttributes(
+			temporalclient.OrganizationID.ValueSet(""), temporalclient.ResourceID.ValueSet(""),
+		),
+		ExtraArgs: []string{"--http-port", freePort(), "--metrics-port", freePort()},
+		Stdout:    os.Stderr,
+		Stderr:    os.Stderr,
+	})
 }
 
 // TemporalAddress is the frontend host:port of the dev server.
@@ -225,24 +231,45 @@ func TemporalAddress(t testing.TB) string {
 // bucket created.
 func Storage(t testing.TB) *storage.Store {
 	t.Helper()
-	s3Once.Do(func() { s3Store, s3Err = startS3() })
+	s3Once.Do(func() {
+		var stop func()
+		if s3Opts, s3Store, stop, s3Err = StartS3(); s3Err == nil {
+			onTeardown(stop)
+		}
+	})
 	if s3Err != nil {
 		t.Fatalf("testenv: S3 (versitygw): %v", s3Err)
 	}
 	return s3Store
 }
 
-func startS3() (*storage.Store, error) {
+// StartS3 starts a versitygw server on a free port over a temporary
+// directory and creates its bucket; stop ends it and removes the
+// directory. Benchmarks use it outside tests.
+func StartS3() (opts storage.Options, store *storage.Store, stop func(), err error) {
 	path, err := binary("PPWR_VERSITYGW_BIN", "versitygw")
 	if err != nil {
-		return nil, err
+		return opts, nil, nil, err
 	}
 	dir, err := os.MkdirTemp("", "ppwr-s3-")
 	if err != nil {
-		return nil, err
+		return opts, nil, nil, err
 	}
+	var cmd *exec.Cmd
+	stop = func() {
+		if cmd != nil && cmd.Process != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		_ = os.RemoveAll(dir)
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
 	addr := "127.0.0.1:" + freePort()
-	s3Opts = storage.Options{
+	opts = storage.Options{
 		Endpoint: "http://" + addr, Region: "us-east-1", Bucket: "ppwr-test",
 		AccessKeyID: "ppwr-test", SecretAccessKey: "ppwr-test-secret",
 	}
@@ -250,33 +277,29 @@ func startS3() (*storage.Store, error) {
 	// attributes, so the tests do not depend on the filesystem's xattrs.
 	root, meta := filepath.Join(dir, "objects"), filepath.Join(dir, "metadata")
 	for _, d := range []string{root, meta} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return nil, err
+		if err = os.Mkdir(d, 0o700); err != nil {
+			return opts, nil, nil, err
 		}
 	}
-	cmd := exec.Command(path, "--port", addr, "posix", "--sidecar", meta, root)
-	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s3Opts.AccessKeyID, "ROOT_SECRET_ACCESS_KEY="+s3Opts.SecretAccessKey)
+	cmd = exec.Command(path, "--port", addr, "posix", "--sidecar", meta, root)
+	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+opts.AccessKeyID, "ROOT_SECRET_ACCESS_KEY="+opts.SecretAccessKey)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		return nil, err
+	if err = cmd.Start(); err != nil {
+		return opts, nil, nil, err
 	}
-	onTeardown(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		_ = os.RemoveAll(dir)
-	})
-	store := storage.New(s3Opts)
+	store = storage.New(opts)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		err = store.EnsureBucket(ctx)
 		cancel()
 		if err == nil {
-			return store, nil
+			return opts, store, stop, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("versitygw did not become ready: %v; output: %s", err, out.String())
+			err = fmt.Errorf("versitygw did not become ready: %v; output: %s", err, out.String())
+			return opts, nil, nil, err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
