@@ -61,7 +61,7 @@ func (p *catalogPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells
 	existing := map[string]*CatalogItem{}
 	if len(codes) > 0 {
 		var items []CatalogItem
-		if err := Tenant(w.Context(), w.Tx(), w.Organization()).Where("internal_code IN ?", codes).Find(&items).Error; err != nil {
+		if err := Tenant(w.Context(), w.Tx(), w.Organization()).Where("internal_code"+inBatch, batchKeys(codes)).Find(&items).Error; err != nil {
 			return nil, err
 		}
 		for i := range items {
@@ -186,7 +186,7 @@ func applyCatalogRows(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
 	var taken []string
 	if len(codes) > 0 {
 		if err := Tenant(w.Context(), w.Tx(), w.Organization()).Model(&CatalogItem{}).
-			Where("internal_code IN ?", codes).Pluck("internal_code", &taken).Error; err != nil {
+			Where("internal_code"+inBatch, batchKeys(codes)).Pluck("internal_code", &taken).Error; err != nil {
 			return nil, err
 		}
 	}

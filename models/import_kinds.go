@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"ppwr/internal/input"
 	"ppwr/internal/work"
@@ -67,9 +68,6 @@ func NewRowPlanner(imp *Import) RowPlanner { return importKinds[imp.Type].planne
 // and defers their insert to w's commit, where they are written as one
 // multi-row insert.
 func PlanImportBatch(w *work.Unit, planner RowPlanner, importID uuid.UUID, first int, cells []map[string]string) error {
-	if err := planForValues(w); err != nil {
-		return err
-	}
 	rows, err := planner.Plan(w, importID, first, cells)
 	for i := 0; err == nil && i < len(rows); i++ {
 		err = w.Defer(&rows[i])
@@ -77,15 +75,17 @@ func PlanImportBatch(w *work.Unit, planner RowPlanner, importID uuid.UUID, first
 	return err
 }
 
-// planForValues makes PostgreSQL plan each of w's statements for its own
-// values. An import runs the same statements batch after batch, each with
-// a thousand parameters; from the sixth run PostgreSQL would use a generic
-// plan, which cannot hash an IN list of parameters and compares every
-// item of the organization with every code of the batch, so each batch
-// would take longer than the one before.
-func planForValues(w *work.Unit) error {
-	return w.Tx().Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error
-}
+// inBatch, after a column, is the condition that it is one of a batch's
+// keys, passed with batchKeys as one array parameter. An import runs the
+// same lookup batch after batch; with "IN ?" (a parameter per key), or
+// even "= ANY(?)", PostgreSQL's generic plan, used from the sixth run,
+// compares every row of the organization with each key, so every batch
+// would take longer than the one before. As a set the keys are joined
+// through the index, or hashed.
+const inBatch = " IN (SELECT unnest(?::text[]))"
+
+// batchKeys are a batch's keys as the parameter of inBatch.
+func batchKeys(keys []string) pq.StringArray { return pq.StringArray(keys) }
 
 // ErrImportPlannedOnly refuses to apply an import whose rows can be
 // planned but not applied yet (document metadata, until documents are

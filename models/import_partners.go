@@ -54,7 +54,7 @@ func (p *partnerPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells
 	}
 	var parties []Party
 	if err := Tenant(w.Context(), w.Tx(), w.Organization()).
-		Where("lower(tax_id) IN ? OR lower(name) IN ?", taxIDs, names).Find(&parties).Error; err != nil {
+		Where("lower(tax_id)"+inBatch+" OR lower(name)"+inBatch, batchKeys(taxIDs), batchKeys(names)).Find(&parties).Error; err != nil {
 		return nil, err
 	}
 	existing := map[string]uuid.UUID{}

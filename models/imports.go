@@ -299,10 +299,6 @@ func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int,
 		w.Rollback()
 		return after, 0, ErrImportPlannedOnly
 	}
-	if err := planForValues(w); err != nil {
-		w.Rollback()
-		return after, 0, err
-	}
 	rows, err := PendingImportRows(w, imp.ID, after, limit)
 	if err != nil || len(rows) == 0 {
 		w.Rollback()
