@@ -60,8 +60,8 @@ func (p *catalogPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells
 	}
 	existing := map[string]*CatalogItem{}
 	if len(codes) > 0 {
-		var items []CatalogItem
-		if err := Tenant(w.Context(), w.Tx(), w.Organization()).Where("internal_code"+inBatch, batchKeys(codes)).Find(&items).Error; err != nil {
+		items, err := itemsWithCodes(w, codes)
+		if err != nil {
 			return nil, err
 		}
 		for i := range items {
@@ -168,6 +168,19 @@ func boolText(b bool) string {
 	return "false"
 }
 
+// itemsWithCodes reads the organization's items that have one of a batch's
+// codes, with one probe of the unique index per code: an import runs this
+// batch after batch while the catalogue grows, and any plan that scans the
+// organization's items (the planner's choice when its statistics lag a
+// bulk load) would make each batch slower than the one before.
+func itemsWithCodes(w *work.Unit, codes []string) ([]CatalogItem, error) {
+	var items []CatalogItem
+	err := w.Tx().Raw(`SELECT c.* FROM unnest(?::text[]) AS k (code)
+		CROSS JOIN LATERAL (SELECT * FROM catalog_items WHERE organization_id = ? AND internal_code = k.code) AS c`,
+		batchKeys(codes), w.Organization()).Scan(&items).Error
+	return items, err
+}
+
 // applyCatalogRows applies a batch of planned rows. The unique index would
 // only refuse a code taken since the preview at commit, failing the whole
 // batch, so the creates' codes are checked first, in one query: a taken
@@ -185,9 +198,12 @@ func applyCatalogRows(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
 	}
 	var taken []string
 	if len(codes) > 0 {
-		if err := Tenant(w.Context(), w.Tx(), w.Organization()).Model(&CatalogItem{}).
-			Where("internal_code"+inBatch, batchKeys(codes)).Pluck("internal_code", &taken).Error; err != nil {
+		items, err := itemsWithCodes(w, codes)
+		if err != nil {
 			return nil, err
+		}
+		for _, it := range items {
+			taken = append(taken, it.InternalCode)
 		}
 	}
 	return rowByRow(func(w *work.Unit, row *ImportRow) (any, error) {

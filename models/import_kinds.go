@@ -77,11 +77,9 @@ func PlanImportBatch(w *work.Unit, planner RowPlanner, importID uuid.UUID, first
 
 // inBatch, after a column, is the condition that it is one of a batch's
 // keys, passed with batchKeys as one array parameter. An import runs the
-// same lookup batch after batch; with "IN ?" (a parameter per key), or
-// even "= ANY(?)", PostgreSQL's generic plan, used from the sixth run,
-// compares every row of the organization with each key, so every batch
-// would take longer than the one before. As a set the keys are joined
-// through the index, or hashed.
+// same lookup batch after batch; with "IN ?" (a parameter per key)
+// PostgreSQL's generic plan, used from the sixth run, compares every row
+// with each key, so every batch would take longer than the one before.
 const inBatch = " IN (SELECT unnest(?::text[]))"
 
 // batchKeys are a batch's keys as the parameter of inBatch.
