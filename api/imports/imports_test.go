@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -91,6 +92,18 @@ func (f *fixture) await(t *testing.T, id string, statuses ...string) map[string]
 	}
 }
 
+// createItem creates a catalogue item through the API, with fields over a
+// purchased single-use piece of 24.5 g.
+func (f *fixture) createItem(t *testing.T, fields map[string]any) *apitest.Response {
+	t.Helper()
+	body := map[string]any{"sourcingType": "purchased", "massG": "24.5", "stockUnit": "piece", "reuseType": "single_use"}
+	maps.Copy(body, fields)
+	res := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/catalog-items"), Token: f.tn.Token,
+		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}, Body: body})
+	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	return res
+}
+
 // preview uploads a file with the form's fields and waits for its preview
 // to end; it returns the import.
 func (f *fixture) preview(t *testing.T, fields map[string]string, name, content string) map[string]any {
@@ -138,13 +151,8 @@ func (f *fixture) rows(t *testing.T, id, query string) []any {
 // import.
 func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 	f := newFixture(t)
-	existing := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/catalog-items"), Token: f.tn.Token,
-		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}, Body: map[string]any{
-			"internalCode": "PL-ISTN-1", "name": "Bottle 0.5 l", "sourcingType": "purchased", "massG": "24.5",
-			"mainMaterialCode": "PLASTIC_PET", "stockUnit": "piece", "stockTracked": true,
-			"foodContactStatus": "food_contact", "reuseType": "single_use",
-		}})
-	require.Equal(t, http.StatusCreated, existing.Code, existing.Body.String())
+	existing := f.createItem(t, map[string]any{"internalCode": "PL-ISTN-1", "name": "Bottle 0.5 l",
+		"mainMaterialCode": "PLASTIC_PET", "stockTracked": true, "foodContactStatus": "food_contact"})
 
 	file, err := os.ReadFile("testdata/catalog-cp1250-semicolon.csv")
 	require.NoError(t, err)
@@ -271,13 +279,8 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 // the import applies like a CSV one.
 func TestCatalogImportFromLibreOfficeWorkbook(t *testing.T) {
 	f := newFixture(t)
-	existing := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/catalog-items"), Token: f.tn.Token,
-		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}, Body: map[string]any{
-			"internalCode": "LO-ISTN-1", "name": "Tape", "sourcingType": "purchased", "massG": "24.5",
-			"mainMaterialCode": "PLASTIC_PP", "stockUnit": "piece", "stockTracked": false,
-			"foodContactStatus": "not_food_contact", "reuseType": "single_use",
-		}})
-	require.Equal(t, http.StatusCreated, existing.Code, existing.Body.String())
+	f.createItem(t, map[string]any{"internalCode": "LO-ISTN-1", "name": "Tape",
+		"mainMaterialCode": "PLASTIC_PP", "stockTracked": false, "foodContactStatus": "not_food_contact"})
 
 	file, err := os.ReadFile("testdata/catalog-libreoffice.xlsx")
 	require.NoError(t, err)
