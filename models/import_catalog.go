@@ -186,13 +186,15 @@ func itemsWithCodes(w *work.Unit, codes []string) ([]CatalogItem, error) {
 // batch, so the creates' codes are checked first, in one query: a taken
 // one fails its row.
 func applyCatalogRows(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
+	planned := make(map[uuid.UUID]map[string]string, len(rows))
 	var codes []string
 	for i := range rows {
+		cells, err := plannedCells(&rows[i])
+		if err != nil {
+			return nil, err
+		}
+		planned[rows[i].ID] = cells
 		if rows[i].Outcome == OutcomeCreate {
-			cells, err := plannedCells(&rows[i])
-			if err != nil {
-				return nil, err
-			}
 			codes = append(codes, cells["internalCode"])
 		}
 	}
@@ -207,20 +209,20 @@ func applyCatalogRows(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
 		}
 	}
 	return rowByRow(func(w *work.Unit, row *ImportRow) (any, error) {
-		return applyCatalogRow(w, row, taken)
+		return applyCatalogRow(w, row, planned[row.ID], taken)
 	})(w, rows)
 }
 
-// applyCatalogRow applies one planned row: a create, or an update at the
-// revision the preview saw. What the preview could not know (the item
-// changed or was archived since, the code was taken) makes the row
-// invalid; anything else is an error that fails the batch.
-func applyCatalogRow(w *work.Unit, row *ImportRow, taken []string) (any, error) {
-	cells, err := plannedCells(row)
-	if err != nil {
-		return nil, err
-	}
-	var item *CatalogItem
+// applyCatalogRow applies one planned row, given its planned cells: a
+// create, or an update at the revision the preview saw. What the preview
+// could not know (the item changed or was archived since, the code was
+// taken) makes the row invalid; anything else is an error that fails the
+// batch.
+func applyCatalogRow(w *work.Unit, row *ImportRow, cells map[string]string, taken []string) (any, error) {
+	var (
+		item *CatalogItem
+		err  error
+	)
 	if row.Outcome == OutcomeCreate {
 		if slices.Contains(taken, cells["internalCode"]) {
 			return nil, input.Invalidf("internalCode", "field.taken")
