@@ -13,23 +13,26 @@ import (
 var CodeMappingImportColumns = []string{"dictionary", "sourceCode", "code"}
 
 // codeMappingPlanner plans the rows of a code_mappings import: a new
-// mapping, a changed code for a mapped source code, or unchanged.
+// mapping, a changed code for a mapped source code, or unchanged. The
+// organization's mappings are read once, with the first batch: an import
+// does not change them before it is applied.
 type codeMappingPlanner struct {
-	seen fileKeys
+	seen     fileKeys
+	existing map[string]*CodeMapping // dictionary|folded source code → mapping
 }
 
 func (p *codeMappingPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells []map[string]string) ([]ImportRow, error) {
-	if p.seen == nil {
-		p.seen = fileKeys{}
+	if p.existing == nil {
+		var mappings []CodeMapping
+		if err := Tenant(w.Context(), w.Tx(), w.Organization()).Find(&mappings).Error; err != nil {
+			return nil, err
+		}
+		p.seen, p.existing = fileKeys{}, map[string]*CodeMapping{}
+		for i := range mappings {
+			p.existing[mappings[i].Dictionary+"|"+foldKey(mappings[i].SourceCode)] = &mappings[i]
+		}
 	}
-	var mappings []CodeMapping
-	if err := Tenant(w.Context(), w.Tx(), w.Organization()).Find(&mappings).Error; err != nil {
-		return nil, err
-	}
-	existing := map[string]*CodeMapping{}
-	for i := range mappings {
-		existing[mappings[i].Dictionary+"|"+foldKey(mappings[i].SourceCode)] = &mappings[i]
-	}
+	existing := p.existing
 	rows := make([]ImportRow, len(cells))
 	for i, c := range cells {
 		rows[i] = *newImportRow(w, importID, first+i, c)

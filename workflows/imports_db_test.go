@@ -43,6 +43,20 @@ func importWithRows(t *testing.T, status string, n int) (*models.Import, *activi
 	return imp, &activities.Imports{DB: db}
 }
 
+// runApply runs an apply workflow for imp with the real activities and
+// returns its result.
+func runApply(t *testing.T, a *activities.Imports, imp *models.Import) string {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterActivity(a)
+	env.ExecuteWorkflow(ImportApply, ImportInput{ImportID: imp.ID})
+	require.NoError(t, env.GetWorkflowError())
+	var got string
+	require.NoError(t, env.GetWorkflowResult(&got))
+	return got
+}
+
 func itemCount(t *testing.T, a *activities.Imports, imp *models.Import) int64 {
 	var n int64
 	require.NoError(t, a.DB.Model(&models.CatalogItem{}).Where("organization_id = ?", imp.OrganizationID).Count(&n).Error)
@@ -54,14 +68,7 @@ func itemCount(t *testing.T, a *activities.Imports, imp *models.Import) int64 {
 // the import's status.
 func TestImportApplyOfAnImportNotApplyingChangesNothing(t *testing.T) {
 	imp, a := importWithRows(t, models.ImportReadyStatus, 2)
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
-	env.RegisterActivity(a)
-	env.ExecuteWorkflow(ImportApply, ImportInput{ImportID: imp.ID})
-	require.NoError(t, env.GetWorkflowError())
-	var got string
-	require.NoError(t, env.GetWorkflowResult(&got))
-	assert.Equal(t, models.ImportReadyStatus, got)
+	assert.Equal(t, models.ImportReadyStatus, runApply(t, a, imp))
 	assert.Zero(t, itemCount(t, a, imp))
 }
 
@@ -75,14 +82,7 @@ func TestImportApplyRedrivenAfterAFailedRunAppliesTheRest(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
 
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
-	env.RegisterActivity(a)
-	env.ExecuteWorkflow(ImportApply, ImportInput{ImportID: imp.ID})
-	require.NoError(t, env.GetWorkflowError())
-	var got string
-	require.NoError(t, env.GetWorkflowResult(&got))
-	assert.Equal(t, models.ImportCompletedStatus, got)
+	assert.Equal(t, models.ImportCompletedStatus, runApply(t, a, imp))
 	assert.Equal(t, int64(3), itemCount(t, a, imp), "each row applied once")
 	var batches int64
 	require.NoError(t, a.DB.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", imp.OrganizationID, "applyImport").Count(&batches).Error)

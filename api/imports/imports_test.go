@@ -284,12 +284,9 @@ func TestCatalogImportFromLibreOfficeWorkbook(t *testing.T) {
 
 	file, err := os.ReadFile("testdata/catalog-libreoffice.xlsx")
 	require.NoError(t, err)
-	res := f.upload(t, apitest.IdemKey(), "catalog", "katalog.xlsx", file)
-	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
-	id := res.JSON["id"].(string)
-	f.startRecorded(t)
-	ready := f.await(t, id, "ready", "failed")
+	ready := f.preview(t, map[string]string{"type": "catalog"}, "katalog.xlsx", string(file))
 	require.Equal(t, "ready", ready["status"], "%v", ready["error"])
+	id := ready["id"].(string)
 	assert.Equal(t, map[string]any{"create": 1.0, "update": 1.0, "unchanged": 0.0, "invalid": 1.0}, ready["counts"])
 
 	rows := f.rows(t, id, "")
@@ -307,12 +304,7 @@ func TestCatalogImportFromLibreOfficeWorkbook(t *testing.T) {
 	assert.Contains(t, invalid["errors"], "massG")
 	assert.Contains(t, invalid["errors"], "stockUnit")
 
-	applied := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports/" + id + "/apply"), Token: f.tn.Token,
-		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
-	require.Equal(t, http.StatusAccepted, applied.Code, applied.Body.String())
-	f.startRecorded(t)
-	done := f.await(t, id, "completed", "completed_with_errors")
-	assert.Equal(t, "completed_with_errors", done["status"])
+	assert.Equal(t, "completed_with_errors", f.apply(t, id)["status"])
 	list := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/catalog-items?q=LO-"), Token: f.tn.Token})
 	require.Equal(t, http.StatusOK, list.Code)
 	items := map[string]any{}
