@@ -2,6 +2,7 @@ package models
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
@@ -18,14 +19,40 @@ var (
 	ErrRevisionConflict = errors.New("revision conflict")
 )
 
-// RuleError is a business rule that refuses a well-formed request, with a
-// stable code for clients and a message key.
+// RuleError is a business rule that refuses a well-formed request (422),
+// with a stable code for clients, a message key and, when the rule is
+// about particular fields, their messages.
 type RuleError struct {
+	Code   string
+	Key    string
+	Fields []input.FieldError
+}
+
+func (e *RuleError) Error() string { return e.Code }
+
+// Is matches rule errors by code, so a rule answered with its fields
+// (On) is still the rule.
+func (e *RuleError) Is(target error) bool {
+	t, ok := target.(*RuleError)
+	return ok && t.Code == e.Code
+}
+
+// On is the rule answered with a message on field.
+func (e *RuleError) On(field, key string, args ...any) *RuleError {
+	out := *e
+	out.Fields = append(slices.Clone(e.Fields), input.FieldError{Field: field, Key: key, Args: args})
+	return &out
+}
+
+// ConflictError refuses a request that collides with the current state
+// (409): a stale configuration, an order already packed. Re-reading the
+// state resolves it, as it does a revision conflict.
+type ConflictError struct {
 	Code string
 	Key  string
 }
 
-func (e *RuleError) Error() string { return e.Code }
+func (e *ConflictError) Error() string { return e.Code }
 
 // Business rules of the catalogue.
 var (

@@ -119,11 +119,16 @@ func ProblemOf(err error) *Problem {
 	err = models.FromDatabase(err)
 	var invalid *input.Invalid
 	var rule *models.RuleError
+	var conflict *models.ConflictError
 	switch {
 	case errors.As(err, &invalid):
 		return Invalid(invalid.Fields...)
 	case errors.As(err, &rule):
-		return NewProblem(http.StatusUnprocessableEntity, rule.Code, rule.Key)
+		p := NewProblem(http.StatusUnprocessableEntity, rule.Code, rule.Key)
+		p.Fields = rule.Fields
+		return p
+	case errors.As(err, &conflict):
+		return NewProblem(http.StatusConflict, conflict.Code, conflict.Key)
 	case errors.Is(err, models.ErrNotFound):
 		return NotFound()
 	case errors.Is(err, models.ErrRevisionConflict):

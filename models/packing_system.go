@@ -1,0 +1,310 @@
+package models
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"gorm.io/gorm/clause"
+
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// Packing sets (the spec's packaging systems) are recipes: the packaging
+// one parcel of a kind takes. Consuming or reserving sets converts each
+// line into the item's stock unit and moves stock through the ledger.
+
+// Limits and enumerations of packing sets.
+const (
+	PackagingSystemCodeMax = 100
+	SystemActive           = "active"
+	SystemArchived         = "archived"
+)
+
+// LineRoles name what a recipe line does in the parcel.
+var LineRoles = []string{"container", "filler", "protection", "closure", "label", "document_pouch", "other"}
+
+// PackagingSystem is a packing set.
+type PackagingSystem struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	Name           string
+	Code           *string
+	Description    string
+	Status         string
+	Revision       int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	ArchivedAt     *time.Time
+}
+
+// PackagingSystemLine is one line of a set's recipe: quantity of unit of
+// an item per set. An item appears once per set.
+type PackagingSystemLine struct {
+	ID                uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID    uuid.UUID `gorm:"type:uuid"`
+	PackagingSystemID uuid.UUID `gorm:"type:uuid"`
+	CatalogItemID     uuid.UUID `gorm:"type:uuid"`
+	Quantity          decimal.Decimal
+	Unit              string
+	Role              string
+	OuterPackaging    bool
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// CompositionLine is a recipe line as a set uses it: with the item's
+// revision and data version, and the quantity and mass per set in the
+// item's stock unit. Reservations and usages keep their composition, so
+// later recipe or catalogue changes do not rewrite what was packed.
+type CompositionLine struct {
+	Line           uuid.UUID       `json:"line"`
+	Item           uuid.UUID       `json:"item"`
+	ItemRevision   int             `json:"item_revision"`
+	DataVersion    uuid.UUID       `json:"data_version"`
+	Quantity       decimal.Decimal `json:"quantity"`
+	Unit           string          `json:"unit"`
+	StockQuantity  decimal.Decimal `json:"stock_quantity"`
+	StockUnit      string          `json:"stock_unit"`
+	MassG          decimal.Decimal `json:"mass_g"`
+	Role           string          `json:"role"`
+	OuterPackaging bool            `json:"outer_packaging"`
+	StockTracked   bool            `json:"stock_tracked"`
+}
+
+// Reasons a configuration is not ready.
+const (
+	IncompleteNoLines      = "no_lines"
+	IncompleteItemArchived = "item_archived"
+	IncompleteNoOuter      = "no_outer_packaging"
+)
+
+// Configuration is a set's current composition and what it allows.
+type Configuration struct {
+	System      *PackagingSystem
+	Composition []CompositionLine
+	// Hash is the SHA-256 hex of the canonical composition: a client that
+	// sends it back proves it packs by the recipe it read.
+	Hash string
+	// Ready: the recipe is complete (Incomplete is empty), whatever the
+	// stock.
+	Ready      bool
+	Incomplete []string
+	// AllStockTracked: every item is stock-tracked, so AvailableSets is
+	// known; nil otherwise.
+	AllStockTracked bool
+	AvailableSets   *int64
+	items           map[uuid.UUID]*CatalogItem
+}
+
+// Item is the catalogue item of a composition line, as read with the
+// configuration.
+func (c *Configuration) Item(id uuid.UUID) *CatalogItem { return c.items[id] }
+
+// ErrConfigurationChanged refuses packing by a recipe other than the
+// current one.
+var ErrConfigurationChanged = &ConflictError{Code: "configuration_changed", Key: "error.configuration_changed"}
+
+// ErrSystemArchived refuses new work with an archived set.
+var ErrSystemArchived = &RuleError{Code: "packaging_system_archived", Key: "error.packaging_system_archived"}
+
+// ErrConfigurationNotReady refuses packing by an incomplete recipe.
+var ErrConfigurationNotReady = &RuleError{Code: "configuration_not_ready", Key: "error.configuration_not_ready"}
+
+// LoadConfiguration reads the organization's set id with its lines and
+// their items, and works out its configuration and available sets.
+func LoadConfiguration(w *work.Unit, id uuid.UUID) (*Configuration, error) {
+	ctx, db, org := w.Context(), w.Read(), w.Organization()
+	sys, err := Find[PackagingSystem](ctx, db, org, id)
+	if err != nil {
+		return nil, err
+	}
+	var lines []PackagingSystemLine
+	if err := Tenant(ctx, db, org).Where("packaging_system_id = ?", id).Order("catalog_item_id").Find(&lines).Error; err != nil {
+		return nil, err
+	}
+	cfg := &Configuration{System: sys, Composition: []CompositionLine{}, items: map[uuid.UUID]*CatalogItem{}, AllStockTracked: true}
+	if len(lines) == 0 {
+		cfg.Incomplete = append(cfg.Incomplete, IncompleteNoLines)
+	}
+	itemIDs := make([]uuid.UUID, len(lines))
+	for i, l := range lines {
+		itemIDs[i] = l.CatalogItemID
+	}
+	var items []CatalogItem
+	if len(itemIDs) > 0 {
+		if err := Tenant(ctx, db, org).Where("id IN ?", itemIDs).Find(&items).Error; err != nil {
+			return nil, err
+		}
+	}
+	for i := range items {
+		cfg.items[items[i].ID] = &items[i]
+	}
+	versions, err := dataVersionsOf(w, items)
+	if err != nil {
+		return nil, err
+	}
+	outer, archived := false, false
+	for _, l := range lines {
+		it := cfg.items[l.CatalogItemID]
+		// A line's unit was checked against the item when it was saved;
+		// an item whose stock unit changed since cannot convert it, and
+		// the recipe is not ready until the line is corrected.
+		perSet, ok := it.ToStockUnit(l.Quantity, l.Unit)
+		if !ok {
+			perSet = decimal.Zero
+		}
+		cfg.Composition = append(cfg.Composition, CompositionLine{
+			Line: l.ID, Item: it.ID, ItemRevision: it.Revision, DataVersion: versions[it.ID], Quantity: l.Quantity, Unit: l.Unit,
+			StockQuantity: perSet, StockUnit: it.StockUnit, MassG: it.MassOf(perSet), Role: l.Role,
+			OuterPackaging: l.OuterPackaging, StockTracked: it.StockTracked,
+		})
+		outer = outer || l.OuterPackaging
+		archived = archived || it.Status == ItemArchived || !ok
+		cfg.AllStockTracked = cfg.AllStockTracked && it.StockTracked
+	}
+	if archived {
+		cfg.Incomplete = append(cfg.Incomplete, IncompleteItemArchived)
+	}
+	if len(lines) > 0 && !outer {
+		cfg.Incomplete = append(cfg.Incomplete, IncompleteNoOuter)
+	}
+	cfg.Ready = len(cfg.Incomplete) == 0
+	cfg.Hash = compositionHash(cfg.Composition)
+	if cfg.AllStockTracked && len(lines) > 0 {
+		sets, err := availableSets(w, cfg.Composition)
+		if err != nil {
+			return nil, err
+		}
+		cfg.AvailableSets = &sets
+	}
+	return cfg, nil
+}
+
+// compositionHash hashes what a recipe means: the items at their
+// revisions with quantities, units, roles and the outer flag, in item
+// order. Line ids and derived values are left out.
+func compositionHash(lines []CompositionLine) string {
+	type canonical struct {
+		Item           uuid.UUID       `json:"item"`
+		ItemRevision   int             `json:"item_revision"`
+		Quantity       decimal.Decimal `json:"quantity"`
+		Unit           string          `json:"unit"`
+		Role           string          `json:"role"`
+		OuterPackaging bool            `json:"outer_packaging"`
+	}
+	out := make([]canonical, len(lines))
+	for i, l := range lines {
+		// Normalised so "2" and "2.0" hash alike.
+		out[i] = canonical{l.Item, l.ItemRevision, l.Quantity.Truncate(conversionScale), l.Unit, l.Role, l.OuterPackaging}
+	}
+	body, _ := json.Marshal(out)
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// availableSets is how many whole sets the available stock makes.
+func availableSets(w *work.Unit, lines []CompositionLine) (int64, error) {
+	var sets int64 = -1
+	for _, l := range lines {
+		b, err := Balance(w, l.Item)
+		if err != nil {
+			return 0, err
+		}
+		n := int64(0)
+		if l.StockQuantity.IsPositive() && b.Available().IsPositive() {
+			n = b.Available().Div(l.StockQuantity).Floor().IntPart()
+		}
+		if sets < 0 || n < sets {
+			sets = n
+		}
+	}
+	return max(sets, 0), nil
+}
+
+// dataVersionsOf are the ids of the items' current data versions.
+func dataVersionsOf(w *work.Unit, items []CatalogItem) (map[uuid.UUID]uuid.UUID, error) {
+	out := map[uuid.UUID]uuid.UUID{}
+	if len(items) == 0 {
+		return out, nil
+	}
+	var rows []DataVersion
+	q := Tenant(w.Context(), w.Read(), w.Organization()).Select("id", "catalog_item_id")
+	for i, it := range items {
+		cond := "(catalog_item_id = ? AND revision = ?)"
+		if i == 0 {
+			q = q.Where(cond, it.ID, it.Revision)
+		} else {
+			q = q.Or(cond, it.ID, it.Revision)
+		}
+	}
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	for _, v := range rows {
+		out[v.CatalogItemID] = v.ID
+	}
+	return out, nil
+}
+
+// ConfigurationFor is the current, ready configuration of an active set
+// whose revision and hash the client sent: what a consumption or a
+// reservation packs by.
+func ConfigurationFor(w *work.Unit, id uuid.UUID, revision int, hash string) (*Configuration, error) {
+	cfg, err := LoadConfiguration(w, id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.System.Status == SystemArchived:
+		return nil, ErrSystemArchived
+	case cfg.System.Revision != revision:
+		return nil, ErrRevisionConflict
+	case cfg.Hash != hash:
+		return nil, ErrConfigurationChanged
+	case !cfg.Ready:
+		return nil, ErrConfigurationNotReady
+	}
+	return cfg, nil
+}
+
+// SetStock is the stock change of packing count sets by the composition:
+// physical and reserved are multiplied by each line's quantity per set.
+// Field is where a shortage is reported.
+func SetStock(cfg *Configuration, lines []CompositionLine, count int, kind string, physical, reserved int, source work.Record, field string) []StockChange {
+	n := decimal.NewFromInt(int64(count))
+	out := make([]StockChange, len(lines))
+	for i, l := range lines {
+		q := l.StockQuantity.Mul(n)
+		out[i] = StockChange{
+			Item: cfg.Item(l.Item), DataVersion: l.DataVersion, Kind: kind,
+			Physical: q.Mul(decimal.NewFromInt(int64(physical))), Reserved: q.Mul(decimal.NewFromInt(int64(reserved))),
+			Source: source, Field: field,
+		}
+	}
+	return out
+}
+
+// lockSystem locks the organization's set for a change of its recipe or
+// status.
+func lockSystem(w *work.Unit, id uuid.UUID) (*PackagingSystem, error) {
+	return take[PackagingSystem](Tenant(w.Context(), w.Tx(), w.Organization()).
+		Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id))
+}
+
+// PackagingSystemFields are the writable fields of a set.
+type PackagingSystemFields struct {
+	Name        input.Opt[string]
+	Code        input.Opt[string]
+	Description input.Opt[string]
+}
+
+func (in *PackagingSystemFields) declare(f *input.Fields, create bool) {
+	f.Text("name", &in.Name, input.Text{Required: create, NotBlank: true, Max: StructureNameMax})
+	f.Text("code", &in.Code, input.Text{Nullable: true, Max: PackagingSystemCodeMax})
+	f.Text("description", &in.Description, input.Text{Nullable: true, Max: DescriptionMax})
+}
