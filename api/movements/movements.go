@@ -1,22 +1,274 @@
-// Package movements is the spec's "Physical movements and reporting flows"
-// area: supply events and reporting flows.
-// It is not built yet: its operations answer 501 after authentication.
+// Package movements is the spec's "Movements and flows" area: supply
+// events that move an item's stock, the item's supply summary, and the
+// reporting flows registers and reports count.
 package movements
 
 import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/work"
+	"ppwr/models"
 )
 
 const tag = "movements"
 
-// Area declares the area's operations.
-var Area = kit.Unbuilt(
-	kit.List("listSupplyEvents", kit.Org+"/catalog-items/{catalogItemId}/supply-events", tag, a.FlowsRead, a.CatalogView),
-	kit.Get("getSupplyEvent", kit.Org+"/catalog-items/{catalogItemId}/supply-events/{recordId}", tag, a.FlowsRead, a.CatalogView),
-	kit.Post("createSupplyEvent", kit.Org+"/catalog-items/{catalogItemId}/supply-events", tag, a.FlowsWrite, a.CatalogUpdate),
-	kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView),
-	kit.List("listFlows", kit.Org+"/flows", tag, a.FlowsRead, a.ReportsView),
-	kit.Get("getFlow", kit.Org+"/flows/{recordId}", tag, a.FlowsRead, a.ReportsView),
-	kit.Post("createFlow", kit.Org+"/flows", tag, a.FlowsWrite, a.ReportsExport),
-)
+type handlers struct{ kit.Deps }
+
+// Area declares the area's operations, schemas and error codes.
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	events := kit.Org + "/catalog-items/{catalogItemId}/supply-events"
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listSupplyEvents", events, tag, a.FlowsRead, a.CatalogView).
+				Handle(kit.Query(h.listSupplyEvents), kit.OK(kit.Ref("SupplyEventList"))),
+			kit.Get("getSupplyEvent", events+"/{recordId}", tag, a.FlowsRead, a.CatalogView).
+				Handle(kit.Do(h.getSupplyEvent), kit.OK(kit.Ref("SupplyEvent"))),
+			kit.Post("createSupplyEvent", events, tag, a.FlowsWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.createSupplyEvent), kit.CreatedResponse(kit.Ref("SupplyEvent"))),
+			kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView).
+				Handle(kit.Query(h.getSupplySummary), kit.OK(kit.Ref("SupplySummary"))),
+			kit.List("listFlows", kit.Org+"/flows", tag, a.FlowsRead, a.ReportsView).
+				Handle(kit.Query(h.listFlows), kit.OK(kit.Ref("FlowList"))),
+			kit.Get("getFlow", kit.Org+"/flows/{recordId}", tag, a.FlowsRead, a.ReportsView).
+				Handle(kit.Do(h.getFlow), kit.OK(kit.Ref("Flow"))),
+			kit.Post("createFlow", kit.Org+"/flows", tag, a.FlowsWrite, a.ReportsExport).
+				Handle(kit.JSON(h.createFlow), kit.CreatedResponse(kit.Ref("Flow"))),
+		},
+		Schemas: schemas(),
+		Codes: []kit.Code{
+			{Code: models.ErrInsufficientStock.Code, Status: http.StatusUnprocessableEntity},
+		},
+	}
+}
+
+// signedDecimal is a decimal string that may be negative: a stock change,
+// or the balance of an item that is not stock-tracked.
+func signedDecimal() kit.Schema {
+	return kit.Schema{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "examples": []string{"-12.5"}}
+}
+
+func schemas() map[string]kit.Schema {
+	text := kit.Nullable(kit.Str())
+	return map[string]kit.Schema{
+		"SupplyEvent": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "catalog_item": kit.UUID(), "data_version": kit.UUID(), "catalog_revision": kit.Int(),
+			"direction": kit.Enum(models.SupplyDirections...), "quantity": kit.Nullable(kit.DecimalString()),
+			"unit": kit.Nullable(kit.Enum(models.StockUnits...)), "quantity_units": kit.Nullable(kit.DecimalString()),
+			"stock_quantity": signedDecimal(), "stock_unit": kit.Enum(models.StockUnits...), "mass_g": kit.DecimalString(),
+			"counterparty_name": text, "counterparty_country": text, "counterparty_address": text,
+			"usage_channel": kit.Nullable(kit.Enum(models.UsageChannels...)), "transaction_reference": text, "note": text,
+			"event_on": kit.Date(), "reusable_at_event": kit.Enum(models.ReuseStates...), "country": text,
+			"flow": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
+		}),
+		"SupplyEventList": kit.ListOf("SupplyEvent"),
+		"SupplySummary": kit.Object(map[string]kit.Schema{
+			"catalog_item": kit.UUID(), "stock_unit": kit.Enum(models.StockUnits...), "stock_tracked": kit.Bool(),
+			"from": kit.Nullable(kit.Date()), "to": kit.Nullable(kit.Date()),
+			"directions": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"direction": kit.Enum(models.SupplyDirections...), "count": kit.Int(),
+				"stock_quantity": signedDecimal(), "mass_g": kit.DecimalString(),
+			})),
+			"net_stock_quantity": signedDecimal(),
+			"balance": kit.Object(map[string]kit.Schema{
+				"physical": signedDecimal(), "reserved": kit.DecimalString(), "available": signedDecimal(),
+			}),
+		}),
+		"Flow": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "item": kit.UUID(), "data_version": kit.UUID(), "kind": kit.Enum(models.FlowKinds...),
+			"quantity": kit.DecimalString(), "unit": kit.Enum(models.StockUnits...), "mass_g": kit.DecimalString(),
+			"country": kit.Str(), "event_on": kit.Date(), "reusable": kit.Bool(), "supply_event": kit.Nullable(kit.UUID()),
+			"note": text, "created_at": kit.DateTime(),
+		}),
+		"FlowList": kit.ListOf("Flow"),
+	}
+}
+
+type supplyEventJSON struct {
+	ID                   uuid.UUID           `json:"id"`
+	CatalogItem          uuid.UUID           `json:"catalog_item"`
+	DataVersion          uuid.UUID           `json:"data_version"`
+	CatalogRevision      int                 `json:"catalog_revision"`
+	Direction            string              `json:"direction"`
+	Quantity             decimal.NullDecimal `json:"quantity"`
+	Unit                 *string             `json:"unit"`
+	QuantityUnits        decimal.NullDecimal `json:"quantity_units"`
+	StockQuantity        decimal.Decimal     `json:"stock_quantity"`
+	StockUnit            string              `json:"stock_unit"`
+	MassG                decimal.Decimal     `json:"mass_g"`
+	CounterpartyName     *string             `json:"counterparty_name"`
+	CounterpartyCountry  *string             `json:"counterparty_country"`
+	CounterpartyAddress  *string             `json:"counterparty_address"`
+	UsageChannel         *string             `json:"usage_channel"`
+	TransactionReference *string             `json:"transaction_reference"`
+	Note                 *string             `json:"note"`
+	EventOn              string              `json:"event_on"`
+	ReusableAtEvent      string              `json:"reusable_at_event"`
+	Country              *string             `json:"country"`
+	Flow                 *uuid.UUID          `json:"flow"`
+	CreatedAt            time.Time           `json:"created_at"`
+}
+
+func supplyEventToJSON(e *models.SupplyEvent) supplyEventJSON {
+	return supplyEventJSON{
+		ID: e.ID, CatalogItem: e.CatalogItemID, DataVersion: e.DataVersionID, CatalogRevision: e.CatalogRevision,
+		Direction: e.Direction, Quantity: e.Quantity, Unit: e.Unit, QuantityUnits: e.QuantityUnits,
+		StockQuantity: e.StockQuantity, StockUnit: e.StockUnit, MassG: e.MassG,
+		CounterpartyName: e.CounterpartyName, CounterpartyCountry: e.CounterpartyCountry, CounterpartyAddress: e.CounterpartyAddress,
+		UsageChannel: e.UsageChannel, TransactionReference: e.TransactionReference, Note: e.Note,
+		EventOn: e.EventOn.Format(time.DateOnly), ReusableAtEvent: e.ReusableAtEvent, Country: e.Country,
+		Flow: e.FlowID, CreatedAt: e.CreatedAt.UTC(),
+	}
+}
+
+// item reads the path's catalogue item of the organization (404
+// otherwise).
+func (h *handlers) item(c *gin.Context) (*models.CatalogItem, error) {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return nil, err
+	}
+	return models.Find[models.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
+}
+
+func (h *handlers) listSupplyEvents(c *gin.Context, q *models.SupplyEventFilter) error {
+	item, err := h.item(c)
+	if err != nil {
+		return err
+	}
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.SupplyEvent{}).Where("catalog_item_id = ?", item.ID)
+	return kit.Paginate(c, q.Apply(db), kit.OldestFirst, supplyEventToJSON)
+}
+
+func (h *handlers) getSupplyEvent(c *gin.Context) error {
+	itemID, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	e, err := models.FindOfItem[models.SupplyEvent](c.Request.Context(), h.DB, kit.OrgID(c), itemID, id)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, supplyEventToJSON(e))
+	return nil
+}
+
+func (h *handlers) createSupplyEvent(c *gin.Context, in *models.SupplyEventCreate) error {
+	itemID, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	e, _, err := models.CreateSupplyEvent(kit.Work(c), itemID, in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, e.ID, supplyEventToJSON(e))
+}
+
+type balanceJSON struct {
+	Physical  decimal.Decimal `json:"physical"`
+	Reserved  decimal.Decimal `json:"reserved"`
+	Available decimal.Decimal `json:"available"`
+}
+
+type summaryJSON struct {
+	CatalogItem      uuid.UUID               `json:"catalog_item"`
+	StockUnit        string                  `json:"stock_unit"`
+	StockTracked     bool                    `json:"stock_tracked"`
+	From             *string                 `json:"from"`
+	To               *string                 `json:"to"`
+	Directions       []models.DirectionTotal `json:"directions"`
+	NetStockQuantity decimal.Decimal         `json:"net_stock_quantity"`
+	Balance          balanceJSON             `json:"balance"`
+}
+
+// getSupplySummary sums the item's supply events of the period per
+// direction, beside its current balance (which the period does not
+// narrow: it also counts packing and reservations).
+func (h *handlers) getSupplySummary(c *gin.Context, q *models.SupplySummaryQuery) error {
+	item, err := h.item(c)
+	if err != nil {
+		return err
+	}
+	// A read: the unit never begins a transaction.
+	w := work.New(c.Request.Context(), h.DB, work.Actor{Kind: work.ActorAPIKey, OrganizationID: kit.OrgID(c)})
+	totals, err := models.SupplyTotals(w, item.ID, &q.Period)
+	if err != nil {
+		return err
+	}
+	b, err := models.Balance(w, item.ID)
+	if err != nil {
+		return err
+	}
+	net := decimal.Zero
+	for _, t := range totals {
+		net = net.Add(t.StockQuantity)
+	}
+	c.JSON(http.StatusOK, summaryJSON{
+		CatalogItem: item.ID, StockUnit: item.StockUnit, StockTracked: item.StockTracked,
+		From: dateOrNull(q.From.Set(), q.From.Value), To: dateOrNull(q.To.Set(), q.To.Value),
+		Directions: totals, NetStockQuantity: net,
+		Balance: balanceJSON{Physical: b.Physical, Reserved: b.Reserved, Available: b.Available()},
+	})
+	return nil
+}
+
+func dateOrNull(set bool, d time.Time) *string {
+	if !set {
+		return nil
+	}
+	s := d.Format(time.DateOnly)
+	return &s
+}
+
+type flowJSON struct {
+	ID          uuid.UUID       `json:"id"`
+	Item        uuid.UUID       `json:"item"`
+	DataVersion uuid.UUID       `json:"data_version"`
+	Kind        string          `json:"kind"`
+	Quantity    decimal.Decimal `json:"quantity"`
+	Unit        string          `json:"unit"`
+	MassG       decimal.Decimal `json:"mass_g"`
+	Country     string          `json:"country"`
+	EventOn     string          `json:"event_on"`
+	Reusable    bool            `json:"reusable"`
+	SupplyEvent *uuid.UUID      `json:"supply_event"`
+	Note        *string         `json:"note"`
+	CreatedAt   time.Time       `json:"created_at"`
+}
+
+func flowToJSON(f *models.Flow) flowJSON {
+	return flowJSON{
+		ID: f.ID, Item: f.CatalogItemID, DataVersion: f.DataVersionID, Kind: f.Kind, Quantity: f.Quantity, Unit: f.Unit,
+		MassG: f.MassG, Country: f.Country, EventOn: f.EventOn.Format(time.DateOnly), Reusable: f.Reusable,
+		SupplyEvent: f.SupplyEventID, Note: f.Note, CreatedAt: f.CreatedAt.UTC(),
+	}
+}
+
+func (h *handlers) listFlows(c *gin.Context, q *models.FlowFilter) error {
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Flow{})
+	return kit.Paginate(c, q.Apply(db), kit.OldestFirst, flowToJSON)
+}
+
+func (h *handlers) getFlow(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", flowToJSON)
+}
+
+func (h *handlers) createFlow(c *gin.Context, in *models.FlowCreate) error {
+	f, err := models.CreateFlow(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, f.ID, flowToJSON(f))
+}
