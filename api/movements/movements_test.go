@@ -2,6 +2,7 @@ package movements_test
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,8 +70,13 @@ func event(direction, units string, extra ...map[string]any) map[string]any {
 	case models.DirectionAdjustmentIn, models.DirectionAdjustmentOut:
 		body["note"] = "stocktaking"
 	}
-	for _, e := range extra {
-		for k, v := range e {
+	return with(body, extra...)
+}
+
+// with changes body: a nil value removes the field.
+func with(body map[string]any, changes ...map[string]any) map[string]any {
+	for _, c := range changes {
+		for k, v := range c {
 			if v == nil {
 				delete(body, k)
 			} else {
@@ -377,16 +383,7 @@ func TestSupplyEventReplay(t *testing.T) {
 
 func flowBody(item string, extra ...map[string]any) map[string]any {
 	body := map[string]any{"item": item, "kind": "placed", "quantity": "12", "unit": "piece", "mass_g": "300.5", "country": "PL", "event_on": today}
-	for _, e := range extra {
-		for k, v := range e {
-			if v == nil {
-				delete(body, k)
-			} else {
-				body[k] = v
-			}
-		}
-	}
-	return body
+	return with(body, extra...)
 }
 
 func TestDirectFlows(t *testing.T) {
@@ -487,4 +484,31 @@ func TestDirectFlowRules(t *testing.T) {
 	var n int64
 	require.NoError(t, f.a.DB.Model(&models.Flow{}).Where("organization_id = ?", f.tn.Org).Count(&n).Error)
 	assert.Equal(t, int64(1), n, "only the valid flow was written")
+}
+
+// Concurrent removals take the stock one after another: exactly as many
+// succeed as the stock covers, the rest are refused, and nothing goes
+// negative.
+func TestConcurrentRemovalsNeverOversell(t *testing.T) {
+	f := newFixture(t)
+	require.Equal(t, http.StatusCreated, f.supply(event(models.DirectionOpeningBalance, "10")).Code)
+	results := make([]int, 30)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := []string{models.DirectionSupplied, models.DirectionUsed, models.DirectionAdjustmentOut}[i%3]
+			results[i] = f.supply(event(d, "1")).Code
+		}()
+	}
+	wg.Wait()
+	byStatus := map[int]int{}
+	for _, code := range results {
+		byStatus[code]++
+	}
+	assert.Equal(t, map[int]int{http.StatusCreated: 10, http.StatusUnprocessableEntity: 20}, byStatus)
+	assert.Equal(t, "0", f.balance(t)["available"])
+	f.assertLedger(t, "0")
+	assert.Equal(t, int64(11), f.counts(t)["supply_events"])
 }
