@@ -201,13 +201,13 @@ func unitConverts(errs *input.Errors, item *CatalogItem, unit input.Opt[string])
 // never after today. Today is the UTC date, the same for every client.
 func declareEventOn(f *input.Fields, dst *input.Opt[time.Time]) {
 	f.Date("event_on", dst, input.Date{Required: true})
-	if f.Binding() && dst.Set() && dst.Value.After(Today()) {
+	if f.Binding() && dst.Set() && dst.Value.After(today()) {
 		f.Fail("event_on", "field.after_today")
 	}
 }
 
-// Today is the current UTC date at midnight, the latest event date.
-func Today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
+// today is the current UTC date at midnight, the latest event date.
+func today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
 
 // lockItemShared reads the organization's item and keeps it from changing
 // (a new revision, an archive) until the unit commits, so a record citing
@@ -229,6 +229,14 @@ func CreateSupplyEvent(w *work.Unit, itemID uuid.UUID, in *SupplyEventCreate) (*
 		return nil, nil, ErrItemArchived
 	}
 	unitConverts(&in.Errors, item, in.Unit)
+	quantity, field := in.QuantityUnits.Value, "quantity_units"
+	if in.Quantity.Set() && in.Unit.Set() && !in.Has("unit") {
+		quantity, _ = item.ToStockUnit(in.Quantity.Value, in.Unit.Value)
+		field = "quantity"
+		if quantity.IsZero() && !in.Has("quantity") {
+			in.Fail("quantity", "field.converts_to_zero", item.StockUnit)
+		}
+	}
 	if in.Failed() {
 		return nil, nil, in.Err()
 	}
@@ -238,11 +246,6 @@ func CreateSupplyEvent(w *work.Unit, itemID uuid.UUID, in *SupplyEventCreate) (*
 	version, err := CurrentDataVersion(w, item)
 	if err != nil {
 		return nil, nil, err
-	}
-	quantity, field := in.QuantityUnits.Value, "quantity_units"
-	if in.Quantity.Set() {
-		quantity, _ = item.ToStockUnit(in.Quantity.Value, in.Unit.Value)
-		field = "quantity"
 	}
 	signed := quantity
 	if outgoing(in.Direction.Value) {

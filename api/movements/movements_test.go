@@ -34,13 +34,13 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) createItem(t *testing.T, tn apitest.Tenant, code string, tracked bool) map[string]any {
+func (f *fixture) createItem(t *testing.T, tn apitest.Tenant, code string, tracked bool, changes ...map[string]any) map[string]any {
 	t.Helper()
-	res := f.post(tn, "/catalog-items", map[string]any{
+	res := f.post(tn, "/catalog-items", with(map[string]any{
 		"internalCode": code, "name": "Mailer box", "sourcingType": "purchased", "massG": "24.5",
 		"mainMaterialCode": "PLASTIC_PET", "stockUnit": "piece", "stockTracked": tracked,
 		"foodContactStatus": "not_food_contact", "reuseType": "single_use",
-	})
+	}, changes...))
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	return res.JSON
 }
@@ -318,6 +318,12 @@ func TestSupplyEventRules(t *testing.T) {
 	for _, field := range []string{"catalog_revision", "direction", "quantity", "quantity_units", "event_on"} {
 		assert.Contains(t, res.FieldErrors(), field, "every missing field is named at once")
 	}
+	assert.Equal(t, map[string]int64{"supply_events": 0, "stock_movements": 0, "flows": 0}, f.counts(t), "bad input writes nothing")
+
+	pallet := f.createItem(t, f.tn, "PALLET", true, map[string]any{"massG": "25000"})["id"].(string)
+	tiny := f.post(f.tn, "/catalog-items/"+pallet+"/supply-events", event("produced", "", map[string]any{"quantity_units": nil, "quantity": "0.000000001", "unit": "kg"}))
+	assert.Equal(t, http.StatusUnprocessableEntity, tiny.Code, "a milligram of pallets is no pallet")
+	assert.Contains(t, tiny.FieldErrors(), "quantity")
 	assert.Equal(t, map[string]int64{"supply_events": 0, "stock_movements": 0, "flows": 0}, f.counts(t), "bad input writes nothing")
 
 	// Optional fields of other directions are kept as sent.
