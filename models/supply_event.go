@@ -1,6 +1,7 @@
 package models
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -100,6 +101,7 @@ type SupplyEvent struct {
 type SupplyEventCreate struct {
 	input.Errors
 	CatalogRevision      input.Opt[int]
+	DataVersion          input.Opt[uuid.UUID]
 	Direction            input.Opt[string]
 	Quantity             input.Opt[decimal.Decimal]
 	Unit                 input.Opt[string]
@@ -120,6 +122,7 @@ type SupplyEventCreate struct {
 func (in *SupplyEventCreate) Declare(f *input.Fields) {
 	countries := dictionaries.Default().HasCountry
 	f.Int("catalog_revision", &in.CatalogRevision, input.Revision(true))
+	f.Ref("data_version", &in.DataVersion, input.Ref{})
 	f.Enum("direction", &in.Direction, input.Enum{Required: true, Values: SupplyDirections})
 	f.Decimal("quantity", &in.Quantity, input.Decimal{Positive: true})
 	declareUnit(f, &in.Unit, false)
@@ -237,15 +240,19 @@ func CreateSupplyEvent(w *work.Unit, itemID uuid.UUID, in *SupplyEventCreate) (*
 			in.Fail("quantity", "field.converts_to_zero", item.StockUnit)
 		}
 	}
-	if in.Failed() {
-		return nil, nil, in.Err()
-	}
-	if in.CatalogRevision.Value != item.Revision {
-		return nil, nil, ErrRevisionConflict
-	}
 	version, err := CurrentDataVersion(w, item)
 	if err != nil {
 		return nil, nil, err
+	}
+	staleVersion, err := in.staleDataVersion(w, item, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.Failed() {
+		return nil, nil, in.Err()
+	}
+	if in.CatalogRevision.Value != item.Revision || staleVersion {
+		return nil, nil, ErrRevisionConflict
 	}
 	signed := quantity
 	if outgoing(in.Direction.Value) {
@@ -291,6 +298,20 @@ func CreateSupplyEvent(w *work.Unit, itemID uuid.UUID, in *SupplyEventCreate) (*
 	}
 	w.Touch("supply_event", e.ID)
 	return e, flow, nil
+}
+
+// staleDataVersion reports whether the data version sent is an earlier
+// one of the item's than current; one that is not the item's fails.
+func (in *SupplyEventCreate) staleDataVersion(w *work.Unit, item *CatalogItem, current uuid.UUID) (bool, error) {
+	if !in.DataVersion.Set() || in.DataVersion.Value == current {
+		return false, nil
+	}
+	_, err := FindOfItem[DataVersion](w.Context(), w.Read(), w.Organization(), item.ID, in.DataVersion.Value)
+	if errors.Is(err, ErrNotFound) {
+		in.Fail("data_version", "field.not_found")
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // reuseAtEvent is the reuse state sent, or the item's own: reusable and

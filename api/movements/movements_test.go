@@ -341,6 +341,13 @@ func TestSupplyEventRules(t *testing.T) {
 	current := f.supply(event("produced", "1", map[string]any{"catalog_revision": 2}))
 	require.Equal(t, http.StatusCreated, current.Code, current.Body.String())
 	assert.NotEqual(t, ok.JSON["data_version"], current.JSON["data_version"], "the event cites the revision's data version")
+	assert.Equal(t, http.StatusCreated, f.supply(event("produced", "1", map[string]any{"catalog_revision": 2, "data_version": current.JSON["data_version"]})).Code,
+		"a data version sent must be the current one")
+	stale = f.supply(event("produced", "1", map[string]any{"catalog_revision": 2, "data_version": ok.JSON["data_version"]}))
+	assert.Equal(t, "revision_conflict", stale.ErrorCode(), "an earlier data version is stale")
+	unknown := f.supply(event("produced", "1", map[string]any{"catalog_revision": 2, "data_version": uuid.NewString()}))
+	assert.Equal(t, http.StatusUnprocessableEntity, unknown.Code)
+	assert.Contains(t, unknown.FieldErrors(), "data_version")
 
 	archive := f.post(f.tn, "/catalog-items/"+f.item+"/archive", map[string]any{"revision": 2})
 	require.Equal(t, http.StatusOK, archive.Code, archive.Body.String())
