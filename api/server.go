@@ -70,14 +70,25 @@ func NewEngine(d Deps) (*gin.Engine, error) {
 // NewServer assembles areas into a server; tests add synthetic areas to
 // exercise the pipeline.
 func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
-	s := &Server{Deps: d, limiter: ratelimit.New(d.DB), schemas: map[string]kit.Schema{}, codes: kit.CommonCodes}
+	s := &Server{Deps: d, limiter: ratelimit.New(d.DB), schemas: map[string]kit.Schema{}}
 	if s.Credentials == nil {
 		s.Credentials = credcache.New()
 	}
-	for _, build := range areas {
-		area := build(d.Deps)
+	status := map[string]int{}
+	for _, area := range append([]kit.Area{{Codes: kit.CommonCodes}}, buildAreas(d.Deps, areas)...) {
 		s.operations = append(s.operations, area.Operations...)
-		s.codes = append(s.codes, area.Codes...)
+		// Areas share domain rules (a shortage of stock, an archived
+		// item): a code is listed once, and always with one status.
+		for _, c := range area.Codes {
+			if known, dup := status[c.Code]; dup {
+				if known != c.Status {
+					return nil, fmt.Errorf("api: code %s is answered with %d and %d", c.Code, known, c.Status)
+				}
+				continue
+			}
+			status[c.Code] = c.Status
+			s.codes = append(s.codes, c)
+		}
 		for name, schema := range area.Schemas {
 			if _, dup := s.schemas[name]; dup {
 				return nil, fmt.Errorf("api: two areas declare schema %s", name)
@@ -89,6 +100,14 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+func buildAreas(d kit.Deps, builds []func(kit.Deps) kit.Area) []kit.Area {
+	out := make([]kit.Area, len(builds))
+	for i, build := range builds {
+		out[i] = build(d)
+	}
+	return out
 }
 
 // Operations are the assembled operation rows.
