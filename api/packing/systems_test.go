@@ -497,3 +497,30 @@ func TestConcurrentLineAddsTakeTurns(t *testing.T) {
 	assert.Equal(t, map[int]int{http.StatusCreated: 1, http.StatusConflict: 3}, codes, "one change per revision")
 	assert.Equal(t, 2, cl.revision(sys))
 }
+
+// Concurrent creates of one code make one set; the others learn the code
+// is taken (from the unique index at commit when they checked too early),
+// never a server error.
+func TestConcurrentCreatesOfOneCode(t *testing.T) {
+	a := apitest.New(t)
+	cl := newClient(t, a)
+	results := make(chan *apitest.Response, 6)
+	for i := range cap(results) {
+		go func() {
+			results <- a.Do(apitest.Req{Method: http.MethodPost, Path: cl.tn.Path("/packaging-systems"), Token: cl.tn.Token,
+				Body:    map[string]any{"name": "Set " + strconv.Itoa(i), "code": "SAME"},
+				Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
+		}()
+	}
+	created := 0
+	for range cap(results) {
+		res := <-results
+		if res.Code == http.StatusCreated {
+			created++
+			continue
+		}
+		assertField(t, res, "code", "field.taken")
+	}
+	assert.Equal(t, 1, created)
+	assert.Equal(t, int64(1), count(t, a, "packaging_systems", cl.tn.Org))
+}
