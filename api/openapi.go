@@ -315,7 +315,9 @@ func operationDoc(op *kit.Operation, pathParams [][]string, t func(string, ...an
 	if op.Handler == nil {
 		statuses = append(append([]int{}, statuses...), 501)
 	} else {
-		responses[strconv.Itoa(op.Success.Status)] = successDoc(op, t)
+		for _, st := range append([]int{op.Success.Status}, op.Success.Also...) {
+			responses[strconv.Itoa(st)] = successDoc(op, st, t)
+		}
 	}
 	for _, st := range statuses {
 		responses[strconv.Itoa(st)] = map[string]any{"$ref": "#/components/responses/" + strconv.Itoa(st)}
@@ -380,7 +382,7 @@ func accessDescription(op *kit.Operation, t func(string, ...any) string) string 
 	return strings.Join(parts, " ")
 }
 
-func successDoc(op *kit.Operation, t func(string, ...any) string) map[string]any {
+func successDoc(op *kit.Operation, status int, t func(string, ...any) string) map[string]any {
 	r := op.Success
 	headers := headerRefs("X-Request-ID", "Content-Language")
 	if op.Idempotent {
@@ -389,7 +391,7 @@ func successDoc(op *kit.Operation, t func(string, ...any) string) map[string]any
 	for _, h := range r.Headers {
 		headers[h.Name] = map[string]any{"description": t(h.DescKey), "schema": h.Schema}
 	}
-	doc := map[string]any{"description": t("response." + strconv.Itoa(r.Status)), "headers": headers}
+	doc := map[string]any{"description": t("response." + strconv.Itoa(status)), "headers": headers}
 	if r.Schema != nil {
 		ct := r.ContentType
 		if ct == "" {

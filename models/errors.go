@@ -70,6 +70,7 @@ var constraintErrors = map[[2]string]error{
 	{"catalog_items_organization_id_internal_code_key", "catalog_items"}: input.Invalidf("internalCode", "field.taken"),
 	{"catalog_items_internal_code_check", "catalog_items"}:               input.Invalidf("internalCode", "field.required"),
 	{"catalog_items_name_check", "catalog_items"}:                        input.Invalidf("name", "field.required"),
+	{"packaging_systems_code_key", "packaging_systems"}:                  input.Invalidf("code", "field.taken"),
 	// Deleting a folder that an item references without having locked it.
 	{"catalog_items_folder_id_fkey", "folders"}: ErrFolderNotEmpty,
 	{"folders_parent_id_fkey", "folders"}:       ErrFolderNotEmpty,

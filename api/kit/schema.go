@@ -61,6 +61,15 @@ type Response struct {
 	ContentType string // default application/json
 	Schema      Schema // nil: no body
 	Headers     []Param
+	// Also are other success statuses answering the same body: an upsert
+	// answers 201 when it adds and 200 when it changes.
+	Also []int
+}
+
+// Or documents status as another success of the same body.
+func (r Response) Or(status int) Response {
+	r.Also = append(append([]int(nil), r.Also...), status)
+	return r
 }
 
 // OK is a 200 answering schema.

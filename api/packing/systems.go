@@ -2,23 +2,281 @@ package packing
 
 import (
 	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+	"ppwr/models"
 )
 
 func (h *handlers) systems() kit.Area {
 	system := kit.Org + "/packaging-systems/{recordId}"
-	return kit.Area{Operations: []kit.Operation{
-		kit.List("listPackagingSystems", kit.Org+"/packaging-systems", tag, a.CatalogRead, a.CatalogView).WithQuery(kit.QueryParam("archived", kit.Bool())),
-		kit.Post("createPackagingSystem", kit.Org+"/packaging-systems", tag, a.CatalogWrite, a.CatalogCreate),
-		kit.Get("getPackagingSystem", system, tag, a.CatalogRead, a.CatalogView),
-		kit.Write(http.MethodPut, "updatePackagingSystem", system, tag, a.CatalogWrite, a.CatalogUpdate),
-		kit.Post("archivePackagingSystem", system+"/archive", tag, a.CatalogWrite, a.CatalogArchive),
-		kit.Post("restorePackagingSystem", system+"/restore", tag, a.CatalogWrite, a.CatalogArchive),
-		kit.Get("getPackagingSystemConfiguration", system+"/configuration", tag, a.CatalogRead, a.CatalogView),
-		kit.Post("upsertPackagingSystemLine", system+"/items", tag, a.CatalogWrite, a.CatalogUpdate),
-		kit.Write(http.MethodDelete, "deletePackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogWrite, a.CatalogUpdate),
-		kit.List("listPackagingSystemLines", kit.Org+"/packaging-systems/{systemId}/items", tag, a.CatalogRead, a.CatalogView),
-	}}
+	answer := kit.OK(kit.Ref("PackagingSystem"))
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listPackagingSystems", kit.Org+"/packaging-systems", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Query(h.listSystems), kit.OK(kit.Ref("PackagingSystemList"))),
+			kit.Post("createPackagingSystem", kit.Org+"/packaging-systems", tag, a.CatalogWrite, a.CatalogCreate).
+				Handle(kit.JSON(h.createSystem), kit.CreatedResponse(kit.Ref("PackagingSystem"))),
+			kit.Get("getPackagingSystem", system, tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getSystem), answer),
+			kit.Write(http.MethodPut, "updatePackagingSystem", system, tag, a.CatalogWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.updateSystem), answer),
+			kit.Post("archivePackagingSystem", system+"/archive", tag, a.CatalogWrite, a.CatalogArchive).
+				Handle(kit.JSON(h.archiveSystem), answer),
+			kit.Post("restorePackagingSystem", system+"/restore", tag, a.CatalogWrite, a.CatalogArchive).
+				Handle(kit.JSON(h.restoreSystem), answer),
+			kit.Get("getPackagingSystemConfiguration", system+"/configuration", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getConfiguration), kit.OK(kit.Ref("PackagingSystemConfiguration"))),
+			kit.Post("upsertPackagingSystemLine", system+"/items", tag, a.CatalogWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.upsertLine), kit.CreatedResponse(kit.Ref("PackagingSystemLineChange")).Or(http.StatusOK)),
+			kit.Write(http.MethodDelete, "deletePackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.deleteLine), kit.OK(kit.Ref("PackagingSystemLineDeleted"))),
+			kit.List("listPackagingSystemLines", kit.Org+"/packaging-systems/{systemId}/items", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.listLines), kit.OK(kit.Ref("PackagingSystemLineList"))),
+		},
+		Schemas: systemSchemas(),
+		Codes: []kit.Code{
+			{Code: models.ErrSystemArchived.Code, Status: http.StatusUnprocessableEntity},
+		},
+	}
+}
+
+func systemSchemas() map[string]kit.Schema {
+	line := map[string]kit.Schema{
+		"line": kit.UUID(), "packaging_system": kit.UUID(), "item": kit.UUID(), "quantity": kit.DecimalString(),
+		"unit": kit.Enum(models.StockUnits...), "role": kit.Enum(models.LineRoles...), "outer_packaging": kit.Bool(),
+		"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+	}
+	change := map[string]kit.Schema{"revision": kit.Int()}
+	for k, v := range line {
+		change[k] = v
+	}
+	return map[string]kit.Schema{
+		"PackagingSystem": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "name": kit.Str(), "code": kit.Nullable(kit.Str()), "description": kit.Nullable(kit.Str()),
+			"status": kit.Enum(models.SystemActive, models.SystemArchived), "revision": kit.Int(), "lines_count": kit.Int(),
+			"created_at": kit.DateTime(), "updated_at": kit.DateTime(), "archived_at": kit.Nullable(kit.DateTime()),
+		}),
+		"PackagingSystemList":        kit.ListOf("PackagingSystem"),
+		"PackagingSystemLine":        kit.Object(line),
+		"PackagingSystemLineList":    kit.ListOf("PackagingSystemLine"),
+		"PackagingSystemLineChange":  kit.Object(change),
+		"PackagingSystemLineDeleted": kit.Object(map[string]kit.Schema{"packaging_system": kit.UUID(), "revision": kit.Int()}),
+		"CompositionLine": kit.Object(map[string]kit.Schema{
+			"line": kit.UUID(), "item": kit.UUID(), "item_revision": kit.Int(), "data_version": kit.UUID(),
+			"quantity": kit.DecimalString(), "unit": kit.Enum(models.StockUnits...), "stock_quantity": kit.DecimalString(),
+			"stock_unit": kit.Enum(models.StockUnits...), "mass_g": kit.DecimalString(), "role": kit.Enum(models.LineRoles...),
+			"outer_packaging": kit.Bool(), "stock_tracked": kit.Bool(),
+		}),
+		"PackagingSystemConfiguration": withDescription(kit.Object(map[string]kit.Schema{
+			"packaging_system": kit.UUID(), "revision": kit.Int(), "composition": kit.ArrayOf(kit.Ref("CompositionLine")),
+			"configuration_hash": kit.Schema{"type": "string", "pattern": "^[0-9a-f]{64}$"}, "ready": kit.Bool(),
+			"incomplete":        kit.ArrayOf(kit.Enum(models.IncompleteNoLines, models.IncompleteItemArchived, models.IncompleteNoOuter)),
+			"all_stock_tracked": kit.Bool(), "available_sets": kit.Nullable(kit.Schema{"type": "integer", "minimum": 0}),
+		}), "schema.packaging_system_configuration"),
+	}
+}
+
+// withDescription describes a schema with the text of a message key.
+func withDescription(s kit.Schema, key input.Msg) kit.Schema {
+	s["description"] = key
+	return s
+}
+
+type systemJSON struct {
+	ID          uuid.UUID  `json:"id"`
+	Name        string     `json:"name"`
+	Code        *string    `json:"code"`
+	Description *string    `json:"description"`
+	Status      string     `json:"status"`
+	Revision    int        `json:"revision"`
+	LinesCount  int        `json:"lines_count"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	ArchivedAt  *time.Time `json:"archived_at"`
+}
+
+func systemToJSON(s *models.PackagingSystemView) systemJSON {
+	out := systemJSON{ID: s.ID, Name: s.Name, Code: s.Code, Status: s.Status, Revision: s.Revision, LinesCount: s.LinesCount,
+		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(), ArchivedAt: s.ArchivedAt}
+	if s.Description != "" {
+		out.Description = &s.Description
+	}
+	if out.ArchivedAt != nil {
+		at := out.ArchivedAt.UTC()
+		out.ArchivedAt = &at
+	}
+	return out
+}
+
+// systemQuery filters the set list.
+type systemQuery struct {
+	input.Errors
+	Archived input.Opt[bool]
+}
+
+func (q *systemQuery) Declare(f *input.Fields) { f.Bool("archived", &q.Archived, input.Bool{}) }
+
+func (h *handlers) listSystems(c *gin.Context, q *systemQuery) error {
+	db := models.PackagingSystems(c.Request.Context(), h.DB, kit.OrgID(c))
+	if q.Archived.Set() {
+		status := models.SystemActive
+		if q.Archived.Value {
+			status = models.SystemArchived
+		}
+		db = db.Where("status = ?", status)
+	}
+	return kit.Paginate(c, db, kit.OldestFirst, systemToJSON)
+}
+
+func (h *handlers) getSystem(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	s, err := models.FindPackagingSystem(c.Request.Context(), h.DB, kit.OrgID(c), id)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, systemToJSON(s))
+	return nil
+}
+
+func (h *handlers) createSystem(c *gin.Context, in *models.PackagingSystemCreate) error {
+	s, err := models.CreatePackagingSystem(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, s.ID, systemToJSON(s))
+}
+
+// changeSystem runs a command on the path's set and answers the set.
+func changeSystem(c *gin.Context, command func(*work.Unit, uuid.UUID) (*models.PackagingSystemView, error)) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	s, err := command(kit.Work(c), id)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, systemToJSON(s))
+	return nil
+}
+
+func (h *handlers) updateSystem(c *gin.Context, in *models.PackagingSystemUpdate) error {
+	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*models.PackagingSystemView, error) {
+		return models.UpdatePackagingSystem(w, id, in)
+	})
+}
+
+func (h *handlers) archiveSystem(c *gin.Context, in *models.RevisionOptional) error {
+	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*models.PackagingSystemView, error) {
+		return models.ArchivePackagingSystem(w, id, in)
+	})
+}
+
+func (h *handlers) restoreSystem(c *gin.Context, in *models.RevisionRequired) error {
+	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*models.PackagingSystemView, error) {
+		return models.RestorePackagingSystem(w, id, in)
+	})
+}
+
+type lineJSON struct {
+	Line            uuid.UUID       `json:"line"`
+	PackagingSystem uuid.UUID       `json:"packaging_system"`
+	Item            uuid.UUID       `json:"item"`
+	Quantity        decimal.Decimal `json:"quantity"`
+	Unit            string          `json:"unit"`
+	Role            string          `json:"role"`
+	OuterPackaging  bool            `json:"outer_packaging"`
+	CreatedAt       time.Time       `json:"created_at"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+}
+
+func lineToJSON(l *models.PackagingSystemLine) lineJSON {
+	return lineJSON{Line: l.ID, PackagingSystem: l.PackagingSystemID, Item: l.CatalogItemID, Quantity: l.Quantity, Unit: l.Unit,
+		Role: l.Role, OuterPackaging: l.OuterPackaging, CreatedAt: l.CreatedAt.UTC(), UpdatedAt: l.UpdatedAt.UTC()}
+}
+
+// listLines pages through the recipe lines of the path's set in the order
+// they were added.
+func (h *handlers) listLines(c *gin.Context) error {
+	id, err := kit.PathID(c, "systemId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	if _, err := models.Find[models.PackagingSystem](ctx, h.DB, org, id); err != nil {
+		return err
+	}
+	q := models.Tenant(ctx, h.DB, org).Model(&models.PackagingSystemLine{}).Where("packaging_system_id = ?", id)
+	return kit.Paginate(c, q, kit.OldestFirst, lineToJSON)
+}
+
+// upsertLine adds a line (201) or changes the one the body names (200),
+// answering it with the set's new revision.
+func (h *handlers) upsertLine(c *gin.Context, in *models.PackagingSystemLineInput) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	line, sys, added, err := models.UpsertPackagingSystemLine(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	body := struct {
+		lineJSON
+		Revision int `json:"revision"`
+	}{lineToJSON(line), sys.Revision}
+	if added {
+		return kit.Created(c, line.ID, body)
+	}
+	c.JSON(http.StatusOK, body)
+	return nil
+}
+
+func (h *handlers) deleteLine(c *gin.Context, in *models.RevisionRequired) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	lineID, err := kit.PathID(c, "lineId")
+	if err != nil {
+		return err
+	}
+	sys, err := models.DeletePackagingSystemLine(kit.Work(c), id, lineID, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"packaging_system": sys.ID, "revision": sys.Revision})
+	return nil
+}
+
+func (h *handlers) getConfiguration(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	cfg, err := models.LoadConfiguration(readUnit(c, h.DB), id)
+	if err != nil {
+		return err
+	}
+	incomplete := cfg.Incomplete
+	if incomplete == nil {
+		incomplete = []string{}
+	}
+	c.JSON(http.StatusOK, gin.H{
+		"packaging_system": cfg.System.ID, "revision": cfg.System.Revision, "composition": cfg.Composition,
+		"configuration_hash": cfg.Hash, "ready": cfg.Ready, "incomplete": incomplete,
+		"all_stock_tracked": cfg.AllStockTracked, "available_sets": cfg.AvailableSets,
+	})
+	return nil
 }
