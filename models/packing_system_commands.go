@@ -324,11 +324,7 @@ func checkLineItem(w *work.Unit, in *PackagingSystemLineInput, line *PackagingSy
 	if others > 0 {
 		in.Fail("item", "field.item_in_set")
 	}
-	if line.Unit != "" && !in.Has("unit") {
-		if _, ok := item.ToStockUnit(decimal.NewFromInt(1), line.Unit); !ok {
-			in.Fail("unit", "field.unit_not_convertible", item.StockUnit, UnitKG)
-		}
-	}
+	unitConverts(&in.Errors, item, line.Unit)
 	return nil
 }
 

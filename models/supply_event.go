@@ -186,12 +186,12 @@ func declareUnit(f *input.Fields, dst *input.Opt[string], required bool) {
 }
 
 // unitConverts fails unit when the item cannot convert it to its stock
-// unit, naming the units it can.
-func unitConverts(errs *input.Errors, item *CatalogItem, unit input.Opt[string]) {
-	if !unit.Set() || errs.Has("unit") {
+// unit, naming the units it can; "" is no unit to check.
+func unitConverts(errs *input.Errors, item *CatalogItem, unit string) {
+	if unit == "" || errs.Has("unit") {
 		return
 	}
-	if _, ok := item.ToStockUnit(decimal.Zero, unit.Value); !ok {
+	if _, ok := item.ToStockUnit(decimal.Zero, unit); !ok {
 		units := make([]string, 0, 2)
 		for _, c := range item.Conversions() {
 			units = append(units, c.Unit)
@@ -231,7 +231,7 @@ func CreateSupplyEvent(w *work.Unit, itemID uuid.UUID, in *SupplyEventCreate) (*
 	if item.Status == ItemArchived {
 		return nil, nil, ErrItemArchived
 	}
-	unitConverts(&in.Errors, item, in.Unit)
+	unitConverts(&in.Errors, item, in.Unit.Value)
 	quantity, field := in.QuantityUnits.Value, "quantity_units"
 	if in.Quantity.Set() && in.Unit.Set() && !in.Has("unit") {
 		quantity, _ = item.ToStockUnit(in.Quantity.Value, in.Unit.Value)
