@@ -108,3 +108,10 @@ func setBody(t *testing.T, a *apitest.API, tn apitest.Tenant, setID uuid.UUID, s
 	}
 	return body
 }
+
+func mustDecimal(t *testing.T, s string) decimal.Decimal {
+	t.Helper()
+	d, err := decimal.NewFromString(s)
+	require.NoError(t, err)
+	return d
+}
