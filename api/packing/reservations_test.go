@@ -219,7 +219,9 @@ func TestPackingUnderContention(t *testing.T) {
 // timer the test-only cap shortens to 2 s, through the relay, Temporal and
 // a worker.
 func TestReservationExpiresThroughWorker(t *testing.T) {
-	capTimer := func(_ testing.TB, d *api.Deps, _ *[]func(kit.Deps) kit.Area) { d.Config.ReservationTimerCap = 2 * time.Second }
+	capTimer := func(_ testing.TB, d *api.Deps, _ *[]func(kit.Deps) kit.Area) {
+		d.Config.ReservationTimerCap = 2 * time.Second
+	}
 	a := apitest.New(t, apitest.WithServices(), capTimer)
 	queue := "ppwr-reservations-" + uuid.NewString()
 	c := testenv.Temporal(t)
