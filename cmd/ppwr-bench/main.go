@@ -11,6 +11,9 @@
 // with -rate-limit 1199 and enough -users to see the per-request cost that
 // the spec's 120 per minute has.
 //
+// The reservations scenario (reservations.go) runs after these: 200
+// clients reserving sets of one packing set, checked for oversell.
+//
 // The imports scenario (imports.go) runs after these: an import's way
 // from upload through Temporal and a ppwr worker process, measured
 // against the cheapest workflow on the same Temporal server.
@@ -75,6 +78,11 @@ func main() {
 	opts := options{conns: *conns, users: *users, rateLimit: *rateLimit, duration: *duration, warmup: *warmup, only: *only}
 	if err := run(opts); err != nil {
 		log.Fatal(err)
+	}
+	if strings.Contains(reservationsScenario, *only) {
+		if err := runReservations(opts); err != nil {
+			log.Fatal(err)
+		}
 	}
 	if strings.Contains(importsScenario, *only) {
 		if err := runImports(*importTimeout); err != nil {
