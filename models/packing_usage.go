@@ -23,8 +23,9 @@ const (
 	SetsCountMax      = 10000
 )
 
-// PackagingSystemUsage is one use of a packing set.
-type PackagingSystemUsage struct {
+// PackedSets are sets of a packing set for one parcel, with the recipe
+// they are packed by: what a reservation holds and a usage records.
+type PackedSets struct {
 	ID                uuid.UUID `gorm:"type:uuid;primaryKey"`
 	OrganizationID    uuid.UUID `gorm:"type:uuid"`
 	PackagingSystemID uuid.UUID `gorm:"type:uuid"`
@@ -34,9 +35,21 @@ type PackagingSystemUsage struct {
 	SetsCount         int
 	OrderReference    string
 	Country           string
-	EventOn           time.Time  `gorm:"type:date"`
-	ReservationID     *uuid.UUID `gorm:"type:uuid"`
 	CreatedAt         time.Time
+}
+
+// packedSets are count sets of the configuration for the parcel p.
+func packedSets(w *work.Unit, cfg *Configuration, count int, p *Parcel) PackedSets {
+	return PackedSets{ID: NewID(), OrganizationID: w.Organization(), PackagingSystemID: cfg.System.ID, SystemRevision: cfg.System.Revision,
+		ConfigurationHash: cfg.Hash, Composition: cfg.Composition, SetsCount: count, OrderReference: p.OrderReference.Value,
+		Country: p.Country.Value, CreatedAt: now()}
+}
+
+// PackagingSystemUsage is one use of a packing set.
+type PackagingSystemUsage struct {
+	PackedSets
+	EventOn       time.Time  `gorm:"type:date"`
+	ReservationID *uuid.UUID `gorm:"type:uuid"`
 }
 
 // configurationHashForm is a configuration hash as the configuration
@@ -105,7 +118,7 @@ func ConsumeSets(w *work.Unit, id uuid.UUID, in *SetConsumption) (*PackagingSyst
 	if err != nil {
 		return nil, err
 	}
-	u := newUsage(w, cfg.System.ID, cfg.System.Revision, cfg.Hash, cfg.Composition, in.SetsCount.Value, &in.Parcel, in.EventOn.Value)
+	u := &PackagingSystemUsage{PackedSets: packedSets(w, cfg, in.SetsCount.Value, &in.Parcel), EventOn: in.EventOn.Value}
 	if err := ClaimParcel(w, u.OrderReference, PathSetConsumption, u.ID); err != nil {
 		return nil, err
 	}
@@ -118,12 +131,4 @@ func ConsumeSets(w *work.Unit, id uuid.UUID, in *SetConsumption) (*PackagingSyst
 	}
 	w.Touch("packaging_system_usage", u.ID)
 	return u, Emit(w, PackagingSystemConsumed{PackagingSystemID: cfg.System.ID, Revision: cfg.System.Revision})
-}
-
-func newUsage(w *work.Unit, systemID uuid.UUID, revision int, hash string, composition []CompositionLine, sets int, p *Parcel, eventOn time.Time) *PackagingSystemUsage {
-	return &PackagingSystemUsage{
-		ID: NewID(), OrganizationID: w.Organization(), PackagingSystemID: systemID, SystemRevision: revision,
-		ConfigurationHash: hash, Composition: composition, SetsCount: sets, OrderReference: p.OrderReference.Value,
-		Country: p.Country.Value, EventOn: eventOn, CreatedAt: now(),
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"gorm.io/datatypes"
 	"gorm.io/gorm"
 
 	"ppwr/internal/input"
@@ -36,22 +35,13 @@ const ReservationHoursMax = 168
 
 // Reservation is a hold of sets of a packing set for a parcel.
 type Reservation struct {
-	ID                uuid.UUID `gorm:"type:uuid;primaryKey"`
-	OrganizationID    uuid.UUID `gorm:"type:uuid"`
-	PackagingSystemID uuid.UUID `gorm:"type:uuid"`
-	SystemRevision    int
-	ConfigurationHash string
-	Composition       datatypes.JSONSlice[CompositionLine] `gorm:"type:jsonb"`
-	SetsCount         int
-	OrderReference    string
-	Country           string
-	Status            string
-	ExpiresAt         time.Time
-	Revision          int
-	UsageID           *uuid.UUID `gorm:"type:uuid"`
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-	EndedAt           *time.Time
+	PackedSets
+	Status    string
+	ExpiresAt time.Time
+	Revision  int
+	UsageID   *uuid.UUID `gorm:"type:uuid"`
+	UpdatedAt time.Time
+	EndedAt   *time.Time
 }
 
 // TableName names the reservations table.
@@ -129,13 +119,8 @@ func CreateReservation(w *work.Unit, id uuid.UUID, in *ReservationCreate) (*Rese
 		}
 		return nil, rule
 	}
-	stamp := now()
-	r := &Reservation{
-		ID: NewID(), OrganizationID: w.Organization(), PackagingSystemID: cfg.System.ID, SystemRevision: cfg.System.Revision,
-		ConfigurationHash: cfg.Hash, Composition: cfg.Composition, SetsCount: in.SetsCount.Value,
-		OrderReference: in.OrderReference.Value, Country: in.Country.Value, Status: ReservationStatusHeld,
-		ExpiresAt: stamp.Add(time.Duration(in.ExpiresInHours.Value) * time.Hour), Revision: 1, CreatedAt: stamp, UpdatedAt: stamp,
-	}
+	r := &Reservation{PackedSets: packedSets(w, cfg, in.SetsCount.Value, &in.Parcel), Status: ReservationStatusHeld, Revision: 1}
+	r.ExpiresAt, r.UpdatedAt = r.CreatedAt.Add(time.Duration(in.ExpiresInHours.Value)*time.Hour), r.CreatedAt
 	if err := ClaimParcel(w, r.OrderReference, PathReservation, r.ID); err != nil {
 		return nil, err
 	}
@@ -152,20 +137,25 @@ func CreateReservation(w *work.Unit, id uuid.UUID, in *ReservationCreate) (*Rese
 func (r *Reservation) record() work.Record { return work.Record{Type: "packing_reservation", ID: r.ID} }
 
 // lockReservation locks the organization's reservation id for a change
-// of its status.
-func lockReservation(w *work.Unit, id uuid.UUID) (*Reservation, error) {
-	return lockFor[Reservation](w.Context(), w.Tx(), w.Organization(), id, "UPDATE")
+// of its status; a missing reservation is a 404 whatever the body, and
+// then the body's errors are answered.
+func lockReservation(w *work.Unit, id uuid.UUID, in interface {
+	Failed() bool
+	Err() error
+}) (*Reservation, error) {
+	r, err := lockFor[Reservation](w.Context(), w.Tx(), w.Organization(), id, "UPDATE")
+	if err == nil && in.Failed() {
+		return nil, in.Err()
+	}
+	return r, err
 }
 
 // ConsumeReservation packs a live held reservation: the held sets leave
 // stock and a usage records the reservation's parcel and composition.
 func ConsumeReservation(w *work.Unit, id uuid.UUID, in *ReservationConsume) (*PackagingSystemUsage, error) {
-	r, err := lockReservation(w, id)
+	r, err := lockReservation(w, id, in)
 	if err != nil {
 		return nil, err
-	}
-	if in.Failed() {
-		return nil, in.Err()
 	}
 	stamp := now()
 	switch {
@@ -176,9 +166,8 @@ func ConsumeReservation(w *work.Unit, id uuid.UUID, in *ReservationConsume) (*Pa
 	case r.Status != ReservationStatusHeld:
 		return nil, ErrReservationNotHeld
 	}
-	parcel := &Parcel{OrderReference: input.Of(r.OrderReference), Country: input.Of(r.Country)}
-	u := newUsage(w, r.PackagingSystemID, r.SystemRevision, r.ConfigurationHash, r.Composition, r.SetsCount, parcel, in.EventOn.Value)
-	u.ReservationID = &r.ID
+	u := &PackagingSystemUsage{PackedSets: r.PackedSets, EventOn: in.EventOn.Value, ReservationID: &r.ID}
+	u.ID, u.CreatedAt = NewID(), stamp
 	// Written now, not deferred: the reservation row refers to it.
 	if err := w.Tx().Create(u).Error; err != nil {
 		return nil, err
@@ -197,12 +186,9 @@ func ConsumeReservation(w *work.Unit, id uuid.UUID, in *ReservationConsume) (*Pa
 // is expired instead. A reservation that no longer holds anything is
 // answered as it is.
 func ReleaseReservation(w *work.Unit, id uuid.UUID, in *RevisionRequired) (*Reservation, error) {
-	r, err := lockReservation(w, id)
+	r, err := lockReservation(w, id, in)
 	if err != nil {
 		return nil, err
-	}
-	if in.Failed() {
-		return nil, in.Err()
 	}
 	if r.Status != ReservationStatusHeld {
 		return r, nil
@@ -225,7 +211,7 @@ func ReleaseReservation(w *work.Unit, id uuid.UUID, in *RevisionRequired) (*Rese
 // again, or after a consumption or release. It reports whether it expired
 // the reservation.
 func ExpireReservation(w *work.Unit, id uuid.UUID) (bool, error) {
-	r, err := lockReservation(w, id)
+	r, err := lockFor[Reservation](w.Context(), w.Tx(), w.Organization(), id, "UPDATE")
 	if err != nil || r.Status != ReservationStatusHeld {
 		return false, err
 	}

@@ -27,9 +27,9 @@ func heldReservation(t *testing.T, status string) *models.Reservation {
 	require.NoError(t, err)
 	sys := &models.PackagingSystem{ID: models.NewID(), OrganizationID: org.ID, Name: "Set", Status: models.SystemActive, Revision: 1}
 	require.NoError(t, db.Create(sys).Error)
-	r := &models.Reservation{ID: models.NewID(), OrganizationID: org.ID, PackagingSystemID: sys.ID, SystemRevision: 1,
-		ConfigurationHash: "h", Composition: datatypes.JSONSlice[models.CompositionLine]{}, SetsCount: 1, OrderReference: "O-1",
-		Country: "PL", Status: status, ExpiresAt: time.Now().Add(3 * time.Hour), Revision: 1}
+	r := &models.Reservation{PackedSets: models.PackedSets{ID: models.NewID(), OrganizationID: org.ID, PackagingSystemID: sys.ID,
+		SystemRevision: 1, ConfigurationHash: "h", Composition: datatypes.JSONSlice[models.CompositionLine]{}, SetsCount: 1,
+		OrderReference: "O-1", Country: "PL"}, Status: status, ExpiresAt: time.Now().Add(3 * time.Hour), Revision: 1}
 	require.NoError(t, db.Create(r).Error)
 	return r
 }

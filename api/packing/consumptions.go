@@ -1,6 +1,7 @@
 package packing
 
 import (
+	"maps"
 	"net/http"
 	"time"
 
@@ -29,12 +30,7 @@ func (h *handlers) consumptions() kit.Area {
 				Handle(kit.JSON(h.createPackingConsumption), created("PackingConsumption")),
 		},
 		Schemas: map[string]kit.Schema{
-			"PackagingSystemUsage": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "packaging_system": kit.UUID(), "system_revision": kit.Int(),
-				"configuration_hash": hashSchema(), "composition": compositionSchema(), "sets_count": kit.Int(),
-				"order_reference": kit.Str(), "country": kit.Str(), "event_on": kit.Date(),
-				"reservation": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
-			}),
+			"PackagingSystemUsage":     packedSchema(map[string]kit.Schema{"event_on": kit.Date(), "reservation": kit.Nullable(kit.UUID())}),
 			"PackagingSystemUsageList": kit.ListOf("PackagingSystemUsage"),
 			"PackingConsumption": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "order_reference": kit.Str(), "country": kit.Str(), "event_on": kit.Date(), "created_at": kit.DateTime(),
@@ -54,18 +50,24 @@ func (h *handlers) consumptions() kit.Area {
 	}
 }
 
-func hashSchema() kit.Schema { return kit.Schema{"type": "string", "pattern": "^[0-9a-f]{64}$"} }
-
-// compositionSchema is a recipe as it was packed by (models.CompositionLine).
-func compositionSchema() kit.Schema {
-	return kit.ArrayOf(kit.Object(map[string]kit.Schema{
+// packedSchema is a resource of packedJSON's fields and extra.
+func packedSchema(extra map[string]kit.Schema) kit.Schema {
+	composition := kit.ArrayOf(kit.Object(map[string]kit.Schema{
 		"line": kit.UUID(), "item": kit.UUID(), "item_revision": kit.Int(), "data_version": kit.UUID(),
 		"quantity": kit.DecimalString(), "unit": kit.Str(), "stock_quantity": kit.DecimalString(), "stock_unit": kit.Str(),
 		"mass_g": kit.DecimalString(), "role": kit.Str(), "outer_packaging": kit.Bool(), "stock_tracked": kit.Bool(),
 	}))
+	props := map[string]kit.Schema{
+		"id": kit.UUID(), "packaging_system": kit.UUID(), "system_revision": kit.Int(),
+		"configuration_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "composition": composition, "sets_count": kit.Int(),
+		"order_reference": kit.Str(), "country": kit.Str(), "created_at": kit.DateTime(),
+	}
+	maps.Copy(props, extra)
+	return kit.Object(props)
 }
 
-type usageJSON struct {
+// packedJSON are the fields a set usage and a reservation share.
+type packedJSON struct {
 	ID                uuid.UUID                `json:"id"`
 	PackagingSystem   uuid.UUID                `json:"packaging_system"`
 	SystemRevision    int                      `json:"system_revision"`
@@ -74,29 +76,44 @@ type usageJSON struct {
 	SetsCount         int                      `json:"sets_count"`
 	OrderReference    string                   `json:"order_reference"`
 	Country           string                   `json:"country"`
-	EventOn           string                   `json:"event_on"`
-	Reservation       *uuid.UUID               `json:"reservation"`
 	CreatedAt         time.Time                `json:"created_at"`
 }
 
+func packedToJSON(p *models.PackedSets) packedJSON {
+	return packedJSON{ID: p.ID, PackagingSystem: p.PackagingSystemID, SystemRevision: p.SystemRevision,
+		ConfigurationHash: p.ConfigurationHash, Composition: p.Composition, SetsCount: p.SetsCount,
+		OrderReference: p.OrderReference, Country: p.Country, CreatedAt: p.CreatedAt.UTC()}
+}
+
+type usageJSON struct {
+	packedJSON
+	EventOn     string     `json:"event_on"`
+	Reservation *uuid.UUID `json:"reservation"`
+}
+
 func usageToJSON(u *models.PackagingSystemUsage) usageJSON {
-	return usageJSON{ID: u.ID, PackagingSystem: u.PackagingSystemID, SystemRevision: u.SystemRevision,
-		ConfigurationHash: u.ConfigurationHash, Composition: u.Composition, SetsCount: u.SetsCount,
-		OrderReference: u.OrderReference, Country: u.Country, EventOn: u.EventOn.Format(time.DateOnly),
-		Reservation: u.ReservationID, CreatedAt: u.CreatedAt.UTC()}
+	return usageJSON{packedJSON: packedToJSON(&u.PackedSets), EventOn: u.EventOn.Format(time.DateOnly), Reservation: u.ReservationID}
+}
+
+// onRecord runs a command on the record named by the path parameter and
+// answers what it returns with status.
+func onRecord[T any, R any](c *gin.Context, param string, status int, command func(id uuid.UUID) (*T, error), render func(*T) R) error {
+	id, err := kit.PathID(c, param)
+	if err != nil {
+		return err
+	}
+	row, err := command(id)
+	if err != nil {
+		return err
+	}
+	c.JSON(status, render(row))
+	return nil
 }
 
 func (h *handlers) consumePackagingSystem(c *gin.Context, in *models.SetConsumption) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	u, err := models.ConsumeSets(kit.Work(c), id, in)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusCreated, usageToJSON(u))
-	return nil
+	return onRecord(c, "recordId", http.StatusCreated, func(id uuid.UUID) (*models.PackagingSystemUsage, error) {
+		return models.ConsumeSets(kit.Work(c), id, in)
+	}, usageToJSON)
 }
 
 // listPackagingSystemUsages pages through a set's usages, newest first.

@@ -16,10 +16,7 @@ import (
 func TestConsumePackagingSystem(t *testing.T) {
 	a := apitest.New(t)
 	tn := a.NewTenant(apitest.TenantSpec{})
-	box, filler := newItem(t, a, tn, true), newItem(t, a, tn, true)
-	set := newSet(t, a, tn, 2, box, filler)
-	addStock(t, a, tn, box, 10)
-	addStock(t, a, tn, filler, 10)
+	set, box, filler := stockedSet(t, a, tn, 2, 10)
 	path := "/packaging-systems/" + set.String() + "/consumptions"
 
 	res := post(a, tn, path, setBody(t, a, tn, set, 3, "ORD-1", 0))

@@ -45,6 +45,16 @@ func newSet(t *testing.T, a *apitest.API, tn apitest.Tenant, perSet int64, items
 	return sys.ID
 }
 
+// stockedSet is a set of two stock-tracked items, perSet of each, with
+// stock pieces of each.
+func stockedSet(t *testing.T, a *apitest.API, tn apitest.Tenant, perSet, stock int64) (set, box, filler uuid.UUID) {
+	t.Helper()
+	box, filler = newItem(t, a, tn, true), newItem(t, a, tn, true)
+	addStock(t, a, tn, box, stock)
+	addStock(t, a, tn, filler, stock)
+	return newSet(t, a, tn, perSet, box, filler), box, filler
+}
+
 // addStock records a supply of quantity pieces of an item.
 func addStock(t *testing.T, a *apitest.API, tn apitest.Tenant, itemID uuid.UUID, quantity int64) {
 	t.Helper()

@@ -31,12 +31,9 @@ func (h *handlers) reservations() kit.Area {
 				Handle(kit.JSON(h.releaseReservation), answer),
 		},
 		Schemas: map[string]kit.Schema{
-			"Reservation": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "packaging_system": kit.UUID(), "system_revision": kit.Int(), "configuration_hash": hashSchema(),
-				"composition": compositionSchema(), "sets_count": kit.Int(), "order_reference": kit.Str(), "country": kit.Str(),
+			"Reservation": packedSchema(map[string]kit.Schema{
 				"status": kit.Enum(models.ReservationStatuses...), "expires_at": kit.DateTime(), "revision": kit.Int(),
-				"usage": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-				"ended_at": kit.Nullable(kit.DateTime()),
+				"usage": kit.Nullable(kit.UUID()), "updated_at": kit.DateTime(), "ended_at": kit.Nullable(kit.DateTime()),
 			}),
 			"ReservationList": kit.ListOf("Reservation"),
 		},
@@ -49,28 +46,18 @@ func (h *handlers) reservations() kit.Area {
 }
 
 type reservationJSON struct {
-	ID                uuid.UUID                `json:"id"`
-	PackagingSystem   uuid.UUID                `json:"packaging_system"`
-	SystemRevision    int                      `json:"system_revision"`
-	ConfigurationHash string                   `json:"configuration_hash"`
-	Composition       []models.CompositionLine `json:"composition"`
-	SetsCount         int                      `json:"sets_count"`
-	OrderReference    string                   `json:"order_reference"`
-	Country           string                   `json:"country"`
-	Status            string                   `json:"status"`
-	ExpiresAt         time.Time                `json:"expires_at"`
-	Revision          int                      `json:"revision"`
-	Usage             *uuid.UUID               `json:"usage"`
-	CreatedAt         time.Time                `json:"created_at"`
-	UpdatedAt         time.Time                `json:"updated_at"`
-	EndedAt           *time.Time               `json:"ended_at"`
+	packedJSON
+	Status    string     `json:"status"`
+	ExpiresAt time.Time  `json:"expires_at"`
+	Revision  int        `json:"revision"`
+	Usage     *uuid.UUID `json:"usage"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	EndedAt   *time.Time `json:"ended_at"`
 }
 
 func reservationToJSON(r *models.Reservation) reservationJSON {
-	out := reservationJSON{ID: r.ID, PackagingSystem: r.PackagingSystemID, SystemRevision: r.SystemRevision,
-		ConfigurationHash: r.ConfigurationHash, Composition: r.Composition, SetsCount: r.SetsCount,
-		OrderReference: r.OrderReference, Country: r.Country, Status: r.StatusAt(time.Now()), ExpiresAt: r.ExpiresAt.UTC(),
-		Revision: r.Revision, Usage: r.UsageID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	out := reservationJSON{packedJSON: packedToJSON(&r.PackedSets), Status: r.StatusAt(time.Now()), ExpiresAt: r.ExpiresAt.UTC(),
+		Revision: r.Revision, Usage: r.UsageID, UpdatedAt: r.UpdatedAt.UTC()}
 	if r.EndedAt != nil {
 		ended := r.EndedAt.UTC()
 		out.EndedAt = &ended
@@ -127,27 +114,13 @@ func (h *handlers) getReservation(c *gin.Context) error {
 }
 
 func (h *handlers) consumeReservation(c *gin.Context, in *models.ReservationConsume) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	u, err := models.ConsumeReservation(kit.Work(c), id, in)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, usageToJSON(u))
-	return nil
+	return onRecord(c, "recordId", http.StatusOK, func(id uuid.UUID) (*models.PackagingSystemUsage, error) {
+		return models.ConsumeReservation(kit.Work(c), id, in)
+	}, usageToJSON)
 }
 
 func (h *handlers) releaseReservation(c *gin.Context, in *models.RevisionRequired) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	r, err := models.ReleaseReservation(kit.Work(c), id, in)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, reservationToJSON(r))
-	return nil
+	return onRecord(c, "recordId", http.StatusOK, func(id uuid.UUID) (*models.Reservation, error) {
+		return models.ReleaseReservation(kit.Work(c), id, in)
+	}, reservationToJSON)
 }

@@ -168,10 +168,7 @@ func TestReservationLifecycle(t *testing.T) {
 func TestPackingUnderContention(t *testing.T) {
 	a := apitest.New(t)
 	tn := a.NewTenant(apitest.TenantSpec{})
-	box, filler := newItem(t, a, tn, true), newItem(t, a, tn, true)
-	set := newSet(t, a, tn, 2, box, filler)
-	addStock(t, a, tn, box, 200)
-	addStock(t, a, tn, filler, 200)
+	set, box, filler := stockedSet(t, a, tn, 2, 200)
 	revision, hash := configuration(t, a, tn, set)
 
 	const requests = 240

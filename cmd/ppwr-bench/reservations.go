@@ -14,9 +14,6 @@ import (
 	"github.com/shopspring/decimal"
 	"gorm.io/gorm"
 
-	"ppwr/api/kit"
-	"ppwr/internal/config"
-	"ppwr/internal/testenv"
 	"ppwr/internal/work"
 	"ppwr/models"
 )
@@ -39,17 +36,7 @@ const (
 // item, then checks the ledger: reserved equals what the held
 // reservations hold, nothing is negative, and balances equal movements.
 func runReservations(o options) error {
-	db, dbURL, drop, err := testenv.CreateDatabase("ppwr_bench_")
-	if err != nil {
-		return fmt.Errorf("database (set TEST_DATABASE_URL or run make bench): %w", err)
-	}
-	defer drop()
-	cfg, err := config.FromEnv()
-	if err != nil {
-		return err
-	}
-	cfg.RateLimitPerMinute, cfg.RecommendationRateLimitPerMinute = o.rateLimit, o.rateLimit
-	fullURL, stopFull, err := serveAPI(kit.Deps{Config: cfg, DB: db}, dbURL)
+	db, fullURL, stopFull, err := benchAPI(o)
 	if err != nil {
 		return err
 	}
