@@ -151,6 +151,18 @@ func TestReservationLifecycle(t *testing.T) {
 		res = consume(id, nil)
 		assert.Contains(t, res.FieldErrors(), "revision")
 	})
+	t.Run("a replay reserves once", func(t *testing.T) {
+		req := apitest.Req{Method: http.MethodPost, Path: tn.Path("/packaging-systems/" + set.String() + "/reservations"), Token: tn.Token,
+			Body: setBody(t, a, tn, set, 1, "R-7", 24), Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}}
+		first, second := a.Do(req), a.Do(req)
+		require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
+		require.Equal(t, http.StatusCreated, second.Code, second.Body.String())
+		assert.Equal(t, "true", second.Header().Get("Idempotent-Replayed"))
+		assert.Equal(t, first.JSON["id"], second.JSON["id"])
+		var n int64
+		require.NoError(t, a.DB.Model(&models.Reservation{}).Where("order_reference = ?", "R-7").Count(&n).Error)
+		assert.Equal(t, int64(1), n)
+	})
 	t.Run("another organization", func(t *testing.T) {
 		other := a.NewTenant(apitest.TenantSpec{})
 		assert.Equal(t, http.StatusNotFound, get(a, other, "/packing-reservations/"+id).Code)
