@@ -158,13 +158,15 @@ func ConsumeReservation(w *work.Unit, id uuid.UUID, in *ReservationConsume) (*Pa
 		return nil, err
 	}
 	stamp := now()
+	// A reservation that cannot be consumed says so whatever revision was
+	// read: re-reading it would not help.
 	switch {
-	case r.Revision != in.Revision.Value:
-		return nil, ErrRevisionConflict
 	case r.StatusAt(stamp) == ReservationStatusExpired && r.Status == ReservationStatusHeld:
 		return nil, ErrReservationExpired
 	case r.Status != ReservationStatusHeld:
 		return nil, ErrReservationNotHeld
+	case r.Revision != in.Revision.Value:
+		return nil, ErrRevisionConflict
 	}
 	u := &PackagingSystemUsage{PackedSets: r.PackedSets, EventOn: in.EventOn.Value, ReservationID: &r.ID}
 	u.ID, u.CreatedAt = NewID(), stamp
