@@ -275,19 +275,26 @@ func ConfigurationFor(w *work.Unit, id uuid.UUID, revision int, hash string) (*C
 // SetStock is the stock change of packing count sets by the composition:
 // physical and reserved are multiplied by each line's quantity per set.
 // Field is where a shortage is reported.
-func SetStock(cfg *Configuration, lines []CompositionLine, count int, kind string, physical, reserved int, source work.Record, field string) []StockChange {
+func SetStock(items interface{ Item(uuid.UUID) *CatalogItem }, lines []CompositionLine, count int, kind string, physical, reserved int, source work.Record, field string) []StockChange {
 	n := decimal.NewFromInt(int64(count))
 	out := make([]StockChange, len(lines))
 	for i, l := range lines {
 		q := l.StockQuantity.Mul(n)
 		out[i] = StockChange{
-			Item: cfg.Item(l.Item), DataVersion: l.DataVersion, Kind: kind,
+			Item: items.Item(l.Item), DataVersion: l.DataVersion, Kind: kind,
 			Physical: q.Mul(decimal.NewFromInt(int64(physical))), Reserved: q.Mul(decimal.NewFromInt(int64(reserved))),
 			Source: source, Field: field,
 		}
 	}
 	return out
 }
+
+// itemSet is catalogue items by id, for SetStock when no configuration
+// was read: a reservation moves stock by its own composition.
+type itemSet map[uuid.UUID]*CatalogItem
+
+// Item is the item id.
+func (s itemSet) Item(id uuid.UUID) *CatalogItem { return s[id] }
 
 // lockSystem locks the organization's set for a change of its recipe or
 // status.

@@ -42,6 +42,8 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterWorkflowWithOptions(workflows.ImportPreview, workflow.RegisterOptions{Name: workflows.ImportPreviewType})
 	w.RegisterWorkflowWithOptions(workflows.ImportApply, workflow.RegisterOptions{Name: workflows.ImportApplyType})
 	w.RegisterActivity(&activities.Imports{DB: d.DB, Storage: d.Storage})
+	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})
+	w.RegisterActivity(&activities.Reservations{DB: d.DB})
 	return w
 }
 

@@ -1,14 +1,166 @@
 package packing
 
 import (
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/models"
 )
 
 func (h *handlers) consumptions() kit.Area {
-	return kit.Area{Operations: []kit.Operation{
-		kit.Post("consumePackagingSystem", kit.Org+"/packaging-systems/{recordId}/consumptions", tag, a.FlowsWrite, a.CatalogUpdate),
-		kit.List("listPackagingSystemUsages", kit.Org+"/packaging-systems/{systemId}/usages", tag, a.FlowsRead, a.CatalogView),
-		kit.Post("createPackingConsumption", kit.Org+"/packing-consumptions", tag, a.FlowsWrite, a.CatalogUpdate),
-	}}
+	created := func(schema string) kit.Response {
+		// No Location: usages and packing consumptions are read through
+		// their lists, not one by one.
+		return kit.Response{Status: http.StatusCreated, Schema: kit.Ref(schema)}
+	}
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("consumePackagingSystem", kit.Org+"/packaging-systems/{recordId}/consumptions", tag, a.FlowsWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.consumePackagingSystem), created("PackagingSystemUsage")),
+			kit.List("listPackagingSystemUsages", kit.Org+"/packaging-systems/{systemId}/usages", tag, a.FlowsRead, a.CatalogView).
+				Handle(kit.Do(h.listPackagingSystemUsages), kit.OK(kit.Ref("PackagingSystemUsageList"))),
+			kit.Post("createPackingConsumption", kit.Org+"/packing-consumptions", tag, a.FlowsWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.createPackingConsumption), created("PackingConsumption")),
+		},
+		Schemas: map[string]kit.Schema{
+			"PackagingSystemUsage":     packedSchema(map[string]kit.Schema{"event_on": kit.Date(), "reservation": kit.Nullable(kit.UUID())}),
+			"PackagingSystemUsageList": kit.ListOf("PackagingSystemUsage"),
+			"PackingConsumption": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "order_reference": kit.Str(), "country": kit.Str(), "event_on": kit.Date(), "created_at": kit.DateTime(),
+				"lines": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+					"item": kit.UUID(), "revision": kit.Int(), "data_version": kit.UUID(), "quantity": kit.DecimalString(),
+					"unit": kit.Str(), "stock_quantity": kit.DecimalString(), "mass_g": kit.DecimalString(), "reusable": kit.Bool(),
+				})),
+			}),
+		},
+		Codes: []kit.Code{
+			{Code: models.ErrInsufficientStock.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrOrderReferenceUsed.Code, Status: http.StatusConflict},
+			{Code: models.ErrConfigurationChanged.Code, Status: http.StatusConflict},
+			{Code: models.ErrSystemArchived.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrConfigurationNotReady.Code, Status: http.StatusUnprocessableEntity},
+		},
+	}
+}
+
+// packedSchema is a resource of packedJSON's fields and extra.
+func packedSchema(extra map[string]kit.Schema) kit.Schema {
+	composition := kit.ArrayOf(kit.Object(map[string]kit.Schema{
+		"line": kit.UUID(), "item": kit.UUID(), "item_revision": kit.Int(), "data_version": kit.UUID(),
+		"quantity": kit.DecimalString(), "unit": kit.Str(), "stock_quantity": kit.DecimalString(), "stock_unit": kit.Str(),
+		"mass_g": kit.DecimalString(), "role": kit.Str(), "outer_packaging": kit.Bool(), "stock_tracked": kit.Bool(),
+	}))
+	props := map[string]kit.Schema{
+		"id": kit.UUID(), "packaging_system": kit.UUID(), "system_revision": kit.Int(),
+		"configuration_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "composition": composition, "sets_count": kit.Int(),
+		"order_reference": kit.Str(), "country": kit.Str(), "created_at": kit.DateTime(),
+	}
+	maps.Copy(props, extra)
+	return kit.Object(props)
+}
+
+// packedJSON are the fields a set usage and a reservation share.
+type packedJSON struct {
+	ID                uuid.UUID                `json:"id"`
+	PackagingSystem   uuid.UUID                `json:"packaging_system"`
+	SystemRevision    int                      `json:"system_revision"`
+	ConfigurationHash string                   `json:"configuration_hash"`
+	Composition       []models.CompositionLine `json:"composition"`
+	SetsCount         int                      `json:"sets_count"`
+	OrderReference    string                   `json:"order_reference"`
+	Country           string                   `json:"country"`
+	CreatedAt         time.Time                `json:"created_at"`
+}
+
+func packedToJSON(p *models.PackedSets) packedJSON {
+	return packedJSON{ID: p.ID, PackagingSystem: p.PackagingSystemID, SystemRevision: p.SystemRevision,
+		ConfigurationHash: p.ConfigurationHash, Composition: p.Composition, SetsCount: p.SetsCount,
+		OrderReference: p.OrderReference, Country: p.Country, CreatedAt: p.CreatedAt.UTC()}
+}
+
+type usageJSON struct {
+	packedJSON
+	EventOn     string     `json:"event_on"`
+	Reservation *uuid.UUID `json:"reservation"`
+}
+
+func usageToJSON(u *models.PackagingSystemUsage) usageJSON {
+	return usageJSON{packedJSON: packedToJSON(&u.PackedSets), EventOn: u.EventOn.Format(time.DateOnly), Reservation: u.ReservationID}
+}
+
+// onRecord runs a command on the record named by the path parameter and
+// answers what it returns with status.
+func onRecord[T any, R any](c *gin.Context, param string, status int, command func(id uuid.UUID) (*T, error), render func(*T) R) error {
+	id, err := kit.PathID(c, param)
+	if err != nil {
+		return err
+	}
+	row, err := command(id)
+	if err != nil {
+		return err
+	}
+	c.JSON(status, render(row))
+	return nil
+}
+
+func (h *handlers) consumePackagingSystem(c *gin.Context, in *models.SetConsumption) error {
+	return onRecord(c, "recordId", http.StatusCreated, func(id uuid.UUID) (*models.PackagingSystemUsage, error) {
+		return models.ConsumeSets(kit.Work(c), id, in)
+	}, usageToJSON)
+}
+
+// listPackagingSystemUsages pages through a set's usages, newest first.
+func (h *handlers) listPackagingSystemUsages(c *gin.Context) error {
+	id, err := kit.PathID(c, "systemId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	if _, err := models.Find[models.PackagingSystem](ctx, h.DB, org, id); err != nil {
+		return err
+	}
+	q := models.Tenant(ctx, h.DB, org).Model(&models.PackagingSystemUsage{}).Where("packaging_system_id = ?", id)
+	return kit.Paginate(c, q, kit.NewestFirst, usageToJSON)
+}
+
+type packingLineJSON struct {
+	Item          uuid.UUID       `json:"item"`
+	Revision      int             `json:"revision"`
+	DataVersion   uuid.UUID       `json:"data_version"`
+	Quantity      decimal.Decimal `json:"quantity"`
+	Unit          string          `json:"unit"`
+	StockQuantity decimal.Decimal `json:"stock_quantity"`
+	MassG         decimal.Decimal `json:"mass_g"`
+	Reusable      bool            `json:"reusable"`
+}
+
+type packingConsumptionJSON struct {
+	ID             uuid.UUID         `json:"id"`
+	OrderReference string            `json:"order_reference"`
+	Country        string            `json:"country"`
+	EventOn        string            `json:"event_on"`
+	Lines          []packingLineJSON `json:"lines"`
+	CreatedAt      time.Time         `json:"created_at"`
+}
+
+func (h *handlers) createPackingConsumption(c *gin.Context, in *models.PackingConsumptionCreate) error {
+	pc, err := models.CreatePackingConsumption(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	out := packingConsumptionJSON{ID: pc.ID, OrderReference: pc.OrderReference, Country: pc.Country,
+		EventOn: pc.EventOn.Format(time.DateOnly), CreatedAt: pc.CreatedAt.UTC(), Lines: make([]packingLineJSON, len(pc.Lines))}
+	for i, l := range pc.Lines {
+		out.Lines[i] = packingLineJSON{Item: l.CatalogItemID, Revision: l.CatalogRevision, DataVersion: l.DataVersionID,
+			Quantity: l.Quantity, Unit: l.Unit, StockQuantity: l.StockQuantity, MassG: l.MassG, Reusable: l.Reusable}
+	}
+	c.JSON(http.StatusCreated, out)
+	return nil
 }

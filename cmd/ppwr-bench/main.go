@@ -11,6 +11,9 @@
 // with -rate-limit 1199 and enough -users to see the per-request cost that
 // the spec's 120 per minute has.
 //
+// The reservations scenario (reservations.go) runs after these: 200
+// clients reserving sets of one packing set, checked for oversell.
+//
 // The imports scenario (imports.go) runs after these: an import's way
 // from upload through Temporal and a ppwr worker process, measured
 // against the cheapest workflow on the same Temporal server.
@@ -76,6 +79,11 @@ func main() {
 	if err := run(opts); err != nil {
 		log.Fatal(err)
 	}
+	if strings.Contains(reservationsScenario, *only) {
+		if err := runReservations(opts); err != nil {
+			log.Fatal(err)
+		}
+	}
 	if strings.Contains(importsScenario, *only) {
 		if err := runImports(*importTimeout); err != nil {
 			log.Fatal(err)
@@ -114,19 +122,29 @@ type options struct {
 	only                    string
 }
 
-func run(o options) error {
+// benchAPI serves the API on a database of its own, with the rate limit
+// of o; stop stops it and drops the database.
+func benchAPI(o options) (db *gorm.DB, base string, stop func(), err error) {
 	db, dbURL, drop, err := testenv.CreateDatabase("ppwr_bench_")
 	if err != nil {
-		return fmt.Errorf("database (set TEST_DATABASE_URL or run make bench): %w", err)
+		return nil, "", nil, fmt.Errorf("database (set TEST_DATABASE_URL or run make bench): %w", err)
 	}
-	defer drop()
-
 	cfg, err := config.FromEnv()
 	if err != nil {
-		return err
+		drop()
+		return nil, "", nil, err
 	}
 	cfg.RateLimitPerMinute, cfg.RecommendationRateLimitPerMinute = o.rateLimit, o.rateLimit
-	fullURL, stopFull, err := serveAPI(kit.Deps{Config: cfg, DB: db}, dbURL)
+	base, stopAPI, err := serveAPI(kit.Deps{Config: cfg, DB: db}, dbURL)
+	if err != nil {
+		drop()
+		return nil, "", nil, err
+	}
+	return db, base, func() { stopAPI(); drop() }, nil
+}
+
+func run(o options) error {
+	db, fullURL, stopFull, err := benchAPI(o)
 	if err != nil {
 		return err
 	}

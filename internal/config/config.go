@@ -45,6 +45,9 @@ type Config struct {
 	// total time.
 	WebhookRetryInitial time.Duration
 	WebhookRetryFor     time.Duration
+	// ReservationTimerCap, when set, shortens the wait of reservation
+	// expiry workflows to at most this long (tests only); 0 is off.
+	ReservationTimerCap time.Duration
 }
 
 // Variable documents one environment variable; README and `ppwr help` are
@@ -77,6 +80,7 @@ var Variables = []Variable{
 	{"WEBHOOK_ALLOW_HTTP_LOOPBACK", "false", "allow plain-http webhook endpoints on loopback addresses (development only)"},
 	{"WEBHOOK_RETRY_INITIAL_INTERVAL", "30s", "first retry delay of a failed webhook delivery (doubles up to 6h)"},
 	{"WEBHOOK_RETRY_FOR", "72h", "how long a webhook delivery is retried before it is marked failed"},
+	{"RESERVATION_TIMER_CAP", "", "TEST ONLY: caps the wait of a reservation's expiry timer (a Go duration such as 2s), so a reservation expires before its expires_at; empty: off"},
 }
 
 // FromEnv reads the configuration, applying defaults for unset variables.
@@ -131,6 +135,11 @@ func FromEnv() (Config, error) {
 	}
 	if c.WebhookRetryFor, err = positiveDuration("WEBHOOK_RETRY_FOR", get("WEBHOOK_RETRY_FOR")); err != nil {
 		return c, err
+	}
+	if raw := get("RESERVATION_TIMER_CAP"); raw != "" {
+		if c.ReservationTimerCap, err = positiveDuration("RESERVATION_TIMER_CAP", raw); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
 }

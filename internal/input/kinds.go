@@ -439,3 +439,43 @@ func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fiel
 		declare(k, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
 	}
 }
+
+// Objects is a list of objects of one shape, between Min and Max long.
+type Objects struct {
+	Required bool
+	Min, Max int
+}
+
+// Objects binds a list of objects, declaring each one's fields with
+// declare (as name.N.field); while describing, declare runs once with
+// index -1 to describe the objects.
+func (f *Fields) Objects(name string, r Objects, declare func(i int, value *Fields)) {
+	if !f.Binding() {
+		value := &Fields{doc: &objectDoc{props: map[string]any{}}}
+		declare(-1, value)
+		f.describe(name, r.Required, Schema{"type": "array", "items": value.doc.schema(), "minItems": r.Min, "maxItems": r.Max})
+		return
+	}
+	raw, _, _, ok := f.field(name, r.Required, false)
+	if !ok {
+		return
+	}
+	var values []json.RawMessage
+	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &values) != nil {
+		f.Fail(name, "field.object_list")
+		return
+	}
+	if len(values) < r.Min || len(values) > r.Max {
+		f.Fail(name, "field.list_length", r.Min, r.Max)
+		return
+	}
+	for i, v := range values {
+		var fields map[string]json.RawMessage
+		prefix := f.prefix + name + "." + strconv.Itoa(i) + "."
+		if json.Unmarshal(v, &fields) != nil || fields == nil {
+			f.errs.Fail(strings.TrimSuffix(prefix, "."), "field.object")
+			continue
+		}
+		declare(i, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
+	}
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"gorm.io/gorm"
+
+	"ppwr/internal/work"
+	"ppwr/models"
+)
+
+// reservationsScenario is the name -scenario matches to run the
+// reservation benchmark: reservationClients clients reserving sets of one
+// packing set at once, so every request queues for the same balance rows.
+const reservationsScenario = "reservations"
+
+const (
+	reservationClients = 200
+	// reservationStock is the sets the opening stock makes: more than a
+	// run reserves, so the figure is the cost of contention, not of
+	// refusals; the end check proves no set was sold twice.
+	reservationStock = 1_000_000
+)
+
+// runReservations measures createReservation under contention, beside a
+// bare handler that takes the same stock with one conditional UPDATE per
+// item, then checks the ledger: reserved equals what the held
+// reservations hold, nothing is negative, and balances equal movements.
+func runReservations(o options) error {
+	db, fullURL, stopFull, err := benchAPI(o)
+	if err != nil {
+		return err
+	}
+	defer stopFull()
+	orgID, tokens, err := seedClients(db, reservationClients)
+	if err != nil {
+		return err
+	}
+	ring := &tokenRing{tokens: tokens}
+	setID, items, err := seedPackingSet(db, orgID)
+	if err != nil {
+		return err
+	}
+	w := work.New(context.Background(), db, work.Actor{Kind: work.ActorSystem, OrganizationID: orgID})
+	conf, err := models.LoadConfiguration(w, setID)
+	if err != nil {
+		return err
+	}
+
+	var seq atomic.Int64
+	path := fmt.Sprintf("%s/api/v1/organizations/%s/packaging-systems/%s/reservations", fullURL, orgID, setID)
+	full := measure(reservationClients, o.duration, o.warmup, func(int) (*http.Request, error) {
+		body, _ := json.Marshal(map[string]any{"revision": conf.System.Revision, "configuration_hash": conf.Hash, "sets_count": 1,
+			"order_reference": "B-" + strconv.FormatInt(seq.Add(1), 10), "country": "PL", "expires_in_hours": 1})
+		r, err := http.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+		if err == nil {
+			r.Header.Set("Authorization", "Bearer "+ring.next())
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Idempotency-Key", uuid.NewString())
+		}
+		return r, err
+	})
+
+	bareEngine := gin.New()
+	bareEngine.POST("/hold", func(c *gin.Context) {
+		err := db.WithContext(c.Request.Context()).Transaction(func(tx *gorm.DB) error {
+			for _, id := range items {
+				res := tx.Exec(`UPDATE stock_balances SET reserved = reserved + 2 WHERE catalog_item_id = ? AND physical - reserved >= 2`, id)
+				if res.Error != nil || res.RowsAffected == 0 {
+					return fmt.Errorf("short: %v", res.Error)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			c.AbortWithStatus(http.StatusUnprocessableEntity)
+			return
+		}
+		c.Status(http.StatusCreated)
+	})
+	bareURL, stopBare, err := listen(bareEngine)
+	if err != nil {
+		return err
+	}
+	defer stopBare()
+	// The bare holds run after the API's and move only reserved, so they
+	// are taken back before the ledger check.
+	before, err := reservedTotals(db, items)
+	if err != nil {
+		return err
+	}
+	bare := measure(reservationClients, o.duration, o.warmup, func(int) (*http.Request, error) {
+		return http.NewRequest(http.MethodPost, bareURL+"/hold", nil)
+	})
+	if err := restoreReserved(db, before); err != nil {
+		return err
+	}
+
+	fmt.Printf("\n%d clients reserving 1 set each of one packing set (2 items), %s measured after %s warm-up\n",
+		reservationClients, o.duration, o.warmup)
+	fmt.Printf("%-28s %-16s %10s %10s %10s %10s %8s\n", "scenario", "target", "requests", "ok/s", "p50", "p99", "refused")
+	name := "POST reservations"
+	full.print(name, "ppwr")
+	bare.print(name, "bare gin+gorm")
+	handled := float64(len(full.latencies)+full.errors) / full.elapsed.Seconds()
+	fmt.Printf("%-28s %-16s %4s %9.0f requests/s handled, %.0f reservations/s, %.0f%% of bare gin+gorm\n", name, "ppwr", "",
+		handled, full.rps(), 100*full.rps()/bare.rps())
+	return checkNoOversell(db, orgID, items)
+}
+
+// seedPackingSet stores a packing set of two stock-tracked items, 2 of
+// each per set, with stock for reservationStock sets.
+func seedPackingSet(db *gorm.DB, orgID uuid.UUID) (uuid.UUID, []uuid.UUID, error) {
+	sys := &models.PackagingSystem{ID: models.NewID(), OrganizationID: orgID, Name: "Bench parcel", Status: models.SystemActive, Revision: 1}
+	if err := db.Create(sys).Error; err != nil {
+		return uuid.Nil, nil, err
+	}
+	w := work.New(context.Background(), db, work.Actor{Kind: work.ActorSystem, OrganizationID: orgID})
+	var items []uuid.UUID
+	var changes []models.StockChange
+	for i := range 2 {
+		item := newItem(orgID, "SET-"+strconv.Itoa(i))
+		item.StockTracked = true
+		if err := db.Create(item).Error; err != nil {
+			return uuid.Nil, nil, err
+		}
+		line := &models.PackagingSystemLine{ID: models.NewID(), OrganizationID: orgID, PackagingSystemID: sys.ID, CatalogItemID: item.ID,
+			Quantity: decimal.NewFromInt(2), Unit: "piece", Role: "container", OuterPackaging: i == 0}
+		if err := db.Create(line).Error; err != nil {
+			return uuid.Nil, nil, err
+		}
+		items = append(items, item.ID)
+		changes = append(changes, models.StockChange{Item: item, Kind: models.MovementSupply, Physical: decimal.NewFromInt(2 * reservationStock),
+			Source: work.Record{Type: "bench", ID: models.NewID()}, Field: "quantity"})
+	}
+	if err := models.ApplyStock(w, changes); err != nil {
+		w.Rollback()
+		return uuid.Nil, nil, err
+	}
+	return sys.ID, items, w.Commit()
+}
+
+func reservedTotals(db *gorm.DB, items []uuid.UUID) (map[uuid.UUID]decimal.Decimal, error) {
+	var rows []models.StockBalance
+	if err := db.Where("catalog_item_id IN ?", items).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := map[uuid.UUID]decimal.Decimal{}
+	for _, b := range rows {
+		out[b.CatalogItemID] = b.Reserved
+	}
+	return out, nil
+}
+
+func restoreReserved(db *gorm.DB, reserved map[uuid.UUID]decimal.Decimal) error {
+	for id, r := range reserved {
+		if err := db.Exec(`UPDATE stock_balances SET reserved = ? WHERE catalog_item_id = ?`, r, id).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkNoOversell fails the run unless every item's reserved stock is
+// exactly what the held reservations hold, available stock is not
+// negative, and the balances equal their movements.
+func checkNoOversell(db *gorm.DB, orgID uuid.UUID, items []uuid.UUID) error {
+	var held int64
+	if err := db.Model(&models.Reservation{}).Where("organization_id = ? AND status = ?", orgID, models.ReservationStatusHeld).
+		Count(&held).Error; err != nil {
+		return err
+	}
+	var off int64
+	if err := db.Raw(`SELECT count(*) FROM stock_balances b
+		JOIN (SELECT catalog_item_id, sum(physical_delta) AS p, sum(reserved_delta) AS r FROM stock_movements GROUP BY 1) m USING (catalog_item_id)
+		WHERE b.catalog_item_id IN ? AND (b.physical <> m.p OR b.reserved <> m.r OR b.reserved <> ? OR b.physical < b.reserved)`,
+		items, 2*held).Scan(&off).Error; err != nil {
+		return err
+	}
+	if off > 0 {
+		return fmt.Errorf("reservations: OVERSOLD or unbalanced: %d items disagree with %d held reservations", off, held)
+	}
+	fmt.Printf("%-28s %d reservations held, reserved = 2 × held for each item, balances equal movements: zero oversell\n",
+		"POST reservations", held)
+	return nil
+}
