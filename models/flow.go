@@ -90,7 +90,7 @@ func CreateFlow(w *work.Unit, in *FlowCreate) (*Flow, error) {
 		case item.Status == ItemArchived:
 			in.Fail("item", "field.archived")
 		default:
-			unitConverts(&in.Errors, item, in.Unit.Value)
+			unitConverts(&in.Errors, "unit", item, in.Unit.Value)
 		}
 	}
 	if in.Failed() {

@@ -172,10 +172,8 @@ func packingItems(w *work.Unit, in *PackingConsumptionCreate) (map[uuid.UUID]*Ca
 			in.Fail(l.field("item"), "field.line_item_duplicate")
 		case it.Status == ItemArchived:
 			in.Fail(l.field("item"), "field.archived")
-		case l.Unit.Set():
-			if _, ok := it.ToStockUnit(decimal.Zero, l.Unit.Value); !ok {
-				in.Fail(l.field("unit"), "field.line_unit_not_convertible", it.StockUnit)
-			}
+		default:
+			unitConverts(&in.Errors, l.field("unit"), it, l.Unit.Value)
 		}
 		if it != nil {
 			seen[it.ID] = true

@@ -324,7 +324,7 @@ func checkLineItem(w *work.Unit, in *PackagingSystemLineInput, line *PackagingSy
 	if others > 0 {
 		in.Fail("item", "field.item_in_set")
 	}
-	unitConverts(&in.Errors, item, line.Unit)
+	unitConverts(&in.Errors, "unit", item, line.Unit)
 	return nil
 }
 

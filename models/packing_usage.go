@@ -68,15 +68,6 @@ func (p *Parcel) declare(f *input.Fields) {
 	f.Code("country", &p.Country, input.Code{Required: true, Known: dictionaries.Default().HasCountry})
 }
 
-// declareEventOn binds the day a packing happened: a date that is not
-// after today (UTC), since packing is reported once it happened.
-func declareEventOn(f *input.Fields, dst *input.Opt[time.Time]) {
-	f.Date("event_on", dst, input.Date{Required: true})
-	if f.Binding() && dst.Set() && dst.Value.After(now()) {
-		f.Fail("event_on", "field.packing_date_after_today")
-	}
-}
-
 // SetPacking is what a set consumption and a reservation both send: the
 // configuration read, and how many sets go into which parcel.
 type SetPacking struct {

@@ -3,6 +3,7 @@ package models
 import (
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -221,6 +222,22 @@ func (i *CatalogItem) ToStockUnit(quantity decimal.Decimal, unit string) (decima
 		return quantity.Mul(decimal.NewFromInt(1000)).DivRound(i.MassG, conversionScale), true
 	}
 	return decimal.Decimal{}, false
+}
+
+// unitConverts fails field, which holds unit, when the item cannot
+// convert unit to its stock unit, naming the units it can; "" is no unit
+// to check.
+func unitConverts(errs *input.Errors, field string, item *CatalogItem, unit string) {
+	if unit == "" || errs.Has(field) {
+		return
+	}
+	if _, ok := item.ToStockUnit(decimal.Zero, unit); !ok {
+		units := make([]string, 0, 2)
+		for _, c := range item.Conversions() {
+			units = append(units, c.Unit)
+		}
+		errs.Fail(field, "field.unit_not_convertible", strings.Join(units, ", "))
+	}
 }
 
 // MassOf is the mass in grams of quantity stock units of the item.

@@ -2,7 +2,6 @@ package models
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -185,21 +184,6 @@ func declareUnit(f *input.Fields, dst *input.Opt[string], required bool) {
 	f.Enum("unit", dst, input.Enum{Required: required, Values: StockUnits, Refused: map[string]string{"pcs": "field.stock_unit_pcs"}})
 }
 
-// unitConverts fails unit when the item cannot convert it to its stock
-// unit, naming the units it can; "" is no unit to check.
-func unitConverts(errs *input.Errors, item *CatalogItem, unit string) {
-	if unit == "" || errs.Has("unit") {
-		return
-	}
-	if _, ok := item.ToStockUnit(decimal.Zero, unit); !ok {
-		units := make([]string, 0, 2)
-		for _, c := range item.Conversions() {
-			units = append(units, c.Unit)
-		}
-		errs.Fail("unit", "field.unit_not_convertible", strings.Join(units, ", "))
-	}
-}
-
 // declareEventOn declares event_on: the real date of the activity, so
 // never after today. Today is the UTC date, the same for every client.
 func declareEventOn(f *input.Fields, dst *input.Opt[time.Time]) {
@@ -231,7 +215,7 @@ func CreateSupplyEvent(w *work.Unit, itemID uuid.UUID, in *SupplyEventCreate) (*
 	if item.Status == ItemArchived {
 		return nil, nil, ErrItemArchived
 	}
-	unitConverts(&in.Errors, item, in.Unit.Value)
+	unitConverts(&in.Errors, "unit", item, in.Unit.Value)
 	quantity, field := in.QuantityUnits.Value, "quantity_units"
 	if in.Quantity.Set() && in.Unit.Set() && !in.Has("unit") {
 		quantity, _ = item.ToStockUnit(in.Quantity.Value, in.Unit.Value)
