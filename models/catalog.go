@@ -46,8 +46,11 @@ type CatalogItem struct {
 	StockTracked          bool
 	FoodContactStatus     string
 	ReuseType             string
-	FolderID              *uuid.UUID `gorm:"type:uuid"`
-	FamilyID              *uuid.UUID `gorm:"type:uuid"`
+	InnerLengthMm         *decimal.Decimal `gorm:"column:inner_length_mm;type:numeric"`
+	InnerWidthMm          *decimal.Decimal `gorm:"column:inner_width_mm;type:numeric"`
+	InnerHeightMm         *decimal.Decimal `gorm:"column:inner_height_mm;type:numeric"`
+	FolderID              *uuid.UUID       `gorm:"type:uuid"`
+	FamilyID              *uuid.UUID       `gorm:"type:uuid"`
 	Status                string
 	Revision              int
 	AssessmentsStaleSince *time.Time
@@ -106,16 +109,19 @@ func (DataVersion) TableName() string { return "catalog_item_data_versions" }
 // order and maps with sorted keys, so the same state always yields the same
 // bytes and the same hash.
 type versionSpecifications struct {
-	InternalCode      string          `json:"internalCode"`
-	Name              string          `json:"name"`
-	SourcingType      string          `json:"sourcingType"`
-	MassG             decimal.Decimal `json:"massG"`
-	MainMaterialCode  string          `json:"mainMaterialCode"`
-	StockUnit         string          `json:"stockUnit"`
-	StockTracked      bool            `json:"stockTracked"`
-	FoodContactStatus string          `json:"foodContactStatus"`
-	ReuseType         string          `json:"reuseType"`
-	Status            string          `json:"status"`
+	InternalCode      string           `json:"internalCode"`
+	Name              string           `json:"name"`
+	SourcingType      string           `json:"sourcingType"`
+	MassG             decimal.Decimal  `json:"massG"`
+	MainMaterialCode  string           `json:"mainMaterialCode"`
+	StockUnit         string           `json:"stockUnit"`
+	StockTracked      bool             `json:"stockTracked"`
+	FoodContactStatus string           `json:"foodContactStatus"`
+	ReuseType         string           `json:"reuseType"`
+	InnerLengthMm     *decimal.Decimal `json:"innerLengthMm"`
+	InnerWidthMm      *decimal.Decimal `json:"innerWidthMm"`
+	InnerHeightMm     *decimal.Decimal `json:"innerHeightMm"`
+	Status            string           `json:"status"`
 }
 
 type versionComponent struct {
@@ -141,7 +147,8 @@ func NewDataVersion(item *CatalogItem, comps []Component, markets []MarketScenar
 	spec := versionSpecifications{
 		InternalCode: item.InternalCode, Name: item.Name, SourcingType: item.SourcingType, MassG: item.MassG,
 		MainMaterialCode: item.MainMaterialCode, StockUnit: item.StockUnit, StockTracked: item.StockTracked,
-		FoodContactStatus: item.FoodContactStatus, ReuseType: item.ReuseType, Status: item.Status,
+		FoodContactStatus: item.FoodContactStatus, ReuseType: item.ReuseType,
+		InnerLengthMm: item.InnerLengthMm, InnerWidthMm: item.InnerWidthMm, InnerHeightMm: item.InnerHeightMm, Status: item.Status,
 	}
 	vc := make([]versionComponent, len(comps))
 	for i, c := range comps {

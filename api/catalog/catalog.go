@@ -98,6 +98,8 @@ func schemas() map[string]kit.Schema {
 			"massG": kit.DecimalString(), "mainMaterialCode": kit.Str(), "stockUnit": kit.Enum(models.StockUnits...),
 			"stockTracked": kit.Bool(), "foodContactStatus": kit.Enum(models.FoodContactStatuses...),
 			"reuseType": kit.Enum(models.ReuseTypes...), "folder": kit.Nullable(kit.UUID()), "family": kit.Nullable(kit.UUID()),
+			"innerLengthMm": kit.Nullable(kit.DecimalString()), "innerWidthMm": kit.Nullable(kit.DecimalString()),
+			"innerHeightMm": kit.Nullable(kit.DecimalString()),
 			"status": kit.Enum(models.ItemActive, models.ItemArchived), "revision": kit.Int(), "assessmentsStale": kit.Bool(),
 			"createdAt": kit.DateTime(), "updatedAt": kit.DateTime(), "archivedAt": kit.Nullable(kit.DateTime()),
 		}),

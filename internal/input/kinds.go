@@ -179,16 +179,20 @@ var decimalForm = regexp.MustCompile(decimalPattern)
 // Decimal is a non-negative decimal sent as a JSON string ("12.5"): JSON
 // numbers are refused because many clients lose precision in them.
 type Decimal struct {
-	Required, Positive bool
+	Required, Positive, Nullable bool
 }
 
 // Decimal binds a decimal string.
 func (f *Fields) Decimal(name string, dst *Opt[decimal.Decimal], r Decimal) {
 	if !f.Binding() {
-		f.describe(name, r.Required, Schema{"type": "string", "pattern": decimalPattern, "examples": []string{"12.5"}})
+		s := Schema{"type": "string", "pattern": decimalPattern, "examples": []string{"12.5"}}
+		if r.Nullable {
+			s = Nullable(s)
+		}
+		f.describe(name, r.Required, s)
 		return
 	}
-	raw, sent, null, ok := f.field(name, r.Required, false)
+	raw, sent, null, ok := f.field(name, r.Required, r.Nullable)
 	*dst = Opt[decimal.Decimal]{Sent: sent, Null: null}
 	if !ok {
 		return
