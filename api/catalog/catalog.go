@@ -100,7 +100,7 @@ func schemas() map[string]kit.Schema {
 			"reuseType": kit.Enum(models.ReuseTypes...), "folder": kit.Nullable(kit.UUID()), "family": kit.Nullable(kit.UUID()),
 			"innerLengthMm": kit.Nullable(kit.DecimalString()), "innerWidthMm": kit.Nullable(kit.DecimalString()),
 			"innerHeightMm": kit.Nullable(kit.DecimalString()),
-			"status": kit.Enum(models.ItemActive, models.ItemArchived), "revision": kit.Int(), "assessmentsStale": kit.Bool(),
+			"status":        kit.Enum(models.ItemActive, models.ItemArchived), "revision": kit.Int(), "assessmentsStale": kit.Bool(),
 			"createdAt": kit.DateTime(), "updatedAt": kit.DateTime(), "archivedAt": kit.Nullable(kit.DateTime()),
 		}),
 		"CatalogItemList": kit.ListOf("CatalogItem"),
