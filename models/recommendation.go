@@ -48,18 +48,20 @@ func (d Dimensions) FitsIn(box Dimensions) bool {
 	return p[0].LessThanOrEqual(b[0]) && p[1].LessThanOrEqual(b[1]) && p[2].LessThanOrEqual(b[2])
 }
 
-// gridCount is how many of d a box holds stacked in a grid, all in one
-// orientation, in the best of the six orientations.
-func (d Dimensions) gridCount(box Dimensions) decimal.Decimal {
-	best := decimal.Zero
+// gridHolds reports whether box holds quantity of d stacked in a grid, all
+// in one orientation, in one of the six orientations.
+func (d Dimensions) gridHolds(box Dimensions, quantity decimal.Decimal) bool {
 	for _, o := range [6][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
 		n := decimal.NewFromInt(1)
 		for axis, i := range o {
-			n = n.Mul(box[axis].Div(d[i]).Floor())
+			whole, _ := box[axis].QuoRem(d[i], 0)
+			n = n.Mul(whole)
 		}
-		best = decimal.Max(best, n)
+		if n.GreaterThanOrEqual(quantity) {
+			return true
+		}
 	}
-	return best
+	return false
 }
 
 // PackedProduct is one kind of product to pack: its dimensions and how
@@ -115,12 +117,29 @@ func (p Packing) kinds() Packing {
 // packing: every product fits the box in some orientation, the products'
 // volume is at most the box's, and a single kind of product also fits as a
 // grid in one orientation.
-func (p Packing) FitsIn(box Dimensions) bool {
-	if !p.largest().FitsIn(box) || p.Volume().GreaterThan(box.Volume()) {
+func (p Packing) FitsIn(box Dimensions) bool { return p.rule().fits(box) }
+
+// fitRule is the fit rule with what it needs of the products worked out
+// once for all the boxes it is applied to.
+type fitRule struct {
+	largest Dimensions
+	volume  decimal.Decimal
+	single  *PackedProduct // the only kind of product, if there is one
+}
+
+func (p Packing) rule() fitRule {
+	r := fitRule{largest: p.largest(), volume: p.Volume()}
+	if kinds := p.kinds(); len(kinds) == 1 {
+		r.single = &kinds[0]
+	}
+	return r
+}
+
+func (r fitRule) fits(box Dimensions) bool {
+	if !r.largest.FitsIn(box) || r.volume.GreaterThan(box.Volume()) {
 		return false
 	}
-	kinds := p.kinds()
-	return len(kinds) > 1 || kinds[0].Dimensions.gridCount(box).GreaterThanOrEqual(decimal.NewFromInt(int64(kinds[0].Quantity)))
+	return r.single == nil || r.single.Dimensions.gridHolds(box, decimal.NewFromInt(int64(r.single.Quantity)))
 }
 
 // EmptySpaceRatio is the percentage of box's inner volume the products
@@ -178,11 +197,13 @@ type Recommendation struct {
 }
 
 // recommendationBatch is how many boxes large enough are read at a time
-// while the grid rule turns some of them down.
-const recommendationBatch = 100
+// while the grid rule turns some of them down: usually the first batch
+// already holds the candidates asked for.
+const recommendationBatch = 2 * RecommendationLimitMax
 
 // innerVolumeSQL is the expression of the catalog_items_inner_volume
-// index: the query must spell it the same way to use the index.
+// index: the query must spell it the same way, and name the index's
+// status literally, to use the index.
 const innerVolumeSQL = "(c.inner_length_mm * c.inner_width_mm * c.inner_height_mm)"
 
 // RecommendPacking finds the organization's active items whose inside
@@ -194,7 +215,8 @@ func RecommendPacking(ctx context.Context, db *gorm.DB, orgID uuid.UUID, in *Rec
 	if in.Limit.Set() {
 		limit = in.Limit.Value
 	}
-	volume, need := in.Packing.Volume(), in.Packing.largest()
+	rule := in.Packing.rule()
+	volume, need := rule.volume, rule.largest
 	rec := &Recommendation{ProductsVolume: volume, Candidates: []Candidate{}}
 	// Boxes come in index order and the SQL filter is the fit rule but for
 	// the grid, which turns down only some of them: read batches until
@@ -206,7 +228,7 @@ func RecommendPacking(ctx context.Context, db *gorm.DB, orgID uuid.UUID, in *Rec
 		}
 		err := db.WithContext(ctx).Raw(`SELECT c.*, b.physical, b.reserved FROM catalog_items c
 			LEFT JOIN stock_balances b ON b.catalog_item_id = c.id
-			WHERE c.organization_id = ? AND c.status = ?
+			WHERE c.organization_id = ? AND c.status = '`+ItemActive+`'
 			  AND c.inner_length_mm IS NOT NULL AND c.inner_width_mm IS NOT NULL AND c.inner_height_mm IS NOT NULL
 			  AND `+innerVolumeSQL+` >= ?
 			  AND least(c.inner_length_mm, c.inner_width_mm, c.inner_height_mm) >= ?
@@ -216,13 +238,13 @@ func RecommendPacking(ctx context.Context, db *gorm.DB, orgID uuid.UUID, in *Rec
 			  AND greatest(c.inner_length_mm, c.inner_width_mm, c.inner_height_mm) >= ?
 			ORDER BY `+innerVolumeSQL+`, c.mass_g, c.internal_code
 			LIMIT ? OFFSET ?`,
-			orgID, ItemActive, volume, need[0], need[1], need[2], recommendationBatch, offset).Scan(&rows).Error
+			orgID, volume, need[0], need[1], need[2], recommendationBatch, offset).Scan(&rows).Error
 		if err != nil {
 			return nil, err
 		}
-		for i := range rows {
+		for i := 0; i < len(rows) && len(rec.Candidates) < limit; i++ {
 			stock := StockBalance{Physical: rows[i].Physical.Decimal, Reserved: rows[i].Reserved.Decimal}
-			if c, ok := candidate(&rows[i].CatalogItem, &stock, in.Packing, volume); ok && len(rec.Candidates) < limit {
+			if c, ok := candidate(&rows[i].CatalogItem, &stock, rule); ok {
 				rec.Candidates = append(rec.Candidates, c)
 			}
 		}
@@ -235,12 +257,12 @@ func RecommendPacking(ctx context.Context, db *gorm.DB, orgID uuid.UUID, in *Rec
 
 // candidate is item as a candidate, with its stock (zero without a
 // balance), if the products fit into it.
-func candidate(item *CatalogItem, stock *StockBalance, packing Packing, volume decimal.Decimal) (Candidate, bool) {
+func candidate(item *CatalogItem, stock *StockBalance, rule fitRule) (Candidate, bool) {
 	inner := Dimensions{*item.InnerLengthMm, *item.InnerWidthMm, *item.InnerHeightMm}
-	if !packing.FitsIn(inner) {
+	if !rule.fits(inner) {
 		return Candidate{}, false
 	}
-	c := Candidate{Item: item, Inner: inner, EmptySpace: EmptySpaceRatio(inner.Volume(), volume)}
+	c := Candidate{Item: item, Inner: inner, EmptySpace: EmptySpaceRatio(inner.Volume(), rule.volume)}
 	c.WithinLimit = c.EmptySpace.LessThanOrEqual(EmptySpaceLimitPercent)
 	if item.StockTracked {
 		available := stock.Available()

@@ -180,3 +180,25 @@ func TestRecommendationsHaveTheirOwnRateLimit(t *testing.T) {
 	res = a.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path("/catalog-items"), Token: tn.Token})
 	assert.Equal(t, http.StatusOK, res.Code, "other operations still answer")
 }
+
+// Boxes are read in batches; when the grid rule turns down a whole batch,
+// the next one is read.
+func TestRecommendationsReadPastBoxesTheGridTurnsDown(t *testing.T) {
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{})
+	box(t, a, tn, "BIG", "900", false, "400", "400", "400")
+	// 7 161 000 mm³ and more hold the volume of seven cubes, but a grid
+	// of them holds six.
+	require.NoError(t, a.DB.Exec(`INSERT INTO catalog_items (id, organization_id, internal_code, name, sourcing_type, mass_g,
+			main_material_code, stock_unit, stock_tracked, food_contact_status, reuse_type, status, revision,
+			inner_length_mm, inner_width_mm, inner_height_mm)
+		SELECT gen_random_uuid(), ?, 'NEAR-' || g, 'Near miss', 'purchased', 10, 'PAPER_CARDBOARD', 'piece', false,
+			'not_food_contact', 'single_use', 'active', 1, 310, 210, 110 + g * 0.5
+		FROM generate_series(1, 100) AS g`, tn.Org).Error)
+	res := recommend(a, tn, cubes(7))
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	assert.Equal(t, []string{"BIG"}, codes(res))
+	res = recommend(a, tn, cubes(6))
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	assert.Equal(t, []string{"NEAR-1", "NEAR-2", "NEAR-3", "NEAR-4", "NEAR-5"}, codes(res))
+}
