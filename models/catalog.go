@@ -108,7 +108,10 @@ func (DataVersion) TableName() string { return "catalog_item_data_versions" }
 // Canonical shapes of a data version. Struct fields marshal in declaration
 // order and maps with sorted keys, so the same state always yields the same
 // bytes and the same hash.
-type versionSpecifications struct {
+
+// ItemSpecifications are an item's own fields as a data version keeps
+// them; the item resource shows them under the same names.
+type ItemSpecifications struct {
 	InternalCode      string           `json:"internalCode"`
 	Name              string           `json:"name"`
 	SourcingType      string           `json:"sourcingType"`
@@ -140,16 +143,21 @@ type versionMarket struct {
 	AssessmentDate *string   `json:"assessmentDate"`
 }
 
-// NewDataVersion builds the data version of item's current revision from
-// its specifications, components and active markets; the caller inserts
-// it in the transaction that made the revision.
-func NewDataVersion(item *CatalogItem, comps []Component, markets []MarketScenario) (*DataVersion, error) {
-	spec := versionSpecifications{
+// Specifications are the item's own fields.
+func (item *CatalogItem) Specifications() ItemSpecifications {
+	return ItemSpecifications{
 		InternalCode: item.InternalCode, Name: item.Name, SourcingType: item.SourcingType, MassG: item.MassG,
 		MainMaterialCode: item.MainMaterialCode, StockUnit: item.StockUnit, StockTracked: item.StockTracked,
 		FoodContactStatus: item.FoodContactStatus, ReuseType: item.ReuseType,
 		InnerLengthMm: item.InnerLengthMm, InnerWidthMm: item.InnerWidthMm, InnerHeightMm: item.InnerHeightMm, Status: item.Status,
 	}
+}
+
+// NewDataVersion builds the data version of item's current revision from
+// its specifications, components and active markets; the caller inserts
+// it in the transaction that made the revision.
+func NewDataVersion(item *CatalogItem, comps []Component, markets []MarketScenario) (*DataVersion, error) {
+	spec := item.Specifications()
 	vc := make([]versionComponent, len(comps))
 	for i, c := range comps {
 		vc[i] = versionComponent{ID: c.ID, Name: c.Name, Role: c.Role, MaterialCode: c.MaterialCode, MassG: c.MassG}
