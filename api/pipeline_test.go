@@ -270,8 +270,9 @@ func TestRecommendationsHaveAnExtraLimit(t *testing.T) {
 	recommend := func() *apitest.Response {
 		return a.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path("/packing-recommendations"), Token: tn.Token, Body: "{}"})
 	}
-	assert.Equal(t, http.StatusNotImplemented, recommend().Code)
-	assert.Equal(t, http.StatusNotImplemented, recommend().Code)
+	// Refused bodies count too.
+	assert.Equal(t, http.StatusUnprocessableEntity, recommend().Code)
+	assert.Equal(t, http.StatusUnprocessableEntity, recommend().Code)
 	res := recommend()
 	assert.Equal(t, http.StatusTooManyRequests, res.Code)
 	assert.NotEmpty(t, res.Header().Get("Retry-After"))

@@ -155,7 +155,10 @@ func (s *Server) chain(op *kit.Operation) []gin.HandlerFunc {
 		chain = append(chain, s.authenticate, authorize(op), s.rateLimit(op))
 	}
 	if op.IsWrite() {
-		chain = append(chain, readBody(op), s.unitOfWork(op))
+		chain = append(chain, readBody(op))
+	}
+	if op.IsWrite() && !op.ReadOnly {
+		chain = append(chain, s.unitOfWork(op))
 	}
 	return append(chain, adapt(h))
 }

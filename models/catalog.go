@@ -46,8 +46,11 @@ type CatalogItem struct {
 	StockTracked          bool
 	FoodContactStatus     string
 	ReuseType             string
-	FolderID              *uuid.UUID `gorm:"type:uuid"`
-	FamilyID              *uuid.UUID `gorm:"type:uuid"`
+	InnerLengthMm         *decimal.Decimal `gorm:"column:inner_length_mm;type:numeric"`
+	InnerWidthMm          *decimal.Decimal `gorm:"column:inner_width_mm;type:numeric"`
+	InnerHeightMm         *decimal.Decimal `gorm:"column:inner_height_mm;type:numeric"`
+	FolderID              *uuid.UUID       `gorm:"type:uuid"`
+	FamilyID              *uuid.UUID       `gorm:"type:uuid"`
 	Status                string
 	Revision              int
 	AssessmentsStaleSince *time.Time
@@ -105,17 +108,23 @@ func (DataVersion) TableName() string { return "catalog_item_data_versions" }
 // Canonical shapes of a data version. Struct fields marshal in declaration
 // order and maps with sorted keys, so the same state always yields the same
 // bytes and the same hash.
-type versionSpecifications struct {
-	InternalCode      string          `json:"internalCode"`
-	Name              string          `json:"name"`
-	SourcingType      string          `json:"sourcingType"`
-	MassG             decimal.Decimal `json:"massG"`
-	MainMaterialCode  string          `json:"mainMaterialCode"`
-	StockUnit         string          `json:"stockUnit"`
-	StockTracked      bool            `json:"stockTracked"`
-	FoodContactStatus string          `json:"foodContactStatus"`
-	ReuseType         string          `json:"reuseType"`
-	Status            string          `json:"status"`
+
+// ItemSpecifications are an item's own fields as a data version keeps
+// them; the item resource shows them under the same names.
+type ItemSpecifications struct {
+	InternalCode      string           `json:"internalCode"`
+	Name              string           `json:"name"`
+	SourcingType      string           `json:"sourcingType"`
+	MassG             decimal.Decimal  `json:"massG"`
+	MainMaterialCode  string           `json:"mainMaterialCode"`
+	StockUnit         string           `json:"stockUnit"`
+	StockTracked      bool             `json:"stockTracked"`
+	FoodContactStatus string           `json:"foodContactStatus"`
+	ReuseType         string           `json:"reuseType"`
+	InnerLengthMm     *decimal.Decimal `json:"innerLengthMm"`
+	InnerWidthMm      *decimal.Decimal `json:"innerWidthMm"`
+	InnerHeightMm     *decimal.Decimal `json:"innerHeightMm"`
+	Status            string           `json:"status"`
 }
 
 type versionComponent struct {
@@ -134,15 +143,21 @@ type versionMarket struct {
 	AssessmentDate *string   `json:"assessmentDate"`
 }
 
+// Specifications are the item's own fields.
+func (item *CatalogItem) Specifications() ItemSpecifications {
+	return ItemSpecifications{
+		InternalCode: item.InternalCode, Name: item.Name, SourcingType: item.SourcingType, MassG: item.MassG,
+		MainMaterialCode: item.MainMaterialCode, StockUnit: item.StockUnit, StockTracked: item.StockTracked,
+		FoodContactStatus: item.FoodContactStatus, ReuseType: item.ReuseType,
+		InnerLengthMm: item.InnerLengthMm, InnerWidthMm: item.InnerWidthMm, InnerHeightMm: item.InnerHeightMm, Status: item.Status,
+	}
+}
+
 // NewDataVersion builds the data version of item's current revision from
 // its specifications, components and active markets; the caller inserts
 // it in the transaction that made the revision.
 func NewDataVersion(item *CatalogItem, comps []Component, markets []MarketScenario) (*DataVersion, error) {
-	spec := versionSpecifications{
-		InternalCode: item.InternalCode, Name: item.Name, SourcingType: item.SourcingType, MassG: item.MassG,
-		MainMaterialCode: item.MainMaterialCode, StockUnit: item.StockUnit, StockTracked: item.StockTracked,
-		FoodContactStatus: item.FoodContactStatus, ReuseType: item.ReuseType, Status: item.Status,
-	}
+	spec := item.Specifications()
 	vc := make([]versionComponent, len(comps))
 	for i, c := range comps {
 		vc[i] = versionComponent{ID: c.ID, Name: c.Name, Role: c.Role, MaterialCode: c.MaterialCode, MassG: c.MassG}

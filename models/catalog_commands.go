@@ -32,7 +32,8 @@ func CreateCatalogItem(w *work.Unit, in *CatalogItemCreate) (*CatalogItem, error
 		ID: NewID(), OrganizationID: w.Organization(), InternalCode: in.InternalCode.Value, Name: in.Name.Value,
 		SourcingType: in.SourcingType.Value, MassG: in.MassG.Value, MainMaterialCode: in.MainMaterialCode.Value,
 		StockUnit: in.StockUnit.Value, StockTracked: in.StockTracked.Value, FoodContactStatus: in.FoodContactStatus.Value,
-		ReuseType: in.ReuseType.Value, FolderID: optional(in.Folder), FamilyID: optional(in.Family),
+		ReuseType: in.ReuseType.Value, InnerLengthMm: optional(in.InnerLengthMm), InnerWidthMm: optional(in.InnerWidthMm),
+		InnerHeightMm: optional(in.InnerHeightMm), FolderID: optional(in.Folder), FamilyID: optional(in.Family),
 		Status: ItemActive, Revision: 1,
 	}
 	if err := w.Defer(item); err != nil {

@@ -30,12 +30,15 @@ type CatalogItemFields struct {
 	StockTracked      input.Opt[bool]
 	FoodContactStatus input.Opt[string]
 	ReuseType         input.Opt[string]
+	InnerLengthMm     input.Opt[decimal.Decimal]
+	InnerWidthMm      input.Opt[decimal.Decimal]
+	InnerHeightMm     input.Opt[decimal.Decimal]
 	Folder            input.Opt[uuid.UUID]
 	Family            input.Opt[uuid.UUID]
 }
 
-// declare names the fields; on create every one but stockTracked, folder
-// and family is required.
+// declare names the fields; on create every one but stockTracked, the
+// inner dimensions, folder and family is required.
 func (in *CatalogItemFields) declare(f *input.Fields, create bool) {
 	dict := dictionaries.Default()
 	f.Text("internalCode", &in.InternalCode, input.Text{Required: create, NotBlank: true, Max: InternalCodeMax})
@@ -47,6 +50,10 @@ func (in *CatalogItemFields) declare(f *input.Fields, create bool) {
 	f.Bool("stockTracked", &in.StockTracked, input.Bool{})
 	f.Enum("foodContactStatus", &in.FoodContactStatus, input.Enum{Required: create, Values: FoodContactStatuses})
 	f.Enum("reuseType", &in.ReuseType, input.Enum{Required: create, Values: ReuseTypes})
+	dimension := input.Decimal{Positive: true, Nullable: true}
+	f.Decimal("innerLengthMm", &in.InnerLengthMm, dimension)
+	f.Decimal("innerWidthMm", &in.InnerWidthMm, dimension)
+	f.Decimal("innerHeightMm", &in.InnerHeightMm, dimension)
 	f.Ref("folder", &in.Folder, input.Ref{Nullable: true})
 	f.Ref("family", &in.Family, input.Ref{Nullable: true})
 }
@@ -89,14 +96,22 @@ func (in *CatalogItemFields) columns() map[string]any {
 	if in.StockTracked.Set() {
 		set["stock_tracked"] = in.StockTracked.Value
 	}
-	for column, v := range map[string]input.Opt[uuid.UUID]{"folder_id": in.Folder, "family_id": in.Family} {
+	setOptional(set, map[string]input.Opt[decimal.Decimal]{
+		"inner_length_mm": in.InnerLengthMm, "inner_width_mm": in.InnerWidthMm, "inner_height_mm": in.InnerHeightMm,
+	})
+	setOptional(set, map[string]input.Opt[uuid.UUID]{"folder_id": in.Folder, "family_id": in.Family})
+	return set
+}
+
+// setOptional puts each sent value in set; a null clears its column.
+func setOptional[T any](set map[string]any, values map[string]input.Opt[T]) {
+	for column, v := range values {
 		if v.Null {
 			set[column] = nil
 		} else if v.Set() {
 			set[column] = v.Value
 		}
 	}
-	return set
 }
 
 // references are the structure records the fields name.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"ppwr/internal/input"
 	"ppwr/internal/work"
@@ -14,7 +15,7 @@ import (
 // CatalogImportColumns are the columns a catalog import file may have: the
 // API's field names of a catalogue item, bound by the same declarations.
 var CatalogImportColumns = []string{"internalCode", "name", "sourcingType", "massG", "mainMaterialCode", "stockUnit",
-	"stockTracked", "foodContactStatus", "reuseType", "folder", "family"}
+	"stockTracked", "foodContactStatus", "reuseType", "innerLengthMm", "innerWidthMm", "innerHeightMm", "folder", "family"}
 
 // catalogPlanner plans the rows of a catalog import, keyed by internalCode.
 type catalogPlanner struct {
@@ -130,8 +131,12 @@ func (in *CatalogItemFields) values() map[string]any {
 		"internalCode": in.InternalCode, "name": in.Name, "sourcingType": in.SourcingType, "mainMaterialCode": in.MainMaterialCode,
 		"stockUnit": in.StockUnit, "foodContactStatus": in.FoodContactStatus, "reuseType": in.ReuseType,
 	})
-	if in.MassG.Set() {
-		out["massG"] = in.MassG.Value.String()
+	for name, v := range map[string]input.Opt[decimal.Decimal]{
+		"massG": in.MassG, "innerLengthMm": in.InnerLengthMm, "innerWidthMm": in.InnerWidthMm, "innerHeightMm": in.InnerHeightMm,
+	} {
+		if v.Set() {
+			out[name] = v.Value.String()
+		}
 	}
 	if in.StockTracked.Set() {
 		out["stockTracked"] = boolText(in.StockTracked.Value)
@@ -158,7 +163,16 @@ func itemValues(it *CatalogItem) map[string]any {
 		"internalCode": it.InternalCode, "name": it.Name, "sourcingType": it.SourcingType, "massG": it.MassG.String(),
 		"mainMaterialCode": it.MainMaterialCode, "stockUnit": it.StockUnit, "stockTracked": boolText(it.StockTracked),
 		"foodContactStatus": it.FoodContactStatus, "reuseType": it.ReuseType, "folder": ref(it.FolderID), "family": ref(it.FamilyID),
+		"innerLengthMm": decimalText(it.InnerLengthMm), "innerWidthMm": decimalText(it.InnerWidthMm), "innerHeightMm": decimalText(it.InnerHeightMm),
 	}
+}
+
+// decimalText is an optional decimal in the form of values.
+func decimalText(d *decimal.Decimal) any {
+	if d == nil {
+		return nil
+	}
+	return d.String()
 }
 
 func boolText(b bool) string {

@@ -60,7 +60,7 @@ func ReadInventory(w *work.Unit, itemID uuid.UUID, version input.Opt[uuid.UUID],
 	}
 	// The version's own unit and mass: its movements were recorded in
 	// them, whatever the item says now.
-	var spec versionSpecifications
+	var spec ItemSpecifications
 	if err := json.Unmarshal(v.Specifications, &spec); err != nil {
 		return nil, err
 	}

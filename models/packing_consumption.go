@@ -68,7 +68,7 @@ func (in *PackingConsumptionCreate) Declare(f *input.Fields) {
 	in.Parcel.declare(f)
 	declareEventOn(f, &in.EventOn)
 	in.Lines = nil
-	f.Objects("lines", input.Objects{Required: true, Min: 1, Max: PackingLinesMax}, func(i int, v *input.Fields) {
+	f.Items("lines", input.Items{Required: true, MinItems: 1, MaxItems: PackingLinesMax}, func(i int, v *input.Fields) {
 		l := &PackingLine{index: i}
 		v.Ref("item", &l.Item, input.Ref{Required: true})
 		v.Int("revision", &l.Revision, input.Revision(true))

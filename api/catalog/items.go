@@ -19,32 +19,21 @@ import (
 // catalogItemJSON is the catalogue item resource (camelCase, as the spec's
 // catalogue fields are).
 type catalogItemJSON struct {
-	ID                uuid.UUID       `json:"id"`
-	InternalCode      string          `json:"internalCode"`
-	Name              string          `json:"name"`
-	SourcingType      string          `json:"sourcingType"`
-	MassG             decimal.Decimal `json:"massG"`
-	MainMaterialCode  string          `json:"mainMaterialCode"`
-	StockUnit         string          `json:"stockUnit"`
-	StockTracked      bool            `json:"stockTracked"`
-	FoodContactStatus string          `json:"foodContactStatus"`
-	ReuseType         string          `json:"reuseType"`
-	Folder            *uuid.UUID      `json:"folder"`
-	Family            *uuid.UUID      `json:"family"`
-	Status            string          `json:"status"`
-	Revision          int             `json:"revision"`
-	AssessmentsStale  bool            `json:"assessmentsStale"`
-	CreatedAt         time.Time       `json:"createdAt"`
-	UpdatedAt         time.Time       `json:"updatedAt"`
-	ArchivedAt        *time.Time      `json:"archivedAt"`
+	ID uuid.UUID `json:"id"`
+	models.ItemSpecifications
+	Folder           *uuid.UUID `json:"folder"`
+	Family           *uuid.UUID `json:"family"`
+	Revision         int        `json:"revision"`
+	AssessmentsStale bool       `json:"assessmentsStale"`
+	CreatedAt        time.Time  `json:"createdAt"`
+	UpdatedAt        time.Time  `json:"updatedAt"`
+	ArchivedAt       *time.Time `json:"archivedAt"`
 }
 
 func catalogItemToJSON(i *models.CatalogItem) catalogItemJSON {
 	return catalogItemJSON{
-		ID: i.ID, InternalCode: i.InternalCode, Name: i.Name, SourcingType: i.SourcingType, MassG: i.MassG,
-		MainMaterialCode: i.MainMaterialCode, StockUnit: i.StockUnit, StockTracked: i.StockTracked,
-		FoodContactStatus: i.FoodContactStatus, ReuseType: i.ReuseType, Folder: i.FolderID, Family: i.FamilyID,
-		Status: i.Status, Revision: i.Revision, AssessmentsStale: i.AssessmentsStaleSince != nil,
+		ID: i.ID, ItemSpecifications: i.Specifications(), Folder: i.FolderID, Family: i.FamilyID,
+		Revision: i.Revision, AssessmentsStale: i.AssessmentsStaleSince != nil,
 		CreatedAt: i.CreatedAt.UTC(), UpdatedAt: i.UpdatedAt.UTC(), ArchivedAt: i.ArchivedAt,
 	}
 }

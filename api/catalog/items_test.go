@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"sync"
@@ -406,4 +407,47 @@ func TestReplaceMarkets(t *testing.T) {
 
 	versions := a.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path("/catalog-items/" + item["id"].(string) + "/data-versions?per_page=100"), Token: tn.Token})
 	assert.Len(t, versions.JSON["data"], 5, "every market change is a data version")
+}
+
+// Inner dimensions are optional specifications: set on create, changed or
+// cleared (null) by PATCH, each change a revision whose data version holds
+// them.
+func TestInnerDimensions(t *testing.T) {
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{})
+	res := createItem(t, a, tn, mergeMap(validItem("BOX-IN"), map[string]any{"innerLengthMm": "300.50", "innerWidthMm": "200", "innerHeightMm": nil}))
+	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	assert.Equal(t, "300.5", res.JSON["innerLengthMm"])
+	assert.Equal(t, "200", res.JSON["innerWidthMm"])
+	assert.Nil(t, res.JSON["innerHeightMm"])
+	plain := mustCreateItem(t, a, tn, "BOX-PLAIN")
+	assert.Nil(t, plain["innerLengthMm"], "the dimensions are optional")
+
+	path := tn.Path("/catalog-items/" + res.JSON["id"].(string))
+	patch := func(ifMatch string, body map[string]any) *apitest.Response {
+		return a.Do(apitest.Req{Method: http.MethodPatch, Path: path, Token: tn.Token, Body: body, Headers: map[string]string{"If-Match": ifMatch}})
+	}
+	res = patch(`"1"`, map[string]any{"innerHeightMm": "150", "innerLengthMm": nil})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	assert.Nil(t, res.JSON["innerLengthMm"], "null clears")
+	assert.Equal(t, "200", res.JSON["innerWidthMm"], "not sent: kept")
+	assert.Equal(t, "150", res.JSON["innerHeightMm"])
+
+	var version models.DataVersion
+	require.NoError(t, a.DB.Where("catalog_item_id = ? AND revision = 2", res.JSON["id"]).Take(&version).Error)
+	var spec map[string]any
+	require.NoError(t, json.Unmarshal(version.Specifications, &spec))
+	assert.Contains(t, spec, "innerLengthMm", "a cleared dimension is in the specifications as null")
+	assert.Nil(t, spec["innerLengthMm"])
+	assert.Equal(t, "200", spec["innerWidthMm"])
+	assert.Equal(t, "150", spec["innerHeightMm"])
+
+	res = patch(`"2"`, map[string]any{"innerWidthMm": "0", "innerHeightMm": 150, "innerLengthMm": "-1"})
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	for _, f := range []string{"innerWidthMm", "innerHeightMm", "innerLengthMm"} {
+		assert.Contains(t, res.FieldErrors(), f)
+	}
+	got := a.Do(apitest.Req{Method: http.MethodGet, Path: path, Token: tn.Token})
+	assert.Equal(t, "200", got.JSON["innerWidthMm"], "a refused patch changes nothing")
+	assert.Equal(t, float64(2), got.JSON["revision"])
 }

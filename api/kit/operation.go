@@ -26,7 +26,10 @@ type Operation struct {
 	Permission access.Permission
 	Public     bool
 	Idempotent bool // Idempotency-Key required
-	Rate       RateClass
+	// ReadOnly is a write method that only computes its answer: it runs
+	// without a unit of work, so it leaves no audit entry.
+	ReadOnly bool
+	Rate     RateClass
 	// Paginated operations accept cursor/per_page and answer the list envelope.
 	Paginated bool
 	Query     []Param // query parameters besides cursor/per_page
@@ -118,6 +121,11 @@ func Post(id, path, tag string, ab access.Ability, perm access.Permission) Opera
 
 // NotIdempotent drops the Idempotency-Key requirement.
 func (o Operation) NotIdempotent() Operation { o.Idempotent = false; return o }
+
+// Computes marks a POST that writes nothing (a calculation whose input is
+// too large for a query string): no Idempotency-Key, no unit of work, no
+// audit entry.
+func (o Operation) Computes() Operation { o.Idempotent, o.ReadOnly = false, true; return o }
 
 // WithQuery documents query parameters of an operation whose handler binds
 // no typed query (unbuilt areas).

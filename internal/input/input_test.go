@@ -94,3 +94,23 @@ func TestDescribe(t *testing.T) {
 	assert.Equal(t, "name", params[0].Name)
 	assert.True(t, params[0].Required)
 }
+
+type nullableDecimal struct {
+	Errors
+	Size Opt[decimal.Decimal]
+}
+
+func (s *nullableDecimal) Declare(f *Fields) {
+	f.Decimal("size", &s.Size, Decimal{Positive: true, Nullable: true})
+}
+
+func TestNullableDecimal(t *testing.T) {
+	var s nullableDecimal
+	require.NoError(t, FromJSON([]byte(`{"size":null}`), &s))
+	assert.False(t, s.Failed())
+	assert.True(t, s.Size.Sent && s.Size.Null, "null clears")
+	assert.Equal(t, []string{"string", "null"}, Describe(&s)["properties"].(map[string]any)["size"].(Schema)["type"])
+	s = nullableDecimal{}
+	require.NoError(t, FromJSON([]byte(`{"size":"0"}`), &s))
+	assert.Equal(t, map[string]string{"size": "field.positive"}, keys(&s.Errors))
+}

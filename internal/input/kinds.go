@@ -179,16 +179,20 @@ var decimalForm = regexp.MustCompile(decimalPattern)
 // Decimal is a non-negative decimal sent as a JSON string ("12.5"): JSON
 // numbers are refused because many clients lose precision in them.
 type Decimal struct {
-	Required, Positive bool
+	Required, Positive, Nullable bool
 }
 
 // Decimal binds a decimal string.
 func (f *Fields) Decimal(name string, dst *Opt[decimal.Decimal], r Decimal) {
 	if !f.Binding() {
-		f.describe(name, r.Required, Schema{"type": "string", "pattern": decimalPattern, "examples": []string{"12.5"}})
+		s := Schema{"type": "string", "pattern": decimalPattern, "examples": []string{"12.5"}}
+		if r.Nullable {
+			s = Nullable(s)
+		}
+		f.describe(name, r.Required, s)
 		return
 	}
-	raw, sent, null, ok := f.field(name, r.Required, false)
+	raw, sent, null, ok := f.field(name, r.Required, r.Nullable)
 	*dst = Opt[decimal.Decimal]{Sent: sent, Null: null}
 	if !ok {
 		return
@@ -437,45 +441,5 @@ func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fiel
 			continue
 		}
 		declare(k, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
-	}
-}
-
-// Objects is a list of objects of one shape, between Min and Max long.
-type Objects struct {
-	Required bool
-	Min, Max int
-}
-
-// Objects binds a list of objects, declaring each one's fields with
-// declare (as name.N.field); while describing, declare runs once with
-// index -1 to describe the objects.
-func (f *Fields) Objects(name string, r Objects, declare func(i int, value *Fields)) {
-	if !f.Binding() {
-		value := &Fields{doc: &objectDoc{props: map[string]any{}}}
-		declare(-1, value)
-		f.describe(name, r.Required, Schema{"type": "array", "items": value.doc.schema(), "minItems": r.Min, "maxItems": r.Max})
-		return
-	}
-	raw, _, _, ok := f.field(name, r.Required, false)
-	if !ok {
-		return
-	}
-	var values []json.RawMessage
-	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &values) != nil {
-		f.Fail(name, "field.object_list")
-		return
-	}
-	if len(values) < r.Min || len(values) > r.Max {
-		f.Fail(name, "field.list_length", r.Min, r.Max)
-		return
-	}
-	for i, v := range values {
-		var fields map[string]json.RawMessage
-		prefix := f.prefix + name + "." + strconv.Itoa(i) + "."
-		if json.Unmarshal(v, &fields) != nil || fields == nil {
-			f.errs.Fail(strings.TrimSuffix(prefix, "."), "field.object")
-			continue
-		}
-		declare(i, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
 	}
 }

@@ -1,0 +1,58 @@
+package input
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Items is an array of objects of MinItems to MaxItems entries (0: no
+// bound).
+type Items struct {
+	Required           bool
+	MinItems, MaxItems int
+	Desc               Msg
+}
+
+// Items binds a JSON array of objects, declaring each entry's fields with
+// declare; an entry's errors are named by its index ("lines.2.quantity"),
+// as Each names them by key. While describing, declare runs once with
+// index -1 to describe the entries. It reports how many entries were sent
+// (0 when the array itself was refused).
+func (f *Fields) Items(name string, r Items, declare func(i int, item *Fields)) int {
+	if !f.Binding() {
+		item := &Fields{doc: &objectDoc{props: map[string]any{}}}
+		declare(-1, item)
+		s := Schema{"type": "array", "items": item.doc.schema()}
+		if r.MinItems > 0 {
+			s["minItems"] = r.MinItems
+		}
+		if r.MaxItems > 0 {
+			s["maxItems"] = r.MaxItems
+		}
+		f.describe(name, r.Required, withDesc(s, r.Desc))
+		return 0
+	}
+	raw, _, _, ok := f.field(name, r.Required, false)
+	if !ok {
+		return 0
+	}
+	var entries []json.RawMessage
+	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &entries) != nil {
+		f.Fail(name, "field.object_list")
+		return 0
+	}
+	if len(entries) < r.MinItems || (r.MaxItems > 0 && len(entries) > r.MaxItems) {
+		f.Fail(name, "field.object_list_length", r.MinItems, r.MaxItems)
+		return 0
+	}
+	for i, raw := range entries {
+		var fields map[string]json.RawMessage
+		prefix := f.prefix + name + "." + strconv.Itoa(i) + "."
+		if json.Unmarshal(raw, &fields) != nil || fields == nil {
+			f.errs.Fail(prefix[:len(prefix)-1], "field.object")
+			continue
+		}
+		declare(i, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
+	}
+	return len(entries)
+}
