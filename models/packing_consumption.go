@@ -85,7 +85,7 @@ func (l *PackingLine) field(name string) string { return "lines." + strconv.Itoa
 // parcel, stores the lines and takes every item from stock, all in w. A
 // bad line or a shortage of any item records nothing.
 func CreatePackingConsumption(w *work.Unit, in *PackingConsumptionCreate) (*PackingConsumption, error) {
-	items, err := packingItems(w, in)
+	items, versions, err := packingItems(w, in)
 	if err != nil {
 		return nil, err
 	}
@@ -96,14 +96,6 @@ func CreatePackingConsumption(w *work.Unit, in *PackingConsumptionCreate) (*Pack
 		if items[l.Item.Value].Revision != l.Revision.Value {
 			return nil, ErrRevisionConflict
 		}
-	}
-	list := make([]CatalogItem, 0, len(items))
-	for _, it := range items {
-		list = append(list, *it)
-	}
-	versions, err := dataVersionsOf(w, list)
-	if err != nil {
-		return nil, err
 	}
 	pc := &PackingConsumption{ID: NewID(), OrganizationID: w.Organization(), OrderReference: in.OrderReference.Value,
 		EventOn: in.EventOn.Value, Country: in.Country.Value, CreatedAt: now()}
@@ -141,23 +133,16 @@ func CreatePackingConsumption(w *work.Unit, in *PackingConsumptionCreate) (*Pack
 // packingItems reads the lines' items and records on in what is wrong
 // with each line: an item that is not the organization's, archived or
 // sent twice, or a unit it cannot convert.
-func packingItems(w *work.Unit, in *PackingConsumptionCreate) (map[uuid.UUID]*CatalogItem, error) {
+func packingItems(w *work.Unit, in *PackingConsumptionCreate) (map[uuid.UUID]*CatalogItem, map[uuid.UUID]uuid.UUID, error) {
 	var ids []uuid.UUID
 	for _, l := range in.Lines {
 		if l.Item.Set() {
 			ids = append(ids, l.Item.Value)
 		}
 	}
-	items := map[uuid.UUID]*CatalogItem{}
-	if len(ids) == 0 {
-		return items, nil
-	}
-	var rows []CatalogItem
-	if err := Tenant(w.Context(), w.Read(), w.Organization()).Where("id IN ?", ids).Find(&rows).Error; err != nil {
-		return nil, err
-	}
-	for i := range rows {
-		items[rows[i].ID] = &rows[i]
+	items, versions, err := currentItems(w, ids)
+	if err != nil {
+		return nil, nil, err
 	}
 	seen := map[uuid.UUID]bool{}
 	for _, l := range in.Lines {
@@ -179,5 +164,5 @@ func packingItems(w *work.Unit, in *PackingConsumptionCreate) (map[uuid.UUID]*Ca
 			seen[it.ID] = true
 		}
 	}
-	return items, nil
+	return items, versions, nil
 }

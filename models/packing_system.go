@@ -118,6 +118,21 @@ var ErrConfigurationNotReady = &RuleError{Code: "configuration_not_ready", Key: 
 // LoadConfiguration reads the organization's set id with its lines and
 // their items, and works out its configuration and available sets.
 func LoadConfiguration(w *work.Unit, id uuid.UUID) (*Configuration, error) {
+	cfg, err := loadComposition(w, id)
+	if err != nil || !cfg.AllStockTracked || len(cfg.Composition) == 0 {
+		return cfg, err
+	}
+	sets, err := availableSets(w, cfg.Composition)
+	if err != nil {
+		return nil, err
+	}
+	cfg.AvailableSets = &sets
+	return cfg, nil
+}
+
+// loadComposition is the configuration without the stock it makes: what
+// packing needs, since the ledger judges the stock under its locks.
+func loadComposition(w *work.Unit, id uuid.UUID) (*Configuration, error) {
 	ctx, db, org := w.Context(), w.Read(), w.Organization()
 	sys, err := Find[PackagingSystem](ctx, db, org, id)
 	if err != nil {
@@ -127,7 +142,7 @@ func LoadConfiguration(w *work.Unit, id uuid.UUID) (*Configuration, error) {
 	if err := Tenant(ctx, db, org).Where("packaging_system_id = ?", id).Order("catalog_item_id").Find(&lines).Error; err != nil {
 		return nil, err
 	}
-	cfg := &Configuration{System: sys, Composition: []CompositionLine{}, items: map[uuid.UUID]*CatalogItem{}, AllStockTracked: true}
+	cfg := &Configuration{System: sys, Composition: []CompositionLine{}, AllStockTracked: true}
 	if len(lines) == 0 {
 		cfg.Incomplete = append(cfg.Incomplete, IncompleteNoLines)
 	}
@@ -135,19 +150,11 @@ func LoadConfiguration(w *work.Unit, id uuid.UUID) (*Configuration, error) {
 	for i, l := range lines {
 		itemIDs[i] = l.CatalogItemID
 	}
-	var items []CatalogItem
-	if len(itemIDs) > 0 {
-		if err := Tenant(ctx, db, org).Where("id IN ?", itemIDs).Find(&items).Error; err != nil {
-			return nil, err
-		}
-	}
-	for i := range items {
-		cfg.items[items[i].ID] = &items[i]
-	}
-	versions, err := dataVersionsOf(w, items)
+	items, versions, err := currentItems(w, itemIDs)
 	if err != nil {
 		return nil, err
 	}
+	cfg.items = items
 	outer, archived := false, false
 	for _, l := range lines {
 		it := cfg.items[l.CatalogItemID]
@@ -175,13 +182,6 @@ func LoadConfiguration(w *work.Unit, id uuid.UUID) (*Configuration, error) {
 	}
 	cfg.Ready = len(cfg.Incomplete) == 0
 	cfg.Hash = compositionHash(cfg.Composition)
-	if cfg.AllStockTracked && len(lines) > 0 {
-		sets, err := availableSets(w, cfg.Composition)
-		if err != nil {
-			return nil, err
-		}
-		cfg.AvailableSets = &sets
-	}
 	return cfg, nil
 }
 
@@ -209,15 +209,23 @@ func compositionHash(lines []CompositionLine) string {
 
 // availableSets is how many whole sets the available stock makes.
 func availableSets(w *work.Unit, lines []CompositionLine) (int64, error) {
+	ids := make([]uuid.UUID, len(lines))
+	for i, l := range lines {
+		ids[i] = l.Item
+	}
+	var balances []StockBalance
+	if err := Tenant(w.Context(), w.Read(), w.Organization()).Where("catalog_item_id IN ?", ids).Find(&balances).Error; err != nil {
+		return 0, err
+	}
+	available := map[uuid.UUID]decimal.Decimal{}
+	for i := range balances {
+		available[balances[i].CatalogItemID] = balances[i].Available()
+	}
 	var sets int64 = -1
 	for _, l := range lines {
-		b, err := Balance(w, l.Item)
-		if err != nil {
-			return 0, err
-		}
 		n := int64(0)
-		if l.StockQuantity.IsPositive() && b.Available().IsPositive() {
-			n = b.Available().Div(l.StockQuantity).Floor().IntPart()
+		if a := available[l.Item]; l.StockQuantity.IsPositive() && a.IsPositive() {
+			n = a.Div(l.StockQuantity).Floor().IntPart()
 		}
 		if sets < 0 || n < sets {
 			sets = n
@@ -226,36 +234,35 @@ func availableSets(w *work.Unit, lines []CompositionLine) (int64, error) {
 	return max(sets, 0), nil
 }
 
-// dataVersionsOf are the ids of the items' current data versions.
-func dataVersionsOf(w *work.Unit, items []CatalogItem) (map[uuid.UUID]uuid.UUID, error) {
-	out := map[uuid.UUID]uuid.UUID{}
-	if len(items) == 0 {
-		return out, nil
+// currentItems reads the organization's items ids with the ids of their
+// current data versions (what a record made now cites), in one query.
+func currentItems(w *work.Unit, ids []uuid.UUID) (map[uuid.UUID]*CatalogItem, map[uuid.UUID]uuid.UUID, error) {
+	items, versions := map[uuid.UUID]*CatalogItem{}, map[uuid.UUID]uuid.UUID{}
+	if len(ids) == 0 {
+		return items, versions, nil
 	}
-	var rows []DataVersion
-	q := Tenant(w.Context(), w.Read(), w.Organization()).Select("id", "catalog_item_id")
-	for i, it := range items {
-		cond := "(catalog_item_id = ? AND revision = ?)"
-		if i == 0 {
-			q = q.Where(cond, it.ID, it.Revision)
-		} else {
-			q = q.Or(cond, it.ID, it.Revision)
-		}
+	var rows []struct {
+		CatalogItem        `gorm:"embedded"`
+		CurrentDataVersion uuid.UUID
 	}
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, err
+	err := w.Read().WithContext(w.Context()).Raw(`SELECT i.*, v.id AS current_data_version FROM catalog_items AS i
+		LEFT JOIN catalog_item_data_versions AS v ON v.catalog_item_id = i.id AND v.revision = i.revision
+		WHERE i.organization_id = ? AND i.id IN ?`, w.Organization(), ids).Scan(&rows).Error
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, v := range rows {
-		out[v.CatalogItemID] = v.ID
+	for i := range rows {
+		items[rows[i].ID] = &rows[i].CatalogItem
+		versions[rows[i].ID] = rows[i].CurrentDataVersion
 	}
-	return out, nil
+	return items, versions, nil
 }
 
 // ConfigurationFor is the current, ready configuration of an active set
 // whose revision and hash the client sent: what a consumption or a
 // reservation packs by.
 func ConfigurationFor(w *work.Unit, id uuid.UUID, revision int, hash string) (*Configuration, error) {
-	cfg, err := LoadConfiguration(w, id)
+	cfg, err := loadComposition(w, id)
 	if err != nil {
 		return nil, err
 	}

@@ -133,13 +133,22 @@ func seedPackingSet(db *gorm.DB, orgID uuid.UUID) (uuid.UUID, []uuid.UUID, error
 		if err := db.Create(item).Error; err != nil {
 			return uuid.Nil, nil, err
 		}
+		// Every item has the data version of its revision, which stock
+		// movements cite.
+		version, err := models.NewDataVersion(item, nil, nil)
+		if err == nil {
+			err = db.Create(version).Error
+		}
+		if err != nil {
+			return uuid.Nil, nil, err
+		}
 		line := &models.PackagingSystemLine{ID: models.NewID(), OrganizationID: orgID, PackagingSystemID: sys.ID, CatalogItemID: item.ID,
 			Quantity: decimal.NewFromInt(2), Unit: "piece", Role: "container", OuterPackaging: i == 0}
 		if err := db.Create(line).Error; err != nil {
 			return uuid.Nil, nil, err
 		}
 		items = append(items, item.ID)
-		changes = append(changes, models.StockChange{Item: item, Kind: models.MovementSupply, Physical: decimal.NewFromInt(2 * reservationStock),
+		changes = append(changes, models.StockChange{Item: item, DataVersion: version.ID, Kind: models.MovementSupply, Physical: decimal.NewFromInt(2 * reservationStock),
 			Source: work.Record{Type: "bench", ID: models.NewID()}, Field: "quantity"})
 	}
 	if err := models.ApplyStock(w, changes); err != nil {
