@@ -3,6 +3,7 @@ package packing_test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,9 +16,9 @@ import (
 	"ppwr/models"
 )
 
-// The helpers below build packing sets and opening stock directly in the
-// database, while the packing-set and supply-event APIs are built
-// elsewhere: one helper each, so they are easy to swap for the API.
+// Fixtures: items and packing sets are made through the API; stock is
+// seeded through the ledger's own command, which can also hold stock
+// without a reservation behind it.
 
 // newItem creates a catalogue item through the API: a piece of massG
 // grams.
@@ -32,17 +33,21 @@ func newItem(t *testing.T, a *apitest.API, tn apitest.Tenant, tracked bool) uuid
 	return uuid.MustParse(res.JSON["id"].(string))
 }
 
-// newSet stores a packing set whose recipe takes perSet pieces of each
+// newSet creates a packing set whose recipe takes perSet pieces of each
 // item, the first being the outer packaging.
 func newSet(t *testing.T, a *apitest.API, tn apitest.Tenant, perSet int64, items ...uuid.UUID) uuid.UUID {
 	t.Helper()
-	sys := &models.PackagingSystem{ID: models.NewID(), OrganizationID: tn.Org, Name: "Parcel S", Status: models.SystemActive, Revision: 1}
-	require.NoError(t, a.DB.Create(sys).Error)
+	res := post(a, tn, "/packaging-systems", map[string]any{"name": "Parcel S"})
+	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	id := res.JSON["id"].(string)
+	revision := res.JSON["revision"]
 	for i, it := range items {
-		require.NoError(t, a.DB.Create(&models.PackagingSystemLine{ID: models.NewID(), OrganizationID: tn.Org, PackagingSystemID: sys.ID,
-			CatalogItemID: it, Quantity: decimal.NewFromInt(perSet), Unit: "piece", Role: "container", OuterPackaging: i == 0}).Error)
+		res = post(a, tn, "/packaging-systems/"+id+"/items", map[string]any{"revision": revision, "item": it,
+			"quantity": strconv.FormatInt(perSet, 10), "unit": "piece", "role": "container", "outer_packaging": i == 0})
+		require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+		revision = res.JSON["revision"]
 	}
-	return sys.ID
+	return uuid.MustParse(id)
 }
 
 // stockedSet is a set of two stock-tracked items, perSet of each, with
@@ -58,22 +63,30 @@ func stockedSet(t *testing.T, a *apitest.API, tn apitest.Tenant, perSet, stock i
 // addStock records a supply of quantity pieces of an item.
 func addStock(t *testing.T, a *apitest.API, tn apitest.Tenant, itemID uuid.UUID, quantity int64) {
 	t.Helper()
-	w := work.New(context.Background(), a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: tn.Org})
-	item, err := models.Find[models.CatalogItem](context.Background(), a.DB, tn.Org, itemID)
+	seedStock(t, a, tn.Org, itemID, decimal.NewFromInt(quantity), decimal.Zero)
+}
+
+// seedStock moves an item's physical and reserved stock on its current
+// data version.
+func seedStock(t *testing.T, a *apitest.API, org, itemID uuid.UUID, physical, reserved decimal.Decimal) {
+	t.Helper()
+	w := work.New(context.Background(), a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: org})
+	item, err := models.Find[models.CatalogItem](context.Background(), a.DB, org, itemID)
 	require.NoError(t, err)
 	version, err := models.CurrentDataVersion(w, item)
 	require.NoError(t, err)
 	require.NoError(t, models.ApplyStock(w, []models.StockChange{{Item: item, DataVersion: version, Kind: models.MovementSupply,
-		Physical: decimal.NewFromInt(quantity), Source: work.Record{Type: "test", ID: models.NewID()}, Field: "quantity"}}))
+		Physical: physical, Reserved: reserved, Source: work.Record{Type: "test", ID: models.NewID()}, Field: "quantity"}}))
 	require.NoError(t, w.Commit())
 }
 
-// configuration is a set's current revision and configuration hash.
+// configuration is a set's current revision and configuration hash, as
+// a client reads them.
 func configuration(t *testing.T, a *apitest.API, tn apitest.Tenant, setID uuid.UUID) (int, string) {
 	t.Helper()
-	cfg, err := models.LoadConfiguration(work.New(context.Background(), a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: tn.Org}), setID)
-	require.NoError(t, err)
-	return cfg.System.Revision, cfg.Hash
+	res := get(a, tn, "/packaging-systems/"+setID.String()+"/configuration")
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	return int(res.JSON["revision"].(float64)), res.JSON["configuration_hash"].(string)
 }
 
 // balance is an item's physical and reserved stock.

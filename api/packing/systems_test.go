@@ -13,7 +13,6 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/internal/i18n"
-	"ppwr/internal/work"
 	"ppwr/models"
 )
 
@@ -75,21 +74,10 @@ func (cl *client) line(system string, body map[string]any) string {
 	return cl.ok(http.StatusCreated, http.MethodPost, "/packaging-systems/"+system+"/items", body)["line"].(string)
 }
 
-// stock records a movement of an item's stock on its current data version,
-// as supply events will.
+// stock moves an item's physical and reserved stock.
 func (cl *client) stock(item string, physical, reserved string) {
 	cl.t.Helper()
-	w := work.New(cl.t.Context(), cl.a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: cl.tn.Org})
-	it, err := models.Find[models.CatalogItem](cl.t.Context(), cl.a.DB, cl.tn.Org, uuid.MustParse(item))
-	require.NoError(cl.t, err)
-	version, err := models.CurrentDataVersion(w, it)
-	require.NoError(cl.t, err)
-	require.NoError(cl.t, models.ApplyStock(w, []models.StockChange{{
-		Item: it, DataVersion: version, Kind: models.MovementSupply,
-		Physical: decimal.RequireFromString(physical), Reserved: decimal.RequireFromString(reserved),
-		Source: work.Record{Type: "test", ID: models.NewID()}, Field: "quantity",
-	}}))
-	require.NoError(cl.t, w.Commit())
+	seedStock(cl.t, cl.a, cl.tn.Org, uuid.MustParse(item), decimal.RequireFromString(physical), decimal.RequireFromString(reserved))
 }
 
 // assertField checks that a 422 names field with the message of key.
