@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"ppwr/api/apitest"
@@ -23,6 +24,10 @@ func FuzzWrites(f *testing.F) {
 		"mainMaterialCode":"PAPER","stockUnit":"piece","foodContactStatus":"unknown","reuseType":"single_use"}`)
 	folder := createFixture(f, a, tn, "/folders", `{"name":"Fuzz"}`)
 	family := createFixture(f, a, tn, "/families", `{"name":"Fuzz"}`)
+	set := createFixture(f, a, tn, "/packaging-systems", `{"name":"Fuzz"}`)
+	line := a.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path("/packaging-systems/" + set + "/items"), Token: tn.Token,
+		Body:    `{"revision":1,"item":"` + item + `","quantity":"1","unit":"piece","role":"container","outer_packaging":true}`,
+		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}}).JSON["line"].(string)
 	targets := []struct{ method, path string }{
 		{http.MethodPost, "/catalog-items"},
 		{http.MethodPatch, "/catalog-items/" + item},
@@ -36,6 +41,17 @@ func FuzzWrites(f *testing.F) {
 		{http.MethodPost, "/families"},
 		{http.MethodPut, "/families/" + family},
 		{http.MethodPost, "/parties"},
+		{http.MethodPost, "/catalog-items/" + item + "/supply-events"},
+		{http.MethodPost, "/flows"},
+		{http.MethodPost, "/packaging-systems"},
+		{http.MethodPut, "/packaging-systems/" + set},
+		{http.MethodPost, "/packaging-systems/" + set + "/items"},
+		{http.MethodDelete, "/packaging-systems/" + set + "/items/" + line},
+		{http.MethodPost, "/packaging-systems/" + set + "/consumptions"},
+		{http.MethodPost, "/packaging-systems/" + set + "/reservations"},
+		{http.MethodPost, "/packing-consumptions"},
+		{http.MethodPost, "/packing-recommendations"},
+		{http.MethodGet, "/catalog-items/" + item + "/inventory"},
 		{http.MethodGet, "/catalog-items"},
 		{http.MethodGet, "/folders"},
 		{http.MethodGet, "/audit-log"},
@@ -45,6 +61,11 @@ func FuzzWrites(f *testing.F) {
 		`{"massG":"1e400"}`, `{"massG":" 12.5 "}`, `{"folder":"00000000-0000-0000-0000-000000000000"}`,
 		`{"\u0000":"\u0000"}`, `{"markets":["PL"],"market_details":{"PL":[]}}`, `[]`, `"x"`, `{`, ``,
 		`{"roles":[1],"country":{}}`, `{"revision":1,"parent":"` + folder + `"}`,
+		`{"catalog_revision":1,"direction":"used","quantity_units":"999999999999999.999999999","usage_channel":"ecommerce","country":"PL","event_on":"2026-01-01"}`,
+		`{"item":"` + item + `","kind":"placed","quantity":"1","unit":"kg","mass_g":"1","country":"PL","event_on":"9999-12-31"}`,
+		`{"revision":2,"configuration_hash":"` + strings.Repeat("0", 64) + `","sets_count":2147483648,"order_reference":"\u0000","country":"PL","expires_in_hours":169}`,
+		`{"order_reference":"A","event_on":"2026-01-01","country":"PL","lines":[{"item":"` + item + `","revision":1,"quantity":"1","unit":"m3","reusable":false},{}]}`,
+		`{"products":[{"length_mm":"0.000000001","width_mm":"1e9","height_mm":"1","quantity":100}],"limit":0}`,
 	}
 	for i, s := range seeds {
 		f.Add(uint8(i), []byte(s), "fuzz-key-0000000000000", `"1"`, "q=%00&per_page=7")
