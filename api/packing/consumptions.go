@@ -118,16 +118,7 @@ func (h *handlers) consumePackagingSystem(c *gin.Context, in *models.SetConsumpt
 
 // listPackagingSystemUsages pages through a set's usages, newest first.
 func (h *handlers) listPackagingSystemUsages(c *gin.Context) error {
-	id, err := kit.PathID(c, "systemId")
-	if err != nil {
-		return err
-	}
-	ctx, org := c.Request.Context(), kit.OrgID(c)
-	if _, err := models.Find[models.PackagingSystem](ctx, h.DB, org, id); err != nil {
-		return err
-	}
-	q := models.Tenant(ctx, h.DB, org).Model(&models.PackagingSystemUsage{}).Where("packaging_system_id = ?", id)
-	return kit.Paginate(c, q, kit.NewestFirst, usageToJSON)
+	return listOfSystem(c, h, kit.NewestFirst, usageToJSON)
 }
 
 type packingLineJSON struct {

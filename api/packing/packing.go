@@ -7,7 +7,10 @@ package packing
 import (
 	"maps"
 
+	"github.com/gin-gonic/gin"
+
 	"ppwr/api/kit"
+	"ppwr/models"
 )
 
 const tag = "packing"
@@ -24,4 +27,19 @@ func Area(d kit.Deps) kit.Area {
 		area.Codes = append(area.Codes, part.Codes...)
 	}
 	return area
+}
+
+// listOfSystem pages through the rows of T that belong to the set the
+// path names (systemId); another organization's set is a 404.
+func listOfSystem[T any, R any](c *gin.Context, h *handlers, order kit.Order, render func(*T) R) error {
+	id, err := kit.PathID(c, "systemId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	if _, err := models.Find[models.PackagingSystem](ctx, h.DB, org, id); err != nil {
+		return err
+	}
+	q := models.Tenant(ctx, h.DB, org).Model(new(T)).Where("packaging_system_id = ?", id)
+	return kit.Paginate(c, q, order, render)
 }

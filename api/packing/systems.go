@@ -209,16 +209,7 @@ func lineToJSON(l *models.PackagingSystemLine) lineJSON {
 // listLines pages through the recipe lines of the path's set in the order
 // they were added.
 func (h *handlers) listLines(c *gin.Context) error {
-	id, err := kit.PathID(c, "systemId")
-	if err != nil {
-		return err
-	}
-	ctx, org := c.Request.Context(), kit.OrgID(c)
-	if _, err := models.Find[models.PackagingSystem](ctx, h.DB, org, id); err != nil {
-		return err
-	}
-	q := models.Tenant(ctx, h.DB, org).Model(&models.PackagingSystemLine{}).Where("packaging_system_id = ?", id)
-	return kit.Paginate(c, q, kit.OldestFirst, lineToJSON)
+	return listOfSystem(c, h, kit.OldestFirst, lineToJSON)
 }
 
 // upsertLine adds a line (201) or changes the one the body names (200),
