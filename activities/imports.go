@@ -10,10 +10,12 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/activity"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/text/encoding/charmap"
 	"gorm.io/gorm"
 
@@ -139,6 +141,51 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 		return err
 	}
 	planner := models.NewRowPlanner(imp)
+	// Planning is Go's work and storing the rows PostgreSQL's: a batch is
+	// stored (and heartbeated, in order) while the next one is planned, so
+	// both cores work. Planning reads none of the rows stored. Batches
+	// planned before an unreadable row are still stored, as they were
+	// when each batch was stored before the next was read.
+	planned, failed := make(chan plannedBatch), make(chan struct{})
+	stored := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range planned {
+			if err != nil {
+				b.w.Rollback()
+				continue
+			}
+			if err = b.w.Commit(); err != nil {
+				close(failed)
+				continue
+			}
+			activity.RecordHeartbeat(ctx, b.last)
+		}
+		stored <- err
+	}()
+	err = a.planRows(ctx, imp, rows, columns, planner, planned, failed)
+	close(planned)
+	if storeErr := <-stored; storeErr != nil {
+		return storeErr
+	}
+	return err
+}
+
+// errStoreFailed stops the planning when storing a batch failed; the
+// storing's error is the one returned.
+var errStoreFailed = errors.New("storing a batch failed")
+
+// plannedBatch is a batch's unit, with its rows deferred, and the number
+// of its last row.
+type plannedBatch struct {
+	w    *work.Unit
+	last int
+}
+
+// planRows reads and plans the rows in batches, passing each to planned
+// for storing, until the file ends or storing failed.
+func (a *Imports) planRows(ctx context.Context, imp *models.Import, rows rowReader, columns []string, planner models.RowPlanner,
+	planned chan<- plannedBatch, failed <-chan struct{}) error {
 	batch := make([]map[string]string, 0, previewBatch)
 	first := 1
 	flush := func() error {
@@ -150,12 +197,14 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 			w.Rollback()
 			return err
 		}
-		if err := w.Commit(); err != nil {
-			return err
+		select {
+		case planned <- plannedBatch{w: w, last: first + len(batch) - 1}:
+		case <-failed:
+			w.Rollback()
+			return errStoreFailed
 		}
-		activity.RecordHeartbeat(ctx, first+len(batch)-1)
 		first += len(batch)
-		batch = batch[:0]
+		batch = make([]map[string]string, 0, previewBatch)
 		return nil
 	}
 	for {
@@ -308,16 +357,13 @@ func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error)
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &after)
 	}
-	for {
-		last, n, err := models.ApplyImportBatch(importUnit(ctx, a.DB, imp), imp, after, applyBatch)
-		if err != nil {
-			return "", err
-		}
-		if n == 0 {
-			break
-		}
-		after = last
-		activity.RecordHeartbeat(ctx, after)
+	if models.ImportRowsIndependent(imp) {
+		err = a.applyConcurrently(ctx, imp, after)
+	} else {
+		err = a.applyInTurn(ctx, imp, after)
+	}
+	if err != nil {
+		return "", err
 	}
 	w := systemUnit(ctx, a.DB, imp.OrganizationID)
 	status, err := models.CompleteImport(w, imp)
@@ -326,4 +372,72 @@ func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error)
 		return "", err
 	}
 	return status, models.Commit(w, models.AuditEntry{Operation: "completeImport"})
+}
+
+// applyInTurn applies the batches after row number after one by one.
+func (a *Imports) applyInTurn(ctx context.Context, imp *models.Import, after int) error {
+	for {
+		last, n, err := models.ApplyImportBatch(importUnit(ctx, a.DB, imp), imp, after, applyBatch)
+		if err != nil || n == 0 {
+			return err
+		}
+		after = last
+		activity.RecordHeartbeat(ctx, after)
+	}
+}
+
+// applyWorkers is how many batches are applied at the same time: half of
+// a batch's time is Go's and half PostgreSQL's, so two keep both busy.
+const applyWorkers = 2
+
+// applyConcurrently applies the batches after row number after, several
+// at a time. The batches are the ones applyInTurn would apply, cut in
+// turn by row number; each still commits alone with its audit entry. The
+// heartbeat names the last row before which every batch committed, so a
+// retry resumes there and skips the rows of later batches that committed.
+func (a *Imports) applyConcurrently(ctx context.Context, imp *models.Import, after int) error {
+	type batch struct{ after, last int }
+	batches := make(chan batch)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(batches)
+		for from := after; ; {
+			last, err := models.ImportBatchEnd(gctx, a.DB, imp.ID, from, applyBatch)
+			if err != nil || last == 0 {
+				return err
+			}
+			select {
+			case batches <- batch{after: from, last: last}:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			from = last
+		}
+	})
+	var (
+		mu   sync.Mutex
+		done = map[int]int{} // committed batches beyond after: from → last
+	)
+	committed := func(b batch) {
+		mu.Lock()
+		defer mu.Unlock()
+		done[b.after] = b.last
+		for last, ok := done[after]; ok; last, ok = done[after] {
+			delete(done, after)
+			after = last
+			activity.RecordHeartbeat(ctx, after)
+		}
+	}
+	for range applyWorkers {
+		g.Go(func() error {
+			for b := range batches {
+				if _, _, err := models.ApplyImportRange(importUnit(gctx, a.DB, imp), imp, b.after, b.last, applyBatch); err != nil {
+					return err
+				}
+				committed(b)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }

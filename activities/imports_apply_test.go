@@ -63,3 +63,51 @@ func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 	require.NoError(t, db.Model(&models.Event{}).Where("organization_id = ? AND type LIKE ?", org.ID, "catalog_item.%").Count(&events).Error)
 	assert.Zero(t, events, "the import's rows record what changed, not one event per row")
 }
+
+// Batches applied at the same time are cut by row number: a batch applies
+// only its own pending rows, and the next batch's end counts only rows
+// not applied yet.
+func TestApplyRangeKeepsToItsRows(t *testing.T) {
+	ctx := context.Background()
+	db := testenv.DB(t)
+	org, err := models.CreateOrganization(ctx, db, "Range Test", "range-"+uuid.NewString()[:8])
+	require.NoError(t, err)
+	actor := work.Actor{Kind: work.ActorImport, OrganizationID: org.ID, Reference: "import/test/range"}
+	unit := func() *work.Unit { return work.New(ctx, db, actor) }
+
+	w := unit()
+	imp, err := models.CreateImport(w, models.NewID(), models.ImportUpload{Type: models.ImportCatalog, FileName: "t.csv", Size: 1})
+	require.NoError(t, err)
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.upload"}))
+	var cells []map[string]string
+	for i := 1; i <= 5; i++ {
+		cells = append(cells, map[string]string{
+			"internalCode": fmt.Sprintf("G-%d", i), "name": "Row", "sourcingType": "purchased", "massG": "1.5",
+			"mainMaterialCode": "PLASTIC_PET", "stockUnit": "piece", "foodContactStatus": "unknown", "reuseType": "single_use",
+		})
+	}
+	cells[1]["massG"] = "heavy" // row 2 is invalid, so never pending
+	w = unit()
+	rows, err := models.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
+	require.NoError(t, err)
+	require.NoError(t, w.Tx().Create(&rows).Error)
+	require.NoError(t, w.Commit())
+	require.True(t, models.ImportRowsIndependent(imp))
+
+	end, err := models.ImportBatchEnd(ctx, db, imp.ID, 0, 2)
+	require.NoError(t, err)
+	assert.Equal(t, 3, end, "rows 1 and 3 are the first two pending")
+	last, n, err := models.ApplyImportRange(unit(), imp, 3, 5, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []int{5, 2}, []int{last, n}, "the later batch commits first")
+	last, n, err = models.ApplyImportRange(unit(), imp, 0, 3, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []int{3, 2}, []int{last, n})
+	end, err = models.ImportBatchEnd(ctx, db, imp.ID, 3, 2)
+	require.NoError(t, err)
+	assert.Zero(t, end, "nothing is pending after row 3")
+
+	var items int64
+	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org.ID).Count(&items).Error)
+	assert.Equal(t, int64(4), items)
+}

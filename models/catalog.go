@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -176,17 +177,25 @@ func NewDataVersion(item *CatalogItem, comps []Component, markets []MarketScenar
 	}
 	compJSON, _ := json.Marshal(vc)
 	marketJSON, _ := json.Marshal(vm)
-	canonical, _ := json.Marshal(struct {
-		Revision       int             `json:"revision"`
-		Specifications json.RawMessage `json:"specifications"`
-		Components     json.RawMessage `json:"components"`
-		Markets        json.RawMessage `json:"markets"`
-	}{item.Revision, specJSON, compJSON, marketJSON})
-	sum := sha256.Sum256(canonical)
+	sum := sha256.Sum256(canonicalVersion(item.Revision, specJSON, compJSON, marketJSON))
 	v := &DataVersion{
 		ID: NewID(), OrganizationID: item.OrganizationID, CatalogItemID: item.ID, Revision: item.Revision,
 		Specifications: datatypes.JSON(specJSON), Components: datatypes.JSON(compJSON), Markets: datatypes.JSON(marketJSON),
 		SHA256: hex.EncodeToString(sum[:]),
 	}
 	return v, nil
+}
+
+// canonicalVersion is the canonical JSON of a data version, an object of
+// revision, specifications, components and markets in that order, joined
+// from the parts already marshalled: marshalling them again as raw
+// messages only re-scans them, and yields these same bytes.
+func canonicalVersion(revision int, spec, comps, markets []byte) []byte {
+	out := make([]byte, 0, len(spec)+len(comps)+len(markets)+64)
+	out = append(out, `{"revision":`...)
+	out = strconv.AppendInt(out, int64(revision), 10)
+	out = append(append(out, `,"specifications":`...), spec...)
+	out = append(append(out, `,"components":`...), comps...)
+	out = append(append(out, `,"markets":`...), markets...)
+	return append(out, '}')
 }

@@ -27,6 +27,10 @@ type importKind struct {
 	// returns, row by row, what each changed or why it is invalid after
 	// all. Nil for a type whose rows are planned only.
 	apply func(w *work.Unit, rows []ImportRow) ([]rowApplied, error)
+	// independent types key every row by a unique key of one record, each
+	// once per file (catalogue items by internal code), so their batches
+	// may be applied at the same time.
+	independent bool
 }
 
 // rowApplied is what applying a row did: the change it made, or why it
@@ -55,7 +59,7 @@ func rowByRow(apply func(w *work.Unit, row *ImportRow) (any, error)) func(*work.
 }
 
 var importKinds = map[string]importKind{
-	ImportCatalog:          {planner: func() RowPlanner { return &catalogPlanner{} }, apply: applyCatalogRows},
+	ImportCatalog:          {planner: func() RowPlanner { return &catalogPlanner{} }, apply: applyCatalogRows, independent: true},
 	ImportPartners:         {planner: func() RowPlanner { return &partnerPlanner{} }, apply: rowByRow(applyPartnerRow)},
 	ImportCodeMappings:     {planner: func() RowPlanner { return &codeMappingPlanner{} }, apply: rowByRow(applyCodeMappingRow)},
 	ImportDocumentMetadata: {planner: func() RowPlanner { return &documentMetadataPlanner{} }},

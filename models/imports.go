@@ -1,12 +1,15 @@
 package models
 
 import (
+	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"ppwr/internal/input"
@@ -275,15 +278,39 @@ func ClearImportRows(w *work.Unit, importID uuid.UUID) error {
 	return w.Tx().Where("import_id = ?", importID).Delete(&ImportRow{}).Error
 }
 
-// PendingImportRows are the next rows to apply after row number after:
-// planned creates and updates not applied yet, in row order.
-func PendingImportRows(w *work.Unit, importID uuid.UUID, after, limit int) ([]ImportRow, error) {
+// pendingRows is the condition on an import's rows (its id, then a row
+// number) that they are after that number and to be applied: planned
+// creates and updates not applied yet.
+const pendingRows = "import_id = ? AND number > ? AND applied IS NULL AND outcome IN ('" + OutcomeCreate + "', '" + OutcomeUpdate + "')"
+
+// PendingImportRows are the next rows to apply after row number after, up
+// to row number upTo: planned creates and updates not applied yet, in row
+// order. Their input is not read: the apply binds what was planned, and
+// rendering the input's jsonb as text took PostgreSQL as long again as
+// rendering the rest of the row.
+func PendingImportRows(w *work.Unit, importID uuid.UUID, after, upTo, limit int) ([]ImportRow, error) {
 	var rows []ImportRow
-	err := w.Tx().Clauses(clause.Locking{Strength: "UPDATE"}).
-		Where("import_id = ? AND number > ? AND applied IS NULL AND outcome IN ?", importID, after, []string{OutcomeCreate, OutcomeUpdate}).
+	err := w.Tx().Clauses(clause.Locking{Strength: "UPDATE"}).Omit("input").Where(pendingRows+" AND number <= ?", importID, after, upTo).
 		Order("number").Limit(limit).Find(&rows).Error
 	return rows, err
 }
+
+// ImportBatchEnd is the number of the last row of the next batch of up to
+// limit pending rows after row number after, or 0 when none is pending.
+func ImportBatchEnd(ctx context.Context, db *gorm.DB, importID uuid.UUID, after, limit int) (int, error) {
+	var end *int
+	err := db.WithContext(ctx).Raw("SELECT max(number) FROM (SELECT number FROM import_rows WHERE "+pendingRows+
+		" ORDER BY number LIMIT ?) AS batch", importID, after, limit).Scan(&end).Error
+	if err != nil || end == nil {
+		return 0, err
+	}
+	return *end, nil
+}
+
+// ImportRowsIndependent reports whether the import's rows may be applied
+// in batches at the same time: no two of its rows touch the same record
+// or unique key, so batches neither wait for nor refuse each other.
+func ImportRowsIndependent(imp *Import) bool { return importKinds[imp.Type].independent }
 
 // ApplyImportBatch applies up to limit pending rows after row number after
 // in w, through the same commands as the API, records on each row what it
@@ -294,12 +321,18 @@ func PendingImportRows(w *work.Unit, importID uuid.UUID, after, limit int) ([]Im
 // row number handled and how many rows it handled; 0 rows means nothing
 // is left.
 func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int, err error) {
+	return ApplyImportRange(w, imp, after, math.MaxInt32, limit)
+}
+
+// ApplyImportRange is ApplyImportBatch of the pending rows up to row
+// number upTo only, for batches applied at the same time.
+func ApplyImportRange(w *work.Unit, imp *Import, after, upTo, limit int) (last, n int, err error) {
 	apply := importKinds[imp.Type].apply
 	if apply == nil {
 		w.Rollback()
 		return after, 0, ErrImportPlannedOnly
 	}
-	rows, err := PendingImportRows(w, imp.ID, after, limit)
+	rows, err := PendingImportRows(w, imp.ID, after, upTo, limit)
 	if err != nil || len(rows) == 0 {
 		w.Rollback()
 		return after, 0, err
