@@ -8,21 +8,23 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
 	"ppwr/models"
 )
 
-// An apply attempt that committed a batch and died before heartbeating it
-// is retried from the start: the committed rows are skipped, because each
-// row's mark commits with its change.
-func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
+// plannedCatalogImport stores a catalog import of n planned rows (codes
+// prefix-1…), after edit changed their cells, and answers the database,
+// the organization, the import and a unit-of-work maker acting as it.
+func plannedCatalogImport(t *testing.T, prefix string, n int, edit func([]map[string]string)) (*gorm.DB, uuid.UUID, *models.Import, func() *work.Unit) {
+	t.Helper()
 	ctx := context.Background()
 	db := testenv.DB(t)
-	org, err := models.CreateOrganization(ctx, db, "Apply Test", "apply-"+uuid.NewString()[:8])
+	org, err := models.CreateOrganization(ctx, db, "Apply Test", prefix+uuid.NewString()[:8])
 	require.NoError(t, err)
-	actor := work.Actor{Kind: work.ActorImport, OrganizationID: org.ID, Reference: "import/test/apply"}
+	actor := work.Actor{Kind: work.ActorImport, OrganizationID: org.ID, Reference: "import/test/" + prefix}
 	unit := func() *work.Unit { return work.New(ctx, db, actor) }
 
 	w := unit()
@@ -30,17 +32,26 @@ func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.upload"}))
 	var cells []map[string]string
-	for i := 1; i <= 3; i++ {
+	for i := 1; i <= n; i++ {
 		cells = append(cells, map[string]string{
-			"internalCode": fmt.Sprintf("R-%d", i), "name": "Row", "sourcingType": "purchased", "massG": "1.5",
+			"internalCode": fmt.Sprintf("%s-%d", prefix, i), "name": "Row", "sourcingType": "purchased", "massG": "1.5",
 			"mainMaterialCode": "PLASTIC_PET", "stockUnit": "piece", "foodContactStatus": "unknown", "reuseType": "single_use",
 		})
 	}
+	edit(cells)
 	w = unit()
 	rows, err := models.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
 	require.NoError(t, err)
 	require.NoError(t, w.Tx().Create(&rows).Error)
 	require.NoError(t, w.Commit())
+	return db, org.ID, imp, unit
+}
+
+// An apply attempt that committed a batch and died before heartbeating it
+// is retried from the start: the committed rows are skipped, because each
+// row's mark commits with its change.
+func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
+	db, org, imp, unit := plannedCatalogImport(t, "apply", 3, func([]map[string]string) {})
 
 	_, n, err := models.ApplyImportBatch(unit(), imp, 0, 2)
 	require.NoError(t, err)
@@ -54,13 +65,13 @@ func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 	assert.Zero(t, n)
 
 	var items int64
-	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org.ID).Count(&items).Error)
+	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org).Count(&items).Error)
 	assert.Equal(t, int64(3), items)
 	var audits int64
-	require.NoError(t, db.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", org.ID, "applyImport").Count(&audits).Error)
+	require.NoError(t, db.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", org, "applyImport").Count(&audits).Error)
 	assert.Equal(t, int64(2), audits, "one audit entry per batch")
 	var events int64
-	require.NoError(t, db.Model(&models.Event{}).Where("organization_id = ? AND type LIKE ?", org.ID, "catalog_item.%").Count(&events).Error)
+	require.NoError(t, db.Model(&models.Event{}).Where("organization_id = ? AND type LIKE ?", org, "catalog_item.%").Count(&events).Error)
 	assert.Zero(t, events, "the import's rows record what changed, not one event per row")
 }
 
@@ -69,29 +80,9 @@ func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 // not applied yet.
 func TestApplyRangeKeepsToItsRows(t *testing.T) {
 	ctx := context.Background()
-	db := testenv.DB(t)
-	org, err := models.CreateOrganization(ctx, db, "Range Test", "range-"+uuid.NewString()[:8])
-	require.NoError(t, err)
-	actor := work.Actor{Kind: work.ActorImport, OrganizationID: org.ID, Reference: "import/test/range"}
-	unit := func() *work.Unit { return work.New(ctx, db, actor) }
-
-	w := unit()
-	imp, err := models.CreateImport(w, models.NewID(), models.ImportUpload{Type: models.ImportCatalog, FileName: "t.csv", Size: 1})
-	require.NoError(t, err)
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.upload"}))
-	var cells []map[string]string
-	for i := 1; i <= 5; i++ {
-		cells = append(cells, map[string]string{
-			"internalCode": fmt.Sprintf("G-%d", i), "name": "Row", "sourcingType": "purchased", "massG": "1.5",
-			"mainMaterialCode": "PLASTIC_PET", "stockUnit": "piece", "foodContactStatus": "unknown", "reuseType": "single_use",
-		})
-	}
-	cells[1]["massG"] = "heavy" // row 2 is invalid, so never pending
-	w = unit()
-	rows, err := models.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
-	require.NoError(t, err)
-	require.NoError(t, w.Tx().Create(&rows).Error)
-	require.NoError(t, w.Commit())
+	db, org, imp, unit := plannedCatalogImport(t, "range", 5, func(cells []map[string]string) {
+		cells[1]["massG"] = "heavy" // row 2 is invalid, so never pending
+	})
 	require.True(t, models.ImportRowsIndependent(imp))
 
 	end, err := models.ImportBatchEnd(ctx, db, imp.ID, 0, 2)
@@ -108,6 +99,6 @@ func TestApplyRangeKeepsToItsRows(t *testing.T) {
 	assert.Zero(t, end, "nothing is pending after row 3")
 
 	var items int64
-	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org.ID).Count(&items).Error)
+	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org).Count(&items).Error)
 	assert.Equal(t, int64(4), items)
 }
