@@ -54,6 +54,16 @@ type ConflictError struct {
 
 func (e *ConflictError) Error() string { return e.Code }
 
+// ForbiddenError refuses an actor an action an organization policy
+// reserves to others (403), such as approving one's own upload under
+// dual control.
+type ForbiddenError struct {
+	Code string
+	Key  string
+}
+
+func (e *ForbiddenError) Error() string { return e.Code }
+
 // Business rules of the catalogue.
 var (
 	ErrItemArchived   = &RuleError{Code: "item_archived", Key: "error.item_archived"}

@@ -14,7 +14,7 @@ var EventCatalogue = []Payload{
 	PackagingSystemConsumed{},
 	ReservationCreated{}, ReservationConsumed{}, ReservationReleased{}, ReservationExpired{},
 	PackingConsumptionCreated{}, SupplyEventCreated{}, FlowCreated{},
-	DocumentVersionCreated{}, DocumentVersionProcessed{}, DocumentVersionDecided{},
+	DocumentVersionCreated{}, DocumentVersionProcessed{}, DocumentVersionQuarantined{}, DocumentVersionDecided{},
 	EvidenceProposalCreated{}, EvidenceProposalDecided{}, TraceabilityLinkCreated{}, GeneratedDocumentCreated{},
 	SupplierRequestCreated{}, SupplierRequestSent{}, SupplierRequestCancelled{}, SupplierRequestLineReviewed{},
 	ImportReady{}, ImportCompleted{}, ImportFailed{},
@@ -179,6 +179,7 @@ type RecordStatus struct {
 type (
 	DocumentVersionCreated      RecordStatus
 	DocumentVersionProcessed    RecordStatus
+	DocumentVersionQuarantined  RecordStatus
 	DocumentVersionDecided      RecordStatus
 	EvidenceProposalDecided     RecordStatus
 	SupplierRequestSent         RecordStatus
@@ -195,6 +196,7 @@ type (
 
 func (DocumentVersionCreated) EventType() string      { return "document_version.created" }
 func (DocumentVersionProcessed) EventType() string    { return "document_version.processed" }
+func (DocumentVersionQuarantined) EventType() string  { return "document_version.quarantined" }
 func (DocumentVersionDecided) EventType() string      { return "document_version.decided" }
 func (EvidenceProposalDecided) EventType() string     { return "evidence_proposal.decided" }
 func (SupplierRequestSent) EventType() string         { return "supplier_request.sent" }

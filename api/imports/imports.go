@@ -4,10 +4,8 @@ package imports
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -29,9 +27,6 @@ const tag = "imports"
 // MaxUploadBytes bounds an uploaded file; a larger one is refused with 413
 // and nothing is kept.
 const MaxUploadBytes = 20 << 20
-
-// fileNameMax bounds the kept file name (it is part of the object key).
-const fileNameMax = 200
 
 type handlers struct{ kit.Deps }
 
@@ -152,55 +147,21 @@ func (h *handlers) getImport(c *gin.Context) error {
 // commit fail, an unreferenced object is left, never an import without
 // its file.
 func (h *handlers) createImport(c *gin.Context) error {
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxUploadBytes+1<<20)
-	form, err := c.Request.MultipartReader()
-	if err != nil {
-		return kit.NewProblem(http.StatusUnsupportedMediaType, kit.CodeUnsupportedMediaType, "error.unsupported_media_type")
-	}
 	ctx, org, id := c.Request.Context(), kit.OrgID(c), models.NewID()
-	up := upload{fields: map[string]string{}}
-	fail := func(err error) error {
-		if up.stored {
-			_ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, up.FileName))
-		}
+	file, err := kit.ReadUpload(c, kit.UploadForm{
+		MaxBytes: MaxUploadBytes, Fields: []string{"type", "mapping", "sheet"}, FieldMax: formFieldMax,
+		Put: func(name string, body io.Reader) error {
+			return h.Storage.Put(ctx, models.ImportObjectKey(org, id, name), body, "text/csv")
+		},
+		Remove: func(name string) { _ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, name)) },
+	})
+	if err != nil {
 		return err
 	}
-	for {
-		part, err := form.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fail(bodyProblem(err))
-		}
-		switch part.FormName() {
-		case "file":
-			if up.stored {
-				return fail(kit.Invalid(kit.Field("file", "field.one_file")))
-			}
-			if up.FileName = fileName(part.FileName()); up.FileName == "" {
-				return fail(kit.Invalid(kit.Field("file", "field.file_name")))
-			}
-			body := &bounded{r: part, max: MaxUploadBytes}
-			err := h.Storage.Put(ctx, models.ImportObjectKey(org, id, up.FileName), body, "text/csv")
-			up.stored, up.Size = err == nil, body.n
-			switch {
-			case body.over:
-				_ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, up.FileName))
-				return fail(kit.NewProblem(http.StatusRequestEntityTooLarge, kit.CodeRequestTooLarge, "error.request_too_large", MaxUploadBytes))
-			case err != nil:
-				return fail(bodyProblem(err))
-			}
-		case "type", "mapping", "sheet":
-			raw, err := io.ReadAll(io.LimitReader(part, formFieldMax+1))
-			if err != nil {
-				return fail(bodyProblem(err))
-			}
-			up.fields[part.FormName()] = string(raw)
-		}
-	}
+	up := upload{ImportUpload: models.ImportUpload{FileName: file.FileName, Size: file.Size}, fields: file.Fields}
 	if err := up.check(); err != nil {
-		return fail(err)
+		file.Discard()
+		return err
 	}
 	w := kit.Work(c)
 	imp, err := models.CreateImport(w, id, up.ImportUpload)
@@ -208,7 +169,8 @@ func (h *handlers) createImport(c *gin.Context) error {
 		err = models.StartWorkflow(w, workflows.ImportWorkflowID(id), workflows.ImportPreviewType, id, workflows.ImportInput{ImportID: id})
 	}
 	if err != nil {
-		return fail(err)
+		file.Discard()
+		return err
 	}
 	c.Header("Location", kit.Location(c, id))
 	c.JSON(http.StatusAccepted, importRenderer(c)(imp))
@@ -223,22 +185,12 @@ const formFieldMax = 16 << 10
 type upload struct {
 	models.ImportUpload
 	fields map[string]string
-	stored bool
 }
 
 // check reads the text fields and names every missing or refused one at
 // once.
 func (u *upload) check() error {
 	var fields []input.FieldError
-	if !u.stored {
-		fields = append(fields, kit.Field("file", "field.required"))
-	}
-	for name, v := range u.fields {
-		if len(v) > formFieldMax || !utf8.ValidString(v) {
-			fields = append(fields, kit.Field(name, "field.too_long", formFieldMax))
-			delete(u.fields, name)
-		}
-	}
 	u.Type = strings.TrimSpace(u.fields["type"])
 	columns, known := models.ImportColumns[u.Type]
 	switch {
@@ -285,51 +237,6 @@ func checkMapping(mapping map[string]string, columns []string) []input.FieldErro
 		}
 	}
 	return fields
-}
-
-// bodyProblem maps an error reading the form: a body over the limit is a
-// 413, anything else a form that is not readable.
-func bodyProblem(err error) error {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return kit.NewProblem(http.StatusRequestEntityTooLarge, kit.CodeRequestTooLarge, "error.request_too_large", MaxUploadBytes)
-	}
-	if strings.Contains(err.Error(), "multipart") {
-		return kit.NewProblem(http.StatusUnprocessableEntity, kit.CodeValidationFailed, "error.multipart_invalid")
-	}
-	return err
-}
-
-// fileName keeps the base name a client sent, bounded, as the object key's
-// last segment.
-func fileName(sent string) string {
-	name := path.Base(strings.ReplaceAll(sent, `\`, "/"))
-	if name == "." || name == "/" || name == ".." || !utf8.ValidString(name) {
-		return ""
-	}
-	if r := []rune(name); len(r) > fileNameMax {
-		name = string(r[len(r)-fileNameMax:])
-	}
-	return name
-}
-
-// bounded counts what passes through and stops after max bytes, so an
-// oversized file is cut short instead of stored.
-type bounded struct {
-	r    io.Reader
-	max  int64
-	n    int64
-	over bool
-}
-
-func (b *bounded) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.n += int64(n)
-	if b.n > b.max {
-		b.over = true
-		return n, errors.New("imports: file over the upload limit")
-	}
-	return n, err
 }
 
 // applyImport moves a ready import to applying and records the start of

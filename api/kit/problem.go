@@ -120,6 +120,7 @@ func ProblemOf(err error) *Problem {
 	var invalid *input.Invalid
 	var rule *models.RuleError
 	var conflict *models.ConflictError
+	var forbidden *models.ForbiddenError
 	switch {
 	case errors.As(err, &invalid):
 		return Invalid(invalid.Fields...)
@@ -129,6 +130,8 @@ func ProblemOf(err error) *Problem {
 		return p
 	case errors.As(err, &conflict):
 		return NewProblem(http.StatusConflict, conflict.Code, conflict.Key)
+	case errors.As(err, &forbidden):
+		return NewProblem(http.StatusForbidden, forbidden.Code, forbidden.Key)
 	case errors.Is(err, models.ErrNotFound):
 		return NotFound()
 	case errors.Is(err, models.ErrRevisionConflict):

@@ -48,6 +48,8 @@ type Config struct {
 	// ReservationTimerCap, when set, shortens the wait of reservation
 	// expiry workflows to at most this long (tests only); 0 is off.
 	ReservationTimerCap time.Duration
+	// DocumentMaxBytes bounds an uploaded document.
+	DocumentMaxBytes int64
 }
 
 // Variable documents one environment variable; README and `ppwr help` are
@@ -77,6 +79,7 @@ var Variables = []Variable{
 	{"TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted"},
 	{"RATE_LIMIT_PER_MINUTE", "120", "requests per minute per user (spec: 120)"},
 	{"RECOMMENDATION_RATE_LIMIT_PER_MINUTE", "10", "extra limit on /packing-recommendations (spec: 10)"},
+	{"DOCUMENT_MAX_BYTES", "52428800", "largest document upload in bytes; a larger one is refused with 413 and nothing is kept"},
 	{"WEBHOOK_ALLOW_HTTP_LOOPBACK", "false", "allow plain-http webhook endpoints on loopback addresses (development only)"},
 	{"WEBHOOK_RETRY_INITIAL_INTERVAL", "30s", "first retry delay of a failed webhook delivery (doubles up to 6h)"},
 	{"WEBHOOK_RETRY_FOR", "72h", "how long a webhook delivery is retried before it is marked failed"},
@@ -136,6 +139,11 @@ func FromEnv() (Config, error) {
 	if c.WebhookRetryFor, err = positiveDuration("WEBHOOK_RETRY_FOR", get("WEBHOOK_RETRY_FOR")); err != nil {
 		return c, err
 	}
+	documentMax, err := positiveInt("DOCUMENT_MAX_BYTES", get("DOCUMENT_MAX_BYTES"))
+	if err != nil {
+		return c, err
+	}
+	c.DocumentMaxBytes = int64(documentMax)
 	if raw := get("RESERVATION_TIMER_CAP"); raw != "" {
 		if c.ReservationTimerCap, err = positiveDuration("RESERVATION_TIMER_CAP", raw); err != nil {
 			return c, err

@@ -1,0 +1,326 @@
+package documents
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"ppwr/api/kit"
+	a "ppwr/internal/access"
+	"ppwr/internal/i18n"
+	"ppwr/internal/input"
+	"ppwr/models"
+	"ppwr/workflows"
+)
+
+// files declares documents and their versions: upload, reads, download.
+func (h *handlers) files() kit.Area {
+	version := kit.CreatedResponse(kit.Ref("DocumentVersion"))
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("uploadDocument", kit.Org+"/documents", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
+				Handle(kit.Multipart("DocumentUpload", kit.UploadSchema(&models.DocumentUpload{}), h.uploadDocument), version),
+			kit.List("listDocuments", kit.Org+"/documents", tag, a.DocumentsRead, a.DocumentsView).
+				Handle(kit.Query(h.listDocuments), kit.OK(kit.ListOf("Document"))),
+			kit.Get("getDocument", kit.Org+"/documents/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
+				Handle(kit.Do(h.getDocument), kit.OK(kit.Ref("Document"))),
+			kit.List("listDocumentVersions", kit.Org+"/documents/{documentId}/versions", tag, a.DocumentsRead, a.DocumentsView).
+				Handle(kit.Do(h.listVersions), kit.OK(kit.ListOf("DocumentVersion"))),
+			kit.Post("uploadDocumentVersion", kit.Org+"/documents/{recordId}/versions", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
+				Handle(kit.Multipart("DocumentVersionUpload", fileOnly(), h.uploadVersion), version),
+			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
+				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion"))),
+			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
+				Handle(kit.Do(h.download), kit.Response{Status: http.StatusOK, ContentType: "application/octet-stream", Schema: kit.Binary()}),
+		},
+		Schemas: map[string]kit.Schema{
+			"Document": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "document_type": kit.Str(), "title": kit.Str(),
+				"catalog_item": kit.Nullable(kit.UUID()), "party": kit.Nullable(kit.UUID()),
+				"valid_from": kit.Nullable(kit.Date()), "valid_until": kit.Nullable(kit.Date()),
+				"language": kit.Nullable(kit.Enum(models.DocumentLanguages...)), "generated_kind": kit.Nullable(kit.Str()),
+				"version_count": kit.Int(), "current_version": kit.Nullable(kit.Ref("DocumentVersion")),
+				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+			}),
+			"DocumentVersion": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "document": kit.UUID(), "version": kit.Int(), "file_name": kit.Str(),
+				"size_bytes": kit.Int(), "sha256": kit.Str(), "content_type": kit.Nullable(kit.Str()),
+				"processing_status": kit.Enum(models.ProcessingStatuses...), "processing_reason": kit.Nullable(kit.Str()),
+				"page_count": kit.Nullable(kit.Int()), "processed_at": kit.Nullable(kit.DateTime()),
+				"review_status": kit.Enum(models.ReviewStatuses...), "review_reason": kit.Nullable(kit.Str()),
+				"reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
+				"uploaded_by": kit.Nullable(kit.UUID()), "analysis_count": kit.Int(), "revision": kit.Int(),
+				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+			}),
+		},
+		Codes: []kit.Code{{Code: models.ErrDocumentNotServable.Code, Status: http.StatusUnprocessableEntity}},
+	}
+}
+
+// fileOnly documents the form of a new version: the file alone.
+func fileOnly() kit.Schema {
+	return kit.Schema{"type": "object", "required": []string{"file"}, "properties": map[string]any{"file": kit.Binary()}}
+}
+
+type documentJSON struct {
+	ID             uuid.UUID    `json:"id"`
+	DocumentType   string       `json:"document_type"`
+	Title          string       `json:"title"`
+	CatalogItem    *uuid.UUID   `json:"catalog_item"`
+	Party          *uuid.UUID   `json:"party"`
+	ValidFrom      *string      `json:"valid_from"`
+	ValidUntil     *string      `json:"valid_until"`
+	Language       *string      `json:"language"`
+	GeneratedKind  *string      `json:"generated_kind"`
+	VersionCount   int          `json:"version_count"`
+	CurrentVersion *versionJSON `json:"current_version"`
+	CreatedAt      time.Time    `json:"created_at"`
+	UpdatedAt      time.Time    `json:"updated_at"`
+}
+
+func documentToJSON(d *models.Document) documentJSON {
+	return documentJSON{ID: d.ID, DocumentType: d.DocumentType, Title: d.Title, CatalogItem: d.CatalogItemID, Party: d.PartyID,
+		ValidFrom: day(d.ValidFrom), ValidUntil: day(d.ValidUntil), Language: d.Language, GeneratedKind: d.GeneratedKind,
+		VersionCount: d.VersionCount, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
+}
+
+func day(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.Format(time.DateOnly)
+	return &s
+}
+
+type versionJSON struct {
+	ID               uuid.UUID  `json:"id"`
+	Document         uuid.UUID  `json:"document"`
+	Version          int        `json:"version"`
+	FileName         string     `json:"file_name"`
+	SizeBytes        int64      `json:"size_bytes"`
+	SHA256           string     `json:"sha256"`
+	ContentType      *string    `json:"content_type"`
+	ProcessingStatus string     `json:"processing_status"`
+	ProcessingReason *string    `json:"processing_reason"`
+	PageCount        *int       `json:"page_count"`
+	ProcessedAt      *time.Time `json:"processed_at"`
+	ReviewStatus     string     `json:"review_status"`
+	ReviewReason     *string    `json:"review_reason"`
+	ReviewedBy       *uuid.UUID `json:"reviewed_by"`
+	ReviewedAt       *time.Time `json:"reviewed_at"`
+	UploadedBy       *uuid.UUID `json:"uploaded_by"`
+	AnalysisCount    int        `json:"analysis_count"`
+	Revision         int        `json:"revision"`
+	CreatedAt        time.Time  `json:"created_at"`
+	UpdatedAt        time.Time  `json:"updated_at"`
+}
+
+// versionRenderer renders versions in the request's language: the
+// reason of a quarantine or failure is a message key.
+func versionRenderer(c *gin.Context) func(*models.DocumentVersion) versionJSON {
+	locale := kit.State(c).Locale
+	return func(v *models.DocumentVersion) versionJSON {
+		out := versionJSON{ID: v.ID, Document: v.DocumentID, Version: v.Version, FileName: v.FileName, SizeBytes: v.SizeBytes,
+			SHA256: v.SHA256, ContentType: v.ContentType, ProcessingStatus: v.ProcessingStatus, PageCount: v.PageCount,
+			ProcessedAt: utc(v.ProcessedAt), ReviewStatus: v.ReviewStatus, ReviewReason: v.ReviewReason,
+			ReviewedBy: v.ReviewedBy, ReviewedAt: utc(v.ReviewedAt), UploadedBy: v.UploadedBy,
+			AnalysisCount: v.AnalysisCount, Revision: v.Revision, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC()}
+		if v.ProcessingReason != nil {
+			var detail string
+			if v.ProcessingDetail != nil {
+				detail = *v.ProcessingDetail
+			}
+			msg := i18n.T(locale, "processing."+*v.ProcessingReason, detail)
+			out.ProcessingReason = &msg
+		}
+		return out
+	}
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// maxUploadBytes bounds an uploaded document (DOCUMENT_MAX_BYTES).
+func (h *handlers) maxUploadBytes() int64 { return h.Config.DocumentMaxBytes }
+
+// metadataMax bounds each text field of the upload form.
+const metadataMax = 4 << 10
+
+// storeUpload streams the request's file to the object store under the
+// version's key; the version id is chosen before the bytes arrive.
+func (h *handlers) storeUpload(c *gin.Context, documentID, versionID uuid.UUID, fields []string) (*kit.Upload, models.StoredFile, error) {
+	ctx := c.Request.Context()
+	key := models.DocumentObjectKey(kit.OrgID(c), documentID, versionID)
+	up, err := kit.ReadUpload(c, kit.UploadForm{
+		MaxBytes: h.maxUploadBytes(), Fields: fields, FieldMax: metadataMax,
+		Put:    func(_ string, body io.Reader) error { return h.Storage.Put(ctx, key, body, "application/octet-stream") },
+		Remove: func(string) { _ = h.Storage.Delete(ctx, key) },
+	})
+	if err != nil {
+		return nil, models.StoredFile{}, err
+	}
+	return up, models.StoredFile{FileName: up.FileName, ObjectKey: key, Size: up.Size, SHA256: up.SHA256}, nil
+}
+
+// uploadDocument streams the file to the object store, then records the
+// document, its first version and the start of the version's processing
+// in one unit of work. Should the metadata be refused or the unit fail,
+// the object is removed: no document without its file, no orphan file.
+func (h *handlers) uploadDocument(c *gin.Context) error {
+	doc := &models.Document{ID: models.NewID()}
+	versionID := models.NewID()
+	up, file, err := h.storeUpload(c, doc.ID, versionID, metadataFields)
+	if err != nil {
+		return err
+	}
+	var in models.DocumentUpload
+	input.FromCells(up.Fields, &in)
+	v, err := models.CreateDocument(kit.Work(c), doc, versionID, &in, file)
+	return h.answerUpload(c, up, v, err)
+}
+
+// metadataFields are the upload form's text fields.
+var metadataFields = []string{"document_type", "title", "catalog_item", "party", "valid_from", "valid_until", "language"}
+
+// uploadVersion adds a version to a document, keeping the earlier ones.
+func (h *handlers) uploadVersion(c *gin.Context) error {
+	documentID, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	if _, err := models.Find[models.Document](c.Request.Context(), h.DB, kit.OrgID(c), documentID); err != nil {
+		return err
+	}
+	versionID := models.NewID()
+	up, file, err := h.storeUpload(c, documentID, versionID, nil)
+	if err != nil {
+		return err
+	}
+	v, err := models.AddDocumentVersion(kit.Work(c), documentID, versionID, file)
+	return h.answerUpload(c, up, v, err)
+}
+
+// answerUpload records the processing start of a new version and
+// answers 201, or removes the stored file when anything failed.
+func (h *handlers) answerUpload(c *gin.Context, up *kit.Upload, v *models.DocumentVersion, err error) error {
+	if err == nil {
+		err = models.StartWorkflow(kit.Work(c), workflows.DocumentProcessingWorkflowID(v.ID), workflows.DocumentProcessingType,
+			v.ID, workflows.DocumentVersionInput{VersionID: v.ID})
+	}
+	if err != nil {
+		up.Discard()
+		return err
+	}
+	c.Header("Location", kit.Location(c, v.ID))
+	c.JSON(http.StatusCreated, versionRenderer(c)(v))
+	return nil
+}
+
+// documentQuery filters documents.
+type documentQuery struct {
+	input.Errors
+	CatalogItem  input.Opt[uuid.UUID]
+	DocumentType input.Opt[string]
+	Party        input.Opt[uuid.UUID]
+}
+
+func (q *documentQuery) Declare(f *input.Fields) {
+	f.Ref("catalog_item", &q.CatalogItem, input.Ref{})
+	f.Text("document_type", &q.DocumentType, input.Text{Max: 100})
+	f.Ref("party", &q.Party, input.Ref{})
+}
+
+func (h *handlers) listDocuments(c *gin.Context, q *documentQuery) error {
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Document{})
+	if q.CatalogItem.Set() {
+		db = db.Where("catalog_item_id = ?", q.CatalogItem.Value)
+	}
+	if q.DocumentType.Set() {
+		db = db.Where("document_type = ?", q.DocumentType.Value)
+	}
+	if q.Party.Set() {
+		db = db.Where("party_id = ?", q.Party.Value)
+	}
+	return kit.Paginate(c, db, kit.NewestFirst, documentToJSON)
+}
+
+// getDocument answers the document with its current (latest) version.
+func (h *handlers) getDocument(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	doc, err := models.Find[models.Document](ctx, h.DB, org, id)
+	if err != nil {
+		return err
+	}
+	out := documentToJSON(doc)
+	var current models.DocumentVersion
+	if err := models.Tenant(ctx, h.DB, org).Where("document_id = ? AND version = ?", id, doc.VersionCount).Take(&current).Error; err != nil {
+		return err
+	}
+	rendered := versionRenderer(c)(&current)
+	out.CurrentVersion = &rendered
+	c.JSON(http.StatusOK, out)
+	return nil
+}
+
+func (h *handlers) listVersions(c *gin.Context) error {
+	id, err := kit.PathID(c, "documentId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	if _, err := models.Find[models.Document](ctx, h.DB, org, id); err != nil {
+		return err
+	}
+	db := models.Tenant(ctx, h.DB, org).Model(&models.DocumentVersion{}).Where("document_id = ?", id)
+	return kit.Paginate(c, db, kit.OldestFirst, versionRenderer(c))
+}
+
+func (h *handlers) getVersion(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", versionRenderer(c))
+}
+
+// download streams a processed, clean version's bytes with their type,
+// length, name and checksum. A version not processed yet, quarantined or
+// failed is never served: its bytes are unknown or unsafe.
+func (h *handlers) download(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request.Context()
+	v, err := models.Find[models.DocumentVersion](ctx, h.DB, kit.OrgID(c), id)
+	if err != nil {
+		return err
+	}
+	if !v.Servable() {
+		return models.ErrDocumentNotServable.On("processing_status", "field.document_state", v.ProcessingStatus, v.ReviewStatus)
+	}
+	obj, err := h.Storage.Get(ctx, v.ObjectKey)
+	if err != nil {
+		return err
+	}
+	defer obj.Body.Close()
+	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": v.FileName}))
+	c.Header("X-Checksum-SHA256", v.SHA256)
+	if sum, err := hex.DecodeString(v.SHA256); err == nil {
+		c.Header("Repr-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(sum)+":")
+	}
+	c.DataFromReader(http.StatusOK, v.SizeBytes, *v.ContentType, obj.Body, map[string]string{"Content-Length": strconv.FormatInt(v.SizeBytes, 10)})
+	return nil
+}

@@ -1,0 +1,94 @@
+package documents
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"ppwr/api/kit"
+	a "ppwr/internal/access"
+	"ppwr/models"
+	"ppwr/workflows"
+)
+
+// review declares the review decision on a version and the queueing of
+// its analysis.
+func (h *handlers) review() kit.Area {
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("analyzeDocumentVersion", kit.Org+"/document-versions/{recordId}/analyze", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Handle(kit.Do(h.analyze), kit.OK(kit.Ref("AnalysisQueued"))),
+			// The decision also needs documents.approve or documents.revoke,
+			// depending on the decision in the body; the handler checks that.
+			kit.Post("decideDocumentVersion", kit.Org+"/document-versions/{recordId}/decision", tag, a.DocumentsReview, a.DocumentsView).
+				Handle(kit.JSON(h.decide), kit.OK(kit.Ref("DocumentVersion"))),
+		},
+		Schemas: map[string]kit.Schema{
+			"AnalysisQueued": kit.Object(map[string]kit.Schema{
+				"document_version": kit.UUID(), "analysis": kit.Int(), "status": kit.Enum("queued"), "workflow_id": kit.Str(),
+			}),
+		},
+		Codes: []kit.Code{
+			{Code: models.ErrDocumentNotReviewable.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrDocumentNotApproved.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrDocumentNotAnalyzable.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrOwnUpload.Code, Status: http.StatusForbidden},
+		},
+	}
+}
+
+// decide checks the permission the decision needs on top of the
+// operation's, then applies the state table. Under dual control only an
+// owner or admin may approve their own upload.
+func (h *handlers) decide(c *gin.Context, in *models.DocumentDecision) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	cred := kit.State(c).Credential
+	needed := a.DocumentsApprove
+	if in.Decision.Value == models.DecisionRevoked {
+		needed = a.DocumentsRevoke
+	}
+	if in.Decision.Set() && !cred.HasPermission(needed) {
+		return kit.NewProblem(http.StatusForbidden, kit.CodeMissingPermission, "error.missing_permission", string(needed))
+	}
+	user := cred.UserID
+	v, err := models.DecideDocumentVersion(kit.Work(c), id, in, models.Reviewer{
+		UserID: &user, SelfApproval: !cred.DualControl || cred.Role.HoldsAllPermissions(),
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, versionRenderer(c)(v))
+	return nil
+}
+
+type analysisJSON struct {
+	DocumentVersion uuid.UUID `json:"document_version"`
+	Analysis        int       `json:"analysis"`
+	Status          string    `json:"status"`
+	WorkflowID      string    `json:"workflow_id"`
+}
+
+// analyze numbers a new analysis run and records its workflow's start:
+// the answer acknowledges the queueing; proposals appear later.
+func (h *handlers) analyze(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	w := kit.Work(c)
+	run, err := models.RequestAnalysis(w, id)
+	if err != nil {
+		return err
+	}
+	workflowID := workflows.DocumentAnalysisWorkflowID(id, run.Run)
+	if err := models.StartWorkflow(w, workflowID, workflows.DocumentAnalysisType, id,
+		workflows.DocumentVersionInput{VersionID: id, Run: run.Run}); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: "queued", WorkflowID: workflowID})
+	return nil
+}

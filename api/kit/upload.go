@@ -1,0 +1,164 @@
+package kit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"io"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"ppwr/internal/input"
+)
+
+// Upload is a multipart form with one file, streamed to the object store
+// as it arrives (never held whole in memory), and its text fields.
+type Upload struct {
+	FileName string
+	Size     int64
+	SHA256   string // hex
+	// Fields are the form's text fields as sent; a field over FieldMax
+	// or not UTF-8 is refused by ReadUpload.
+	Fields  map[string]string
+	discard func()
+}
+
+// UploadForm says what a multipart form may carry.
+type UploadForm struct {
+	MaxBytes int64    // the file's limit: a larger one is 413 and nothing is kept
+	Fields   []string // the text fields read; others are ignored
+	FieldMax int      // bytes per text field
+	// Put stores the file under its (cleaned) name; Remove deletes what
+	// Put stored.
+	Put    func(fileName string, body io.Reader) error
+	Remove func(fileName string)
+}
+
+// fileNameMax bounds a kept file name (it may be part of an object key).
+const fileNameMax = 200
+
+// ReadUpload reads the request's multipart form: the part `file` is
+// streamed through Put, bounded by MaxBytes and hashed on the way; the
+// listed text fields are kept. A form without a file is answered as a
+// 422 on `file`. On any error nothing stays stored; once the caller has
+// the upload it calls Discard if its own work fails.
+func ReadUpload(c *gin.Context, form UploadForm) (*Upload, error) {
+	// The multipart framing and text fields come on top of the file.
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, form.MaxBytes+1<<20)
+	parts, err := c.Request.MultipartReader()
+	if err != nil {
+		return nil, NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "error.unsupported_media_type")
+	}
+	up := &Upload{Fields: map[string]string{}, discard: func() {}}
+	fail := func(err error) (*Upload, error) {
+		up.Discard()
+		return nil, err
+	}
+	for {
+		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(uploadProblem(err, form.MaxBytes))
+		}
+		switch name := part.FormName(); {
+		case name == "file":
+			if up.FileName != "" {
+				return fail(Invalid(Field("file", "field.one_file")))
+			}
+			if up.FileName = cleanFileName(part.FileName()); up.FileName == "" {
+				return fail(Invalid(Field("file", "field.file_name")))
+			}
+			body := &measured{r: part, max: form.MaxBytes, hash: sha256.New()}
+			err := form.Put(up.FileName, body)
+			stored := up.FileName
+			up.discard = func() { form.Remove(stored) }
+			up.Size, up.SHA256 = body.n, hex.EncodeToString(body.hash.Sum(nil))
+			switch {
+			case body.over:
+				return fail(NewProblem(http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "error.request_too_large", form.MaxBytes))
+			case err != nil:
+				return fail(uploadProblem(err, form.MaxBytes))
+			}
+		case slices.Contains(form.Fields, name):
+			raw, err := io.ReadAll(io.LimitReader(part, int64(form.FieldMax)+1))
+			if err != nil {
+				return fail(uploadProblem(err, form.MaxBytes))
+			}
+			if len(raw) > form.FieldMax || !utf8.Valid(raw) {
+				return fail(Invalid(Field(name, "field.too_long", form.FieldMax)))
+			}
+			up.Fields[name] = string(raw)
+		}
+	}
+	if up.FileName == "" {
+		return fail(Invalid(Field("file", "field.required")))
+	}
+	return up, nil
+}
+
+// Discard removes the stored file, if any.
+func (u *Upload) Discard() { u.discard() }
+
+// uploadProblem maps an error reading the form: a body over the limit is
+// a 413, a broken form a 422, anything else (the object store failing)
+// stays a server error.
+func uploadProblem(err error, max int64) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return NewProblem(http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "error.request_too_large", max)
+	}
+	if strings.Contains(err.Error(), "multipart") {
+		return NewProblem(http.StatusUnprocessableEntity, CodeValidationFailed, "error.multipart_invalid")
+	}
+	return err
+}
+
+// cleanFileName keeps the base name a client sent, bounded.
+func cleanFileName(sent string) string {
+	name := path.Base(strings.ReplaceAll(sent, `\`, "/"))
+	if name == "." || name == "/" || name == ".." || !utf8.ValidString(name) {
+		return ""
+	}
+	if r := []rune(name); len(r) > fileNameMax {
+		name = string(r[len(r)-fileNameMax:])
+	}
+	return name
+}
+
+// measured counts and hashes what passes through and stops after max
+// bytes, so an oversized file is cut short instead of stored.
+type measured struct {
+	r    io.Reader
+	max  int64
+	n    int64
+	over bool
+	hash hash.Hash
+}
+
+func (m *measured) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	m.n += int64(n)
+	if m.n > m.max {
+		m.over = true
+		return n, errors.New("upload: file over the limit")
+	}
+	m.hash.Write(p[:n])
+	return n, err
+}
+
+// UploadSchema documents a multipart form: the file in field `file` and
+// the text fields of the typed body fields (each sent as a text part).
+func UploadSchema(fields input.Body) Schema {
+	s := input.Describe(fields)
+	s["properties"].(map[string]any)["file"] = Binary()
+	s["required"] = append([]string{"file"}, s["required"].([]string)...)
+	return s
+}
