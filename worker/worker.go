@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/activities"
+	"ppwr/internal/clamav"
 	"ppwr/internal/storage"
 	"ppwr/internal/temporalclient"
 	"ppwr/workflows"
@@ -25,8 +26,10 @@ type Deps struct {
 	DB        *gorm.DB
 	Temporal  client.Client
 	TaskQueue string
-	// Storage keeps uploaded files (imports).
+	// Storage keeps uploaded files (imports, documents).
 	Storage *storage.Store
+	// ClamdAddress is the malware scanner documents are checked with.
+	ClamdAddress string
 	// WebhookAllowHTTPLoopback admits plain-http receivers on loopback
 	// (development and tests).
 	WebhookAllowHTTPLoopback bool
@@ -44,6 +47,9 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterActivity(&activities.Imports{DB: d.DB, Storage: d.Storage})
 	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})
 	w.RegisterActivity(&activities.Reservations{DB: d.DB})
+	w.RegisterWorkflowWithOptions(workflows.DocumentProcessing, workflow.RegisterOptions{Name: workflows.DocumentProcessingType})
+	w.RegisterWorkflowWithOptions(workflows.DocumentAnalysis, workflow.RegisterOptions{Name: workflows.DocumentAnalysisType})
+	w.RegisterActivity(&activities.Documents{DB: d.DB, Storage: d.Storage, Scanner: clamav.New(d.ClamdAddress)})
 	return w
 }
 

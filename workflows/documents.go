@@ -1,9 +1,16 @@
 package workflows
 
 import (
+	"errors"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"ppwr/activities"
+	"ppwr/models"
 )
 
 // Registered type names of the document workflows: recorded starts name
@@ -28,4 +35,71 @@ func DocumentProcessingWorkflowID(version uuid.UUID) string {
 // DocumentAnalysisWorkflowID is the run-th analysis workflow of a version.
 func DocumentAnalysisWorkflowID(version uuid.UUID, run int) string {
 	return "document-version/" + version.String() + "/analysis/" + strconv.Itoa(run)
+}
+
+// processingRetry retries a step for as long as it takes: a scanner or
+// object store that is down delays processing (visible as the pending
+// activity's attempts in the Temporal UI), it never fails a clean file.
+var processingRetry = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute}
+
+// DocumentProcessing checks a new version step by step: its checksum,
+// real type and structure, a malware scan and, for a PDF, the text of
+// each page. The first step that finds a problem ends it: the version is
+// quarantined (unsafe) or failed (unreadable); otherwise it is ready for
+// review. It returns the version's processing status.
+func DocumentProcessing(ctx workflow.Context, in DocumentVersionInput) (string, error) {
+	var a *activities.Documents
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: 2 * time.Minute, RetryPolicy: processingRetry,
+	})
+	finish := func(out models.ProcessingOutcome) (string, error) {
+		return out.Status, workflow.ExecuteActivity(ctx, a.FinishProcessing, in.VersionID, out).Get(ctx, nil)
+	}
+	var inspected, scanned activities.Finding
+	if err := workflow.ExecuteActivity(ctx, a.Inspect, in.VersionID).Get(ctx, &inspected); err != nil {
+		return "", err
+	}
+	if inspected.Outcome != activities.OutcomeClean {
+		return finish(outcomeOf(inspected))
+	}
+	if err := workflow.ExecuteActivity(ctx, a.Scan, in.VersionID).Get(ctx, &scanned); err != nil {
+		return "", err
+	}
+	if scanned.Outcome != activities.OutcomeClean {
+		return finish(outcomeOf(scanned))
+	}
+	out := models.ProcessingOutcome{Status: models.ProcessingReviewRequired, ContentType: inspected.ContentType}
+	if inspected.ContentType == "application/pdf" {
+		var pages int
+		err := workflow.ExecuteActivity(ctx, a.ExtractPages, in.VersionID).Get(ctx, &pages)
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) && appErr.Type() == activities.ErrorTypeUnreadablePDF {
+			return finish(models.ProcessingOutcome{Status: models.ProcessingFailed, Reason: "unreadable", Detail: appErr.Message()})
+		}
+		if err != nil {
+			return "", err
+		}
+		out.PageCount = &pages
+	}
+	return finish(out)
+}
+
+// outcomeOf is the final status a problem finding gives the version.
+func outcomeOf(f activities.Finding) models.ProcessingOutcome {
+	status := models.ProcessingFailed
+	if f.Outcome == activities.OutcomeQuarantined {
+		status = models.ProcessingQuarantined
+	}
+	return models.ProcessingOutcome{Status: status, ContentType: f.ContentType, Reason: f.Reason, Detail: f.Detail}
+}
+
+// DocumentAnalysis proposes the measurable values found in a version's
+// page text; people decide on them later. It returns how many proposals
+// the run holds.
+func DocumentAnalysis(ctx workflow.Context, in DocumentVersionInput) (int, error) {
+	var a *activities.Documents
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute, RetryPolicy: processingRetry})
+	var proposals int
+	err := workflow.ExecuteActivity(ctx, a.Analyze, in.VersionID, in.Run).Get(ctx, &proposals)
+	return proposals, err
 }
