@@ -60,7 +60,9 @@ type Finding struct {
 	Detail      string `json:"detail,omitempty"`
 }
 
-func clean(contentType string) Finding { return Finding{Outcome: OutcomeClean, ContentType: contentType} }
+func clean(contentType string) Finding {
+	return Finding{Outcome: OutcomeClean, ContentType: contentType}
+}
 
 // version reads a version by id, whatever its organization: activities
 // act for the record their workflow was started for.

@@ -188,7 +188,7 @@ func (h *handlers) uploadDocument(c *gin.Context) error {
 	var in models.DocumentUpload
 	input.FromCells(up.Fields, &in)
 	v, err := models.CreateDocument(kit.Work(c), doc, versionID, &in, file)
-	return h.answerUpload(c, up, v, err)
+	return h.answerUpload(c, v, err, up.Discard)
 }
 
 // metadataFields are the upload form's text fields.
@@ -209,18 +209,19 @@ func (h *handlers) uploadVersion(c *gin.Context) error {
 		return err
 	}
 	v, err := models.AddDocumentVersion(kit.Work(c), documentID, versionID, file)
-	return h.answerUpload(c, up, v, err)
+	return h.answerUpload(c, v, err, up.Discard)
 }
 
 // answerUpload records the processing start of a new version and
-// answers 201, or removes the stored file when anything failed.
-func (h *handlers) answerUpload(c *gin.Context, up *kit.Upload, v *models.DocumentVersion, err error) error {
+// answers 201, or removes the stored file (discard) when anything
+// failed.
+func (h *handlers) answerUpload(c *gin.Context, v *models.DocumentVersion, err error, discard func()) error {
 	if err == nil {
 		err = models.StartWorkflow(kit.Work(c), workflows.DocumentProcessingWorkflowID(v.ID), workflows.DocumentProcessingType,
 			v.ID, workflows.DocumentVersionInput{VersionID: v.ID})
 	}
 	if err != nil {
-		up.Discard()
+		discard()
 		return err
 	}
 	c.Header("Location", kit.Location(c, v.ID))
