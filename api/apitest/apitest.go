@@ -28,6 +28,7 @@ import (
 	"ppwr/api"
 	"ppwr/api/kit"
 	"ppwr/internal/access"
+	"ppwr/internal/config"
 	"ppwr/internal/i18n"
 	"ppwr/internal/testenv"
 	"ppwr/models"
@@ -67,6 +68,11 @@ func WithServices() Option {
 		d.Config = testenv.Config(t)
 		d.Config.RateLimitPerMinute, d.Config.RecommendationRateLimitPerMinute = 1_000_000, 1_000_000
 	}
+}
+
+// WithConfig changes the configuration after the services are set.
+func WithConfig(change func(*config.Config)) Option {
+	return func(_ testing.TB, d *api.Deps, _ *[]func(kit.Deps) kit.Area) { change(&d.Config) }
 }
 
 // New builds the API.
