@@ -96,8 +96,15 @@ func Inspect(f io.ReaderAt, size int64) (Report, error) {
 		return Report{}, fmt.Errorf("filecheck: read header: %w", err)
 	}
 
+	// Refused magic numbers come first: a polyglot such as an executable
+	// carrying a PDF header in its first kilobyte is an executable.
+	for _, m := range binaryMagics {
+		if bytes.HasPrefix(head, m.magic) && (!m.binary || bytes.IndexByte(head, 0) >= 0) {
+			return refused(ReasonTypeNotAllowed, m.name), nil
+		}
+	}
 	switch {
-	case bytes.Contains(head, []byte("%PDF-")):
+	case isPDFHeader(head):
 		return inspectPDF(f, size)
 	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
 		return inspectImage(f, size, TypePNG)
@@ -110,28 +117,30 @@ func Inspect(f io.ReaderAt, size int64) (Report, error) {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")), bytes.HasPrefix(head, []byte("PK\x05\x06")):
 		return inspectZip(f, size)
 	}
-	for _, m := range binaryMagics {
-		if bytes.HasPrefix(head, m.magic) {
-			return refused(ReasonTypeNotAllowed, m.name), nil
-		}
-	}
 	return inspectText(f, size)
 }
 
-// binaryMagics names common refused types for the report's detail; anything
-// not allowed is refused anyway, these only make the detail useful.
+// isPDFHeader accepts "%PDF-1." or "%PDF-2." anywhere in the head, as
+// readers do (some writers put junk first).
+func isPDFHeader(head []byte) bool {
+	return bytes.Contains(head, []byte("%PDF-1.")) || bytes.Contains(head, []byte("%PDF-2."))
+}
+
+// binaryMagics are refused outright; anything else outside the allow-list
+// ends up refused by the text check, so this list mainly gives a useful
+// detail and stops polyglots early.
 var binaryMagics = []struct {
-	magic []byte
-	name  string
+	magic  []byte
+	name   string
+	binary bool // the magic is printable, so it only counts when NULs follow
 }{
-	{[]byte("\x7fELF"), "ELF executable"},
-	{[]byte("MZ"), "Windows executable"},
-	{[]byte("\xca\xfe\xba\xbe"), "Mach-O or Java class"},
-	{[]byte("\xcf\xfa\xed\xfe"), "Mach-O executable"},
-	{[]byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "legacy Office (OLE) document"},
-	{[]byte("Rar!"), "RAR archive"},
-	{[]byte("7z\xbc\xaf\x27\x1c"), "7-Zip archive"},
-	{[]byte("\x1f\x8b"), "gzip archive"},
-	{[]byte("GIF8"), "GIF image"},
-	{[]byte("#!"), "script"},
+	{[]byte("\x7fELF"), "ELF executable", false},
+	{[]byte("MZ"), "Windows executable", true},
+	{[]byte("\xca\xfe\xba\xbe"), "Mach-O or Java class", false},
+	{[]byte("\xcf\xfa\xed\xfe"), "Mach-O executable", false},
+	{[]byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "legacy Office (OLE) document", false},
+	{[]byte("Rar!"), "RAR archive", true},
+	{[]byte("7z\xbc\xaf\x27\x1c"), "7-Zip archive", false},
+	{[]byte("\x1f\x8b"), "gzip archive", false},
+	{[]byte("GIF8"), "GIF image", true},
 }

@@ -120,6 +120,9 @@ func TestInspectText(t *testing.T) {
 		{"ragged lines are text", []byte("a,b\nc\n"), filecheck.Clean, filecheck.TypeText, "utf-8"},
 		{"NUL byte", []byte("abc\x00def"), filecheck.Refused, "", ""},
 		{"UTF-16", []byte("\xff\xfea\x00b\x00"), filecheck.Refused, "", ""},
+		{"csv whose header starts like an MZ header", []byte("MZK;masa\nA;1\n"), filecheck.Clean, filecheck.TypeCSV, "utf-8"},
+		{"ELF carrying a PDF header", append([]byte("\x7fELF\x02\x01\x01\x00\x00"), "%PDF-1.4\n"...), filecheck.Refused, "", ""},
+		{"PE executable", append([]byte("MZ\x90\x00\x03\x00"), make([]byte, 64)...), filecheck.Refused, "", ""},
 		{"escape control", []byte("abc\x1b[31m"), filecheck.Refused, "", ""},
 	}
 	for _, tt := range tests {

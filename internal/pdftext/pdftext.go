@@ -97,6 +97,9 @@ func (e *Extractor) Close() error {
 // each stops the walk and is returned as is; a cancelled ctx stops it between
 // pages.
 func (e *Extractor) Pages(ctx context.Context, path string, each func(Page) error) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
