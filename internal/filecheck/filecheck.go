@@ -31,16 +31,15 @@ const (
 type Reason string
 
 const (
-	ReasonTypeNotAllowed   Reason = "type_not_allowed"
-	ReasonUnreadable       Reason = "unreadable"
-	ReasonPDFEncrypted     Reason = "pdf_encrypted"
-	ReasonPDFJavaScript    Reason = "pdf_javascript"
-	ReasonPDFLaunchAction  Reason = "pdf_launch_action"
-	ReasonPDFUnscannable   Reason = "pdf_unscannable"
-	ReasonImageTooLarge    Reason = "image_too_large"
-	ReasonZipBomb          Reason = "zip_bomb"
-	ReasonOOXMLMacros      Reason = "ooxml_macros"
-	ReasonOOXMLUnsupported Reason = "ooxml_unsupported_compression"
+	ReasonTypeNotAllowed  Reason = "type_not_allowed"
+	ReasonUnreadable      Reason = "unreadable"
+	ReasonPDFEncrypted    Reason = "pdf_encrypted"
+	ReasonPDFJavaScript   Reason = "pdf_javascript"
+	ReasonPDFLaunchAction Reason = "pdf_launch_action"
+	ReasonPDFUnscannable  Reason = "pdf_unscannable"
+	ReasonImageTooLarge   Reason = "image_too_large"
+	ReasonZipBomb         Reason = "zip_bomb"
+	ReasonOOXMLMacros     Reason = "ooxml_macros"
 )
 
 // Allowed content types.

@@ -218,6 +218,25 @@ func TestInspectZipLimits(t *testing.T) {
 		assert.Equal(t, filecheck.Clean, r.Outcome, r.Detail)
 		assert.Equal(t, filecheck.TypeXLSX, r.ContentType)
 	})
+	t.Run("unsupported compression method", func(t *testing.T) {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, e := range xlsxEntries() {
+			w, err := zw.Create(e.name)
+			require.NoError(t, err)
+			_, err = w.Write(e.data)
+			require.NoError(t, err)
+		}
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: "xl/worksheets/sheet1.xml", Method: 9, CompressedSize64: 4, UncompressedSize64: 8})
+		require.NoError(t, err)
+		_, err = w.Write([]byte("data"))
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+
+		r := inspectBytes(t, buf.Bytes())
+		assert.Equal(t, filecheck.Refused, r.Outcome)
+		assert.Equal(t, filecheck.ReasonUnreadable, r.Reason)
+	})
 	t.Run("macros", func(t *testing.T) {
 		r := inspectBytes(t, buildZip(t, xlsxEntries(zipEntry{name: "xl/vbaProject.bin", data: []byte("vba")})))
 		assert.Equal(t, filecheck.Unsafe, r.Outcome)

@@ -64,7 +64,9 @@ func inspectZip(f io.ReaderAt, size int64) (Report, error) {
 	var total uint64
 	for _, e := range zr.File {
 		if e.Method != zip.Store && e.Method != zip.Deflate {
-			return unsafe(contentType, ReasonOOXMLUnsupported, fmt.Sprintf("%s: method %d", e.Name, e.Method)), nil
+			// Deflate64, bzip2 and the like: no OOXML writer uses them and
+			// our parsers cannot read them.
+			return refused(ReasonUnreadable, fmt.Sprintf("%s: compression method %d", e.Name, e.Method)), nil
 		}
 		total += e.UncompressedSize64
 		if total > maxZipTotal {

@@ -109,6 +109,18 @@ func TestPagesStopsOnCallbackError(t *testing.T) {
 	assert.Equal(t, []int{1, 2}, seen)
 }
 
+func TestPagesCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var seen int
+	_, err := extractor(t).Pages(ctx, fixture("measurements.pdf"), func(pdftext.Page) error {
+		seen++
+		cancel()
+		return nil
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, seen, "no page after cancellation")
+}
+
 func TestPagesConcurrent(t *testing.T) {
 	e := extractor(t)
 	want, _, err := allPages(t, e, fixture("measurements.pdf"))
