@@ -34,7 +34,22 @@ type pdfScan struct {
 	tooManyObjStms              bool
 }
 
+// name records a name of the file itself.
 func (s *pdfScan) name(name string, end int64) {
+	if name != "ObjStm" {
+		s.flag(name, end)
+		return
+	}
+	if len(s.objStms) == maxObjectStreams {
+		s.tooManyObjStms = true
+		return
+	}
+	s.objStms = append(s.objStms, end)
+}
+
+// flag records a name of the file or of an inflated object stream, whose
+// offsets mean nothing in the file (object streams do not nest).
+func (s *pdfScan) flag(name string, _ int64) {
 	switch name {
 	case "Encrypt":
 		s.encrypt = true
@@ -42,12 +57,6 @@ func (s *pdfScan) name(name string, end int64) {
 		s.javascript = true
 	case "Launch":
 		s.launch = true
-	case "ObjStm":
-		if len(s.objStms) == maxObjectStreams {
-			s.tooManyObjStms = true
-			return
-		}
-		s.objStms = append(s.objStms, end)
 	}
 }
 
@@ -64,7 +73,7 @@ func inspectPDF(f io.ReaderAt, size int64) (Report, error) {
 	}
 	budget := int64(maxInflated)
 	for _, off := range s.objStms {
-		detail, err := scanObjectStream(f, size, off, &budget, s.name)
+		detail, err := scanObjectStream(f, size, off, &budget, s.flag)
 		if err != nil {
 			return Report{}, err
 		}
