@@ -27,8 +27,8 @@ import (
 )
 
 var (
-	// ErrEncrypted means the PDF is password protected (or uses an
-	// encryption PDFium cannot open without a password).
+	// ErrEncrypted means the PDF needs a password to open. A PDF encrypted
+	// with an owner password only opens and is extracted normally.
 	ErrEncrypted = errors.New("pdftext: pdf is encrypted")
 	// ErrUnreadable means the file is not a PDF PDFium can open, or a page
 	// of it cannot be loaded.
@@ -47,10 +47,15 @@ type Options struct {
 	// Workers is the number of PDFium instances that may run at once; each
 	// is a separate WebAssembly module with its own memory. Default: GOMAXPROCS.
 	Workers int
+	// MemoryLimit caps each instance's WebAssembly memory, so a hostile PDF
+	// fails with an error instead of growing the process. Default: 1 GiB.
+	MemoryLimit int64
 	// AcquireTimeout bounds how long Pages waits for a free instance when
 	// all are busy (the context deadline, if earlier, wins). Default: 5 minutes.
 	AcquireTimeout time.Duration
 }
+
+const wasmPageSize = 64 << 10
 
 // Extractor owns a pool of PDFium WebAssembly instances. Create one per
 // process (compiling the module is slow) and share it: it is safe for
@@ -68,6 +73,9 @@ func New(ctx context.Context, opts Options) (*Extractor, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	if opts.MemoryLimit <= 0 {
+		opts.MemoryLimit = 1 << 30
+	}
 	if opts.AcquireTimeout <= 0 {
 		opts.AcquireTimeout = 5 * time.Minute
 	}
@@ -80,6 +88,8 @@ func New(ctx context.Context, opts Options) (*Extractor, error) {
 		FSConfig: wazero.NewFSConfig(),
 		Stdout:   io.Discard,
 		Stderr:   io.Discard,
+		RuntimeConfig: wazero.NewRuntimeConfig().
+			WithMemoryLimitPages(uint32(opts.MemoryLimit / wasmPageSize)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pdftext: start pdfium: %w", err)

@@ -121,6 +121,16 @@ func TestPagesCancelled(t *testing.T) {
 	assert.Equal(t, 1, seen, "no page after cancellation")
 }
 
+func TestMemoryLimitApplies(t *testing.T) {
+	// PDFium's module needs more than 1 MiB of linear memory to start, so a
+	// limit that small must make New fail rather than be ignored.
+	e, err := pdftext.New(context.Background(), pdftext.Options{Workers: 1, MemoryLimit: 1 << 20})
+	if err == nil {
+		e.Close()
+	}
+	require.ErrorContains(t, err, "memory")
+}
+
 func TestPagesConcurrent(t *testing.T) {
 	e := extractor(t)
 	want, _, err := allPages(t, e, fixture("measurements.pdf"))
