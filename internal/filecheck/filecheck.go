@@ -26,20 +26,20 @@ const (
 	Refused Outcome = "refused"
 )
 
-// Reason is a stable snake_case code explaining a non-clean outcome; callers
-// map it to a localised message.
-type Reason string
-
+// Reasons: stable snake_case codes explaining a non-clean outcome; callers
+// map them to localised messages.
 const (
-	ReasonTypeNotAllowed  Reason = "type_not_allowed"
-	ReasonUnreadable      Reason = "unreadable"
-	ReasonPDFEncrypted    Reason = "pdf_encrypted"
-	ReasonPDFJavaScript   Reason = "pdf_javascript"
-	ReasonPDFLaunchAction Reason = "pdf_launch_action"
-	ReasonPDFUnscannable  Reason = "pdf_unscannable"
-	ReasonImageTooLarge   Reason = "image_too_large"
-	ReasonZipBomb         Reason = "zip_bomb"
-	ReasonOOXMLMacros     Reason = "ooxml_macros"
+	// Refused.
+	ReasonTypeNotAllowed = "type_not_allowed"
+	ReasonUnreadable     = "unreadable"
+	// Unsafe.
+	ReasonPDFEncrypted    = "pdf_encrypted"
+	ReasonPDFJavaScript   = "pdf_javascript"
+	ReasonPDFLaunchAction = "pdf_launch_action"
+	ReasonPDFUnscannable  = "pdf_unscannable" // object streams that cannot be checked
+	ReasonImageTooLarge   = "image_too_large" // decompression bomb by dimensions
+	ReasonZipBomb         = "zip_bomb"
+	ReasonOOXMLMacros     = "ooxml_macros" // a VBA project inside an XLSX/DOCX
 )
 
 // Allowed content types.
@@ -56,26 +56,33 @@ const (
 
 // Report is the result of Inspect. ContentType is set whenever the type was
 // recognised as one of the allowed types, also for Unsafe files; it is empty
-// for Refused ones. Reason is empty exactly when Outcome is Clean.
+// for Refused ones. Reason and Detail are empty exactly when Outcome is
+// Clean.
 type Report struct {
 	Outcome     Outcome
 	ContentType string
 	// Charset is "utf-8" for UTF-8 text and empty for legacy 8-bit text,
 	// whose code page cannot be told from the bytes; empty for binary types.
 	Charset string
-	Reason  Reason
-	Detail  string // optional, English, for logs and operators
+	Reason  string // a Reason… constant
+	Detail  string // English, for the message's argument, logs and operators
 }
+
+// Unsafe reports whether the file belongs in quarantine.
+func (r Report) Unsafe() bool { return r.Outcome == Unsafe }
+
+// Refused reports whether the file is of a type not allowed or unreadable.
+func (r Report) Refused() bool { return r.Outcome == Refused }
 
 func clean(contentType string) Report {
 	return Report{Outcome: Clean, ContentType: contentType}
 }
 
-func unsafe(contentType string, reason Reason, detail string) Report {
+func unsafe(contentType, reason, detail string) Report {
 	return Report{Outcome: Unsafe, ContentType: contentType, Reason: reason, Detail: detail}
 }
 
-func refused(reason Reason, detail string) Report {
+func refused(reason, detail string) Report {
 	return Report{Outcome: Refused, Reason: reason, Detail: detail}
 }
 

@@ -38,7 +38,7 @@ func TestInspectFixtures(t *testing.T) {
 		file        string
 		outcome     filecheck.Outcome
 		contentType string
-		reason      filecheck.Reason
+		reason      string
 		charset     string
 	}{
 		{"measurements.pdf", filecheck.Clean, filecheck.TypePDF, "", ""},
@@ -68,6 +68,9 @@ func TestInspectFixtures(t *testing.T) {
 			assert.Equal(t, tt.contentType, r.ContentType)
 			assert.Equal(t, tt.reason, r.Reason)
 			assert.Equal(t, tt.charset, r.Charset)
+			assert.Equal(t, tt.outcome == filecheck.Unsafe, r.Unsafe())
+			assert.Equal(t, tt.outcome == filecheck.Refused, r.Refused())
+			assert.Equal(t, tt.outcome == filecheck.Clean, r.Detail == "", "a detail exactly for non-clean outcomes: %q", r.Detail)
 		})
 	}
 }
@@ -79,7 +82,7 @@ func TestInspectPDFNames(t *testing.T) {
 	tests := []struct {
 		name   string
 		body   string
-		reason filecheck.Reason
+		reason string
 	}{
 		{"plain", "/Type /Catalog", ""},
 		{"escaped JavaScript", "/S /J#61vaScript", filecheck.ReasonPDFJavaScript},

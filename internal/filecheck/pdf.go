@@ -66,7 +66,7 @@ func inspectPDF(f io.ReaderAt, size int64) (Report, error) {
 		return Report{}, fmt.Errorf("filecheck: read pdf: %w", err)
 	}
 	if s.encrypt {
-		return unsafe(TypePDF, ReasonPDFEncrypted, ""), nil
+		return unsafe(TypePDF, ReasonPDFEncrypted, "/Encrypt dictionary"), nil
 	}
 	if s.tooManyObjStms {
 		return unsafe(TypePDF, ReasonPDFUnscannable, "too many object streams"), nil
@@ -83,9 +83,9 @@ func inspectPDF(f io.ReaderAt, size int64) (Report, error) {
 	}
 	switch {
 	case s.javascript:
-		return unsafe(TypePDF, ReasonPDFJavaScript, ""), nil
+		return unsafe(TypePDF, ReasonPDFJavaScript, "/JavaScript or /JS entry"), nil
 	case s.launch:
-		return unsafe(TypePDF, ReasonPDFLaunchAction, ""), nil
+		return unsafe(TypePDF, ReasonPDFLaunchAction, "/Launch action"), nil
 	}
 	return clean(TypePDF), nil
 }
