@@ -121,6 +121,9 @@ func TestInspectText(t *testing.T) {
 		{"semicolon csv in cp1250", []byte("kod;nazwa\nA;Pude\xb3ko\nB;Szeroko\x9c\xe6\n"), filecheck.Clean, filecheck.TypeCSV, ""},
 		{"tab csv", []byte("a\tb\n1\t2\n"), filecheck.Clean, filecheck.TypeCSV, "utf-8"},
 		{"ragged lines are text", []byte("a,b\nc\n"), filecheck.Clean, filecheck.TypeText, "utf-8"},
+		// The EICAR test file is printable ASCII: text here, so the malware
+		// scan, not the type check, is what stops it.
+		{"EICAR test file", []byte(`X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR` + "-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"), filecheck.Clean, filecheck.TypeText, "utf-8"},
 		{"NUL byte", []byte("abc\x00def"), filecheck.Refused, "", ""},
 		{"UTF-16", []byte("\xff\xfea\x00b\x00"), filecheck.Refused, "", ""},
 		{"csv whose header starts like an MZ header", []byte("MZK;masa\nA;1\n"), filecheck.Clean, filecheck.TypeCSV, "utf-8"},
