@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -78,6 +79,19 @@ func TestFindSingleValues(t *testing.T) {
 		{"nearest label wins", "Szerokość i wysokość: 150 mm", []want{{HeightMM, "150", "wysokość: 150 mm"}}},
 		{"tolerance after a value keeps only the value", "Masa: 12 g ± 0,5 g", []want{{MassG, "12", "Masa: 12 g"}}},
 		{"value ends a sentence", "Masa wynosi 12 g. Koniec.", []want{{MassG, "12", "Masa wynosi 12 g"}}},
+		{"upper-case polish letters", "SZEROKOŚĆ: 20 CM; DŁ. 35 CM; WYSOKOŚĆ 9 CM", []want{
+			{WidthMM, "200", "SZEROKOŚĆ: 20 CM"},
+			{LengthMM, "350", "DŁ. 35 CM"},
+			{HeightMM, "90", "WYSOKOŚĆ 9 CM"},
+		}},
+		{"unit in parentheses converted", "Weight (kg): 0.25", []want{{MassG, "250", "Weight (kg): 0.25"}}},
+		{"bracket unit in a table column", "Masa [g]   12,5   Szerokość [mm]   300", []want{
+			{MassG, "12.5", "Masa [g]   12,5"},
+			{WidthMM, "300", "Szerokość [mm]   300"},
+		}},
+		{"long label gap stays short", "Masa całkowita opakowania jednostkowego wraz z etykietą: 14 g", []want{
+			{MassG, "14", "Masa całkowita opakowania jednostkowego wraz z etykietą: 14 g"},
+		}},
 		{"zero is not proposed", "Masa: 0 g, Szerokość: 0,0 mm", nil},
 	}
 	for _, c := range cases {
@@ -200,6 +214,43 @@ func TestFindQuotesExactBytesOfLongLines(t *testing.T) {
 	assert.Equal(t, 2, got[0].Page)
 }
 
+// checkProperties holds for every input: the quotation is in the text and
+// the value is a positive amount of the code's unit.
+func checkProperties(t *testing.T, text string, page int) int {
+	t.Helper()
+	units := map[string]string{MassG: "g", WidthMM: "mm", LengthMM: "mm", HeightMM: "mm"}
+	found := Find(page, text)
+	for _, got := range found {
+		if got.SourceText == "" || !strings.Contains(text, got.SourceText) {
+			t.Fatalf("source %q is not in %q", got.SourceText, text)
+		}
+		if !got.Value.IsPositive() {
+			t.Fatalf("value %s from %q", got.Value, text)
+		}
+		if got.Page != page || len(got.SourceText) > maxSource || units[got.Code] != got.Unit {
+			t.Fatalf("bad finding %+v from %q", got, text)
+		}
+	}
+	return len(found)
+}
+
+// Fuzzing is not part of "go test"; this sweeps many generated texts built
+// from the tokens the finder reacts to, with a fixed seed.
+func TestFindPropertiesOnGeneratedText(t *testing.T) {
+	tokens := []string{"Masa", "waga", " ", "1", "2", "0", ",", ".", "g", "kg", "mm", "cm", "m", "x", "×", "\n",
+		"\t", "wys.", "szer.", "Wymiary", "(mm)", "[g]", ":", "-", "/", "²", "\u00a0", "\xff", "ą", "A", "%"}
+	r := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for range 50000 {
+		var b strings.Builder
+		for k := r.IntN(24); k > 0; k-- {
+			b.WriteString(tokens[r.IntN(len(tokens))])
+		}
+		found += checkProperties(t, b.String(), 5)
+	}
+	assert.Positive(t, found, "the generated texts exercise the finder")
+}
+
 func FuzzFind(f *testing.F) {
 	for _, s := range []string{
 		"Masa opakowania: 12,5 g", "Wymiary: 300 x 200 x 150 mm", "30×20×15 cm", "Gramatura 80 g/m²",
@@ -208,17 +259,5 @@ func FuzzFind(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, text string) {
-		for _, got := range Find(3, text) {
-			if !strings.Contains(text, got.SourceText) || got.SourceText == "" {
-				t.Fatalf("source %q is not in %q", got.SourceText, text)
-			}
-			if !got.Value.IsPositive() {
-				t.Fatalf("value %s from %q", got.Value, text)
-			}
-			if got.Page != 3 || len(got.SourceText) > maxSource {
-				t.Fatalf("bad finding %+v", got)
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, text string) { checkProperties(t, text, 3) })
 }

@@ -83,10 +83,10 @@ func numbers(text string) []number {
 
 // cleanStart says whether a numeral starting at pos stands on its own.
 func cleanStart(text string, pos int) bool {
-	prev, size := utf8.DecodeLastRuneInString(text[:pos])
 	if pos == 0 {
 		return true
 	}
+	prev, size := utf8.DecodeLastRuneInString(text[:pos])
 	switch {
 	case (prev == 'x' || prev == 'X') && pos-size > 0 && isDigit(text[pos-size-1]):
 		return true // "30x20": a factor of a product, not a code

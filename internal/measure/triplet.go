@@ -50,7 +50,7 @@ func triplet(text string, ns []number) ([]located, bool) {
 		out = append(out, located{start: start, f: Finding{
 			Code:       codes[k],
 			Value:      n.value.Mul(u.factor),
-			Unit:       "mm",
+			Unit:       unitLength.baseUnit(),
 			SourceText: text[start:end],
 		}})
 	}

@@ -87,10 +87,10 @@ func unitAt(text string, pos int) (unit, int, bool) {
 }
 
 func unitEnds(text string, end int) bool {
-	next, _ := utf8.DecodeRuneInString(text[end:])
 	if end == len(text) {
 		return true
 	}
+	next, _ := utf8.DecodeRuneInString(text[end:])
 	return !unicode.IsLetter(next) && !unicode.IsDigit(next) && !unicode.Is(unicode.No, next) &&
 		next != '/' && next != '^' && next != '_'
 }
