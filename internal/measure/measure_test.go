@@ -197,6 +197,33 @@ func TestFindIgnoresWhatIsNotAValue(t *testing.T) {
 	}
 }
 
+func TestFindOnASpecificationSheet(t *testing.T) {
+	page := `KARTA TECHNICZNA PRODUKTU                       Strona 1 z 2
+Nr indeksu: KT-2024/05         Data: 12.05.2024
+Pudełko fasonowe F0427, tektura falista E, gramatura 350 g/m²
+Wymiary wewnętrzne (dł. x szer. x wys.): 215 x 155 x 60 mm
+Wymiary zewnętrzne: 22,1 × 16,1 × 6,6 cm
+Masa jednostkowa: 38,5 g ± 2 g
+Waga palety: 245 kg
+Ilość w kartonie zbiorczym: 50 szt.
+Cena netto: 1,25 zł / szt.
+Szerokość taśmy: 48 mm, długość rolki 66 m
+Recyklat: 85 %
+Weight per 1000 pcs: 38.5 kg`
+	inner := "Wymiary wewnętrzne (dł. x szer. x wys.): 215 x 155 x 60 mm"
+	outer := "Wymiary zewnętrzne: 22,1 × 16,1 × 6,6 cm"
+	check(t, page, []want{
+		{LengthMM, "215", inner}, {WidthMM, "155", inner}, {HeightMM, "60", inner},
+		{LengthMM, "221", outer}, {WidthMM, "161", outer}, {HeightMM, "66", outer},
+		{MassG, "38.5", "Masa jednostkowa: 38,5 g"},
+		{MassG, "245000", "Waga palety: 245 kg"},
+		{WidthMM, "48", "Szerokość taśmy: 48 mm"},
+		{LengthMM, "66000", "długość rolki 66 m"},
+		// "Weight per 1000 pcs" is left out: a number between label and
+		// value hides the label.
+	})
+}
+
 func TestFindProposesEachValueOncePerPage(t *testing.T) {
 	text := "Masa: 12,5 g\nMasa opakowania 12,50 g\nWaga 0,0125 kg\nSzerokość 12,5 mm\nMasa 13 g"
 	check(t, text, []want{
