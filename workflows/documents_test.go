@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -29,7 +30,7 @@ func newProcessing(t *testing.T) *processing {
 	p := &processing{env: suite.NewTestWorkflowEnvironment(), a: &activities.Documents{}}
 	p.env.RegisterActivity(p.a)
 	p.env.OnActivity(p.a.FinishProcessing, mock.Anything, mock.Anything, mock.Anything).Return(
-		func(_ any, _ uuid.UUID, out models.ProcessingOutcome) error {
+		func(_ context.Context, _ uuid.UUID, out models.ProcessingOutcome) error {
 			p.outcome, p.finished = &out, p.finished+1
 			return nil
 		})
@@ -120,7 +121,7 @@ func TestProcessingRetriesAFailedScan(t *testing.T) {
 	p := newProcessing(t)
 	scans := 0
 	p.env.OnActivity(p.a.Inspect, mock.Anything, mock.Anything).Return(cleanPDF(), nil)
-	p.env.OnActivity(p.a.Scan, mock.Anything, mock.Anything).Return(func(_ any, _ uuid.UUID) (activities.Finding, error) {
+	p.env.OnActivity(p.a.Scan, mock.Anything, mock.Anything).Return(func(_ context.Context, _ uuid.UUID) (activities.Finding, error) {
 		scans++
 		if scans < 3 {
 			return activities.Finding{}, errors.New("dial tcp 127.0.0.1:3310: connection refused")
