@@ -60,73 +60,21 @@ const (
 	maxWorkerRSS = 150 << 20
 )
 
-// runImports starts Temporal, S3 and a ppwr worker process of its own
-// over a database of its own, serves the API here as the other scenarios
-// do, and measures imports through it. bigTimeout bounds each stage of a
-// big file.
+// runImports measures imports through the API and a worker process of
+// their own. bigTimeout bounds each stage of a big file.
 func runImports(bigTimeout time.Duration) error {
-	bin := os.Getenv("PPWR_BIN")
-	if bin == "" {
-		return errors.New("imports: set PPWR_BIN to a ppwr binary, or run make bench, which builds one")
-	}
-	// A database of its own: the worker's relay would otherwise first
-	// relay the events of the scenarios before.
-	db, dbURL, drop, err := testenv.CreateDatabase("ppwr_bench_")
-	if err != nil {
-		return fmt.Errorf("database (set TEST_DATABASE_URL or run make bench): %w", err)
-	}
-	defer drop()
-	dev, err := testenv.StartTemporal()
-	if err != nil {
-		return fmt.Errorf("temporal dev server: %w", err)
-	}
-	defer func() { _ = dev.Stop() }()
-	s3, store, stopS3, err := testenv.StartS3()
-	if err != nil {
-		return fmt.Errorf("s3 (versitygw): %w", err)
-	}
-	defer stopS3()
-
-	cfg, err := config.FromEnv()
+	st, err := startWorkerStack()
 	if err != nil {
 		return err
 	}
-	// Polling is not what is measured.
-	cfg.RateLimitPerMinute, cfg.RecommendationRateLimitPerMinute = 1_000_000_000, 1_000_000_000
-	cfg.DatabaseURL, cfg.DatabaseListenURL = dbURL, dbURL
-	cfg.TemporalAddress, cfg.TemporalNamespace = dev.FrontendHostPort(), "default"
-	cfg.TemporalTaskQueue = "ppwr-bench-" + uuid.NewString()[:8]
-	cfg.S3Endpoint, cfg.S3Bucket, cfg.S3Region = s3.Endpoint, s3.Bucket, s3.Region
-	cfg.AWSAccessKeyID, cfg.AWSSecretAccessKey = s3.AccessKeyID, s3.SecretAccessKey
-	// The dev server's own client logs every workflow task.
-	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace)
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	// The API records workflow starts and runs no worker; the worker
-	// process relays them to its task queue and runs them.
-	base, stopAPI, err := serveAPI(kit.Deps{Config: cfg, DB: db, Temporal: tc, Storage: store}, dbURL)
-	if err != nil {
-		return err
-	}
-	defer stopAPI()
-	orgID, tokens, err := seedClients(db, 1)
-	if err != nil {
-		return err
-	}
-	w, err := startWorker(bin, cfg)
-	if err != nil {
-		return err
-	}
-	defer w.stop()
+	defer st.close()
+	tc, w := st.temporal, st.worker
 	c := &importClient{
-		http: &http.Client{Timeout: 2 * time.Minute}, base: base + "/api/v1/organizations/" + orgID.String(),
-		token: tokens[0], worker: w, db: db, temporal: tc, bigTimeout: bigTimeout,
+		http: &http.Client{Timeout: 2 * time.Minute}, base: st.base,
+		token: st.token, worker: w, db: st.db, temporal: tc, bigTimeout: bigTimeout,
 	}
 
-	fmt.Printf("imports: %s worker (pid %d, log %s) on task queue %s; Temporal dev server %s; versitygw %s\n\n",
-		bin, w.cmd.Process.Pid, w.log, cfg.TemporalTaskQueue, dev.FrontendHostPort(), s3.Endpoint)
+	fmt.Printf("imports: %s\n\n", st.describe())
 	fmt.Printf("%-36s %-22s %-46s %s\n", "scenario", "target", "measured", "verdict")
 
 	// Back to back, every task of a workflow waits some 40 ms on the dev
@@ -284,6 +232,7 @@ func startWorker(bin string, cfg config.Config) (*workerProcess, error) {
 		"TEMPORAL_ADDRESS="+cfg.TemporalAddress, "TEMPORAL_NAMESPACE="+cfg.TemporalNamespace, "TEMPORAL_TASK_QUEUE="+cfg.TemporalTaskQueue,
 		"S3_ENDPOINT="+cfg.S3Endpoint, "S3_BUCKET="+cfg.S3Bucket, "S3_REGION="+cfg.S3Region,
 		"AWS_ACCESS_KEY_ID="+cfg.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY="+cfg.AWSSecretAccessKey,
+		"CLAMD_ADDRESS="+cfg.ClamdAddress,
 	)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {

@@ -17,6 +17,10 @@
 // The imports scenario (imports.go) runs after these: an import's way
 // from upload through Temporal and a ppwr worker process, measured
 // against the cheapest workflow on the same Temporal server.
+//
+// The documents scenario (documents.go) runs last: a 100 MB upload beside
+// a plain S3 PutObject of the same bytes, and the processing and analysis
+// of a 200-page PDF.
 package main
 
 import (
@@ -86,6 +90,11 @@ func main() {
 	}
 	if strings.Contains(importsScenario, *only) {
 		if err := runImports(*importTimeout); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if strings.Contains(documentsScenario, *only) {
+		if err := runDocuments(); err != nil {
 			log.Fatal(err)
 		}
 	}
