@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Local stack for ppwr: the backing services (PostgreSQL, Temporal, an S3
-# store, an SMTP sink) and the application itself, as `make run`, `make stop`,
+# store, an SMTP sink, ClamAV's clamd) and the application itself, as `make run`, `make stop`,
 # `make test` and `make bench` need them.
 #
 #   scripts/stack.sh up          everything, then `ppwr dev` in the foreground; Ctrl-C stops all
@@ -23,6 +23,8 @@
 #   PPWR_PG_BINDIR              directory with initdb and pg_ctl (found automatically)
 #   PPWR_TEMPORAL_UI_PORT       Temporal UI port (8233)
 #   PPWR_S3_SIDECAR=1           keep S3 metadata in files instead of extended attributes
+#   PPWR_CLAMD_BIN              clamd binary (/usr/sbin/clamd; Debian's clamav-daemon is
+#                               installed when it is missing and this runs as root)
 #   PPWR_BIN                    run this ppwr binary instead of building ./cmd/ppwr
 #   GOTESTFLAGS                 extra flags for go test, e.g. "-run TestImport -v"
 #   PPWR_FUZZTIME               how long make test fuzzes the write pipeline (10s)
@@ -62,14 +64,17 @@ TEMPORAL_UI_PORT="${PPWR_TEMPORAL_UI_PORT:-8233}"
 : "${SMTP_URL:=smtp://127.0.0.1:1025}"
 : "${MAIL_FROM:=ppwr@localhost}"
 : "${PUBLIC_BASE_URL:=http://127.0.0.1:8080}"
+: "${CLAMD_ADDRESS:=127.0.0.1:3310}"
 # Local receivers (an ERP on the developer's machine) are plain http.
 : "${WEBHOOK_ALLOW_HTTP_LOOPBACK:=true}"
 export HTTP_ADDR DATABASE_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_TASK_QUEUE \
 	S3_ENDPOINT S3_BUCKET S3_REGION AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY \
-	SMTP_URL MAIL_FROM PUBLIC_BASE_URL WEBHOOK_ALLOW_HTTP_LOOPBACK
+	SMTP_URL MAIL_FROM PUBLIC_BASE_URL CLAMD_ADDRESS WEBHOOK_ALLOW_HTTP_LOOPBACK
+
+CLAMD_BIN="${PPWR_CLAMD_BIN:-/usr/sbin/clamd}"
 
 # Services in start order; they are stopped in reverse.
-SERVICES=(temporal versitygw smtp-sink ppwr)
+SERVICES=(temporal versitygw smtp-sink clamd ppwr)
 
 # Set when this invocation started the private PostgreSQL cluster, so that
 # Ctrl-C or the end of `make test` stops it, and only then.
@@ -236,7 +241,7 @@ stop_services() {
 }
 
 prepare_dirs() {
-	mkdir -p "$RUN" "$LOGS" "$DATA/s3" "$DATA/mail"
+	mkdir -p "$RUN" "$LOGS" "$DATA/s3" "$DATA/mail" "$DATA/clamd/tmp"
 }
 
 # ---------------------------------------------------------------- PostgreSQL
@@ -414,6 +419,23 @@ require_tools() {
 	done
 }
 
+# ensure_clamd installs Debian's clamav-daemon when clamd is missing: unlike
+# the Go tools it cannot be built from the module proxy. Only root can
+# install; anyone else is told what to run.
+ensure_clamd() {
+	[[ -x $CLAMD_BIN ]] && return 0
+	[[ -z ${PPWR_CLAMD_BIN:-} ]] || die "PPWR_CLAMD_BIN=$PPWR_CLAMD_BIN is not an executable clamd"
+	if ((EUID != 0)) || ! command -v apt-get >/dev/null; then
+		die "clamd ($CLAMD_BIN) is missing; install ClamAV's daemon as root: apt-get update && apt-get install -y clamav-daemon"
+	fi
+	mkdir -p "$LOGS"
+	local log="$LOGS/apt-clamav.log"
+	say "installing clamav-daemon with apt-get (clamd is missing; output in ${log#"$ROOT"/})"
+	{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y clamav-daemon; } >>"$log" 2>&1 ||
+		die_log "apt-get install -y clamav-daemon failed" "$log"
+	[[ -x $CLAMD_BIN ]] || die "clamav-daemon is installed but $CLAMD_BIN is still missing; set PPWR_CLAMD_BIN to its clamd"
+}
+
 # ---------------------------------------------------------------- services
 
 start_temporal() {
@@ -491,6 +513,40 @@ start_smtp_sink() {
 	wait_until "the SMTP sink" 15 "$log" "${STARTED_PIDS[-1]}" port_open "${hp%:*}" "${hp##*:}"
 }
 
+# clamd_pongs HOST PORT is true when a clamd there answers PING.
+clamd_pongs() {
+	local reply
+	reply=$(timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/$2" && printf "zPING\0" >&3 && tr -d "\0" <&3' _ "$1" "$2") &&
+		[[ $reply == PONG ]]
+}
+
+# clamd runs with the project's own signatures (scripts/clamav: EICAR only,
+# as nothing can be downloaded here) and a configuration written on every
+# start, so that this script is its only source. In the foreground clamd
+# logs to stdout, which start_service keeps in .data/logs/clamd.log.
+start_clamd() {
+	local hp log="$LOGS/clamd.log" conf="$DATA/clamd/clamd.conf"
+	[[ $CLAMD_ADDRESS != unix:* ]] ||
+		die "the local stack runs clamd on TCP; set CLAMD_ADDRESS to host:port (default 127.0.0.1:3310), not $CLAMD_ADDRESS"
+	hp=$(host_port "$CLAMD_ADDRESS")
+	require_free_port clamd "$hp"
+	# StreamMaxLength and the scan limits leave room for 100 MB uploads.
+	cat >"$conf" <<CONF
+# Written by scripts/stack.sh on every start; edit the script, not this file.
+Foreground yes
+TCPAddr ${hp%:*}
+TCPSocket ${hp##*:}
+DatabaseDirectory $ROOT/scripts/clamav
+TemporaryDirectory $DATA/clamd/tmp
+StreamMaxLength 200M
+MaxFileSize 200M
+MaxScanSize 200M
+CONF
+	say "starting clamd on $hp (signatures from scripts/clamav)"
+	start_service clamd -- "$CLAMD_BIN" --config-file="$conf"
+	wait_until "clamd" 60 "$log" "${STARTED_PIDS[-1]}" clamd_pongs "${hp%:*}" "${hp##*:}"
+}
+
 # Services recorded by an earlier `services` run or by an `up` that was
 # killed without cleaning up are stopped first: their ports and Temporal's
 # SQLite lock would make the new ones fail.
@@ -509,6 +565,7 @@ refuse_second_up() {
 
 start_backing_services() {
 	require_tools
+	ensure_clamd
 	build_sink
 	prepare_dirs
 	if [[ -n $USER_DATABASE_URL ]]; then
@@ -520,6 +577,7 @@ start_backing_services() {
 	start_temporal
 	start_versitygw
 	start_smtp_sink
+	start_clamd
 }
 
 # ---------------------------------------------------------------- commands
@@ -567,6 +625,7 @@ cmd_up() {
     Temporal UI   http://${TEMPORAL_ADDRESS%:*}:$TEMPORAL_UI_PORT
     S3            $S3_ENDPOINT  (bucket $S3_BUCKET, files under .data/s3)
     Mail          $SMTP_URL  (messages as .eml under .data/mail)
+    ClamAV        $CLAMD_ADDRESS  (the project's test signatures only)
     Logs          .data/logs/*.log
     API key       $key
 
@@ -637,6 +696,7 @@ cmd_services() {
     Temporal      $TEMPORAL_ADDRESS  (UI http://${TEMPORAL_ADDRESS%:*}:$TEMPORAL_UI_PORT)
     S3            $S3_ENDPOINT
     SMTP          $SMTP_URL
+    ClamAV        $CLAMD_ADDRESS
   Start the application with:  go run ./cmd/ppwr dev
 
 EOF
@@ -683,7 +743,7 @@ cmd_status() {
 # admin database (the test harness creates one database per package from it)
 # and stops the private cluster afterwards if it was started for this.
 with_test_pg() {
-	export PPWR_TEMPORAL_BIN="$BIN/temporal" PPWR_VERSITYGW_BIN="$BIN/versitygw"
+	export PPWR_TEMPORAL_BIN="$BIN/temporal" PPWR_VERSITYGW_BIN="$BIN/versitygw" PPWR_CLAMD_BIN="$CLAMD_BIN"
 	if [[ -n $USER_TEST_DATABASE_URL ]]; then
 		say "using TEST_DATABASE_URL from the environment"
 		export TEST_DATABASE_URL="$USER_TEST_DATABASE_URL"
@@ -720,8 +780,10 @@ run_checks() {
 	go test -run '^$' -fuzz FuzzWrites -fuzztime "${PPWR_FUZZTIME:-10s}" -parallel 2 ./api
 }
 
+# The tests start private clamds of their own; they need only the binary.
 cmd_test() {
 	require_tools
+	ensure_clamd
 	with_test_pg run_checks
 }
 
@@ -729,6 +791,7 @@ cmd_test() {
 # memory is measurable), from this binary.
 cmd_bench() {
 	require_tools
+	ensure_clamd
 	build_ppwr
 	export PPWR_BIN="$PPWR"
 	with_test_pg go run ./cmd/ppwr-bench "$@"

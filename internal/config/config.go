@@ -29,6 +29,7 @@ type Config struct {
 	SMTPURL            string
 	MailFrom           string
 	PublicBaseURL      string
+	ClamdAddress       string
 	// TrustedProxies lists the CIDRs whose X-Forwarded-For is believed when
 	// the organization IP allow-list is evaluated; empty means the socket peer.
 	TrustedProxies []string
@@ -76,6 +77,7 @@ var Variables = []Variable{
 	{"SMTP_URL", "smtp://127.0.0.1:1025", "SMTP server for outgoing mail (smtp:// or smtps://, user:password@ optional)"},
 	{"MAIL_FROM", "ppwr@localhost", "sender address of outgoing mail"},
 	{"PUBLIC_BASE_URL", "http://127.0.0.1:8080", "external base URL, used in pagination links and mails"},
+	{"CLAMD_ADDRESS", "127.0.0.1:3310", "ClamAV clamd address (host:port or unix:/path); production points it at a clamd with the official signatures"},
 	{"TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted"},
 	{"RATE_LIMIT_PER_MINUTE", "120", "requests per minute per user (spec: 120)"},
 	{"RECOMMENDATION_RATE_LIMIT_PER_MINUTE", "10", "extra limit on /packing-recommendations (spec: 10)"},
@@ -114,6 +116,7 @@ func FromEnv() (Config, error) {
 		SMTPURL:            get("SMTP_URL"),
 		MailFrom:           get("MAIL_FROM"),
 		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
+		ClamdAddress:       get("CLAMD_ADDRESS"),
 	}
 	if c.DatabaseListenURL == "" {
 		c.DatabaseListenURL = c.DatabaseURL

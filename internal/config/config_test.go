@@ -19,6 +19,7 @@ func TestDefaultsPointAtTheLocalStack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:8080", c.HTTPAddr)
 	assert.Equal(t, "ppwr", c.TemporalTaskQueue)
+	assert.Equal(t, "127.0.0.1:3310", c.ClamdAddress, "the clamd make run starts")
 	assert.Equal(t, 120, c.RateLimitPerMinute)
 	assert.Equal(t, 10, c.RecommendationRateLimitPerMinute)
 	assert.Empty(t, c.TrustedProxies)

@@ -1,6 +1,7 @@
 // Package testenv gives tests the real backing services: a fresh, migrated
 // PostgreSQL database per test binary (so per package), the Temporal dev
-// server started from the locally built CLI, and a versitygw S3 server.
+// server started from the locally built CLI, a versitygw S3 server and a
+// clamd with the project's signatures.
 // Each service starts on first use and is torn down by Main. A missing
 // service fails the test with instructions; nothing is skipped silently.
 package testenv
@@ -306,7 +307,7 @@ func StartS3() (opts storage.Options, store *storage.Store, stop func(), err err
 }
 
 // Config is a configuration pointing at every service the test touched
-// (call DB, Temporal and Storage first for the ones it needs).
+// (call DB, Temporal, Storage and Clamd first for the ones it needs).
 func Config(t testing.TB) config.Config {
 	t.Helper()
 	cfg, err := config.FromEnv()
@@ -323,6 +324,9 @@ func Config(t testing.TB) config.Config {
 	if s3Store != nil {
 		cfg.S3Endpoint, cfg.S3Bucket, cfg.S3Region = s3Opts.Endpoint, s3Opts.Bucket, s3Opts.Region
 		cfg.AWSAccessKeyID, cfg.AWSSecretAccessKey = s3Opts.AccessKeyID, s3Opts.SecretAccessKey
+	}
+	if clamdAddr != "" {
+		cfg.ClamdAddress = clamdAddr
 	}
 	return cfg
 }
