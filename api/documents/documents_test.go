@@ -122,7 +122,7 @@ func (d *docs) post(t *testing.T, tn apitest.Tenant, path string, body any) *api
 func (d *docs) newItem(t *testing.T, name string) string {
 	t.Helper()
 	res := d.post(t, d.tn, "/catalog-items", map[string]any{"internalCode": "DOC-" + uuid.NewString()[:8], "name": name,
-		"sourcingType": "purchased", "massG": "24.5", "mainMaterialCode": "paper_cardboard", "stockUnit": "piece", "reuseType": "single_use"})
+		"sourcingType": "purchased", "massG": "24.5", "mainMaterialCode": "PAPER_CARDBOARD", "stockUnit": "piece", "reuseType": "single_use", "foodContactStatus": "not_food_contact"})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	return res.JSON["id"].(string)
 }
@@ -213,7 +213,7 @@ func TestUploadRefusesBadFormsAndKeepsNothing(t *testing.T) {
 	d := newDocs(t, apitest.WithConfig(func(c *config.Config) { c.DocumentMaxBytes = 1024 }))
 	other := d.NewTenant(apitest.TenantSpec{})
 	foreign := d.post(t, other, "/catalog-items", map[string]any{"internalCode": "F-1", "name": "Foreign", "sourcingType": "purchased",
-		"massG": "1", "mainMaterialCode": "paper_cardboard", "stockUnit": "piece", "reuseType": "single_use"})
+		"massG": "1", "mainMaterialCode": "PAPER_CARDBOARD", "stockUnit": "piece", "reuseType": "single_use", "foodContactStatus": "not_food_contact"})
 	require.Equal(t, http.StatusCreated, foreign.Code, foreign.Body.String())
 
 	res := d.upload(t, d.tn, "/documents", map[string]string{"document_type": "other", "title": "No file"}, "", nil)

@@ -38,7 +38,7 @@ func (h *handlers) files() kit.Area {
 			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion"))),
 			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.download), kit.Response{Status: http.StatusOK, ContentType: "application/octet-stream", Schema: kit.Binary()}),
+				Handle(kit.Do(h.download), kit.Response{Status: http.StatusOK, ContentType: "*/*", Schema: kit.Binary()}),
 		},
 		Schemas: map[string]kit.Schema{
 			"Document": kit.Object(map[string]kit.Schema{

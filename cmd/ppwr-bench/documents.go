@@ -229,7 +229,7 @@ func (c *documentClient) upload(fields map[string]string, name string, file io.R
 }
 
 func (c *documentClient) item() (string, error) {
-	body := `{"internalCode":"BENCH-DOC","name":"Pudełko","sourcingType":"purchased","massG":"24.5","mainMaterialCode":"paper_cardboard","stockUnit":"piece","reuseType":"single_use"}`
+	body := `{"internalCode":"BENCH-DOC","name":"Pudełko","sourcingType":"purchased","massG":"24.5","mainMaterialCode":"PAPER_CARDBOARD","stockUnit":"piece","reuseType":"single_use","foodContactStatus":"not_food_contact"}`
 	var item struct{ ID string }
 	err := c.do(http.MethodPost, "/catalog-items", "application/json", strings.NewReader(body), &item)
 	return item.ID, err

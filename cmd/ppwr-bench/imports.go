@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -26,10 +25,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"gorm.io/gorm"
 
-	"ppwr/api/kit"
 	"ppwr/internal/config"
-	"ppwr/internal/temporalclient"
-	"ppwr/internal/testenv"
 	"ppwr/models"
 	"ppwr/workflows"
 )
