@@ -161,24 +161,41 @@ func (e *writeError) Unwrap() error { return e.err }
 func sendChunks(conn net.Conn, body io.Reader) error {
 	buf := make([]byte, 4+chunkSize)
 	for {
-		n, rErr := io.ReadFull(body, buf[4:])
+		n, end, err := fill(body, buf[4:])
+		if err != nil {
+			return fmt.Errorf("clamav: reading the stream to scan: %w", err)
+		}
 		if n > 0 {
 			binary.BigEndian.PutUint32(buf, uint32(n))
 			if _, err := conn.Write(buf[:4+n]); err != nil {
 				return &writeError{err}
 			}
 		}
-		if errors.Is(rErr, io.EOF) || errors.Is(rErr, io.ErrUnexpectedEOF) {
+		if end {
 			break
-		}
-		if rErr != nil {
-			return fmt.Errorf("clamav: reading the stream to scan: %w", rErr)
 		}
 	}
 	if _, err := conn.Write(make([]byte, 4)); err != nil {
 		return &writeError{err}
 	}
 	return nil
+}
+
+// fill reads into p until it is full or r ends. Unlike io.ReadFull it
+// tells io.EOF apart from a source's own io.ErrUnexpectedEOF (a download
+// cut short), which must fail the scan, not pass a truncated stream.
+func fill(r io.Reader, p []byte) (n int, end bool, err error) {
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err == io.EOF {
+			return n, true, nil
+		}
+		if err != nil {
+			return n, false, err
+		}
+	}
+	return n, false, nil
 }
 
 // readReply reads up to the NUL that ends a reply to a z-command. clamd

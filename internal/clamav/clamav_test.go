@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -108,6 +109,18 @@ func TestScansRunConcurrently(t *testing.T) {
 	}
 	for range 4 {
 		require.NoError(t, <-errs)
+	}
+}
+
+// A source that fails, even with io.ErrUnexpectedEOF (how a download cut
+// short ends), fails the scan rather than passing what arrived as clean.
+func TestSourceErrorFailsTheScan(t *testing.T) {
+	for _, cause := range []error{io.ErrUnexpectedEOF, errors.New("connection reset by S3")} {
+		src := io.MultiReader(bytes.NewReader(make([]byte, 100<<10)), iotest.ErrReader(cause))
+		v, err := scan(t, clamav.New(testenv.Clamd(t)), src)
+		require.ErrorIs(t, err, cause)
+		assert.False(t, clamav.IsPermanent(err), "a new attempt reads the source again")
+		assert.Equal(t, clamav.Verdict{}, v)
 	}
 }
 

@@ -30,7 +30,7 @@ func Clamd(t testing.TB) string {
 	t.Helper()
 	clamdOnce.Do(func() {
 		var stop func()
-		if clamdAddr, stop, clamdErr = StartClamd(ClamdStreamMaxLength); clamdErr == nil {
+		if clamdAddr, stop, clamdErr = StartClamd(""); clamdErr == nil {
 			onTeardown(stop)
 		}
 	})
@@ -42,10 +42,14 @@ func Clamd(t testing.TB) string {
 
 // StartClamd starts a clamd on a free port with the signatures of
 // scripts/clamav, refusing streams longer than streamMaxLength (clamd's
-// size syntax: "200M", "64K"), and waits until it answers PING; stop ends
-// it and removes its directory. The binary is PPWR_CLAMD_BIN, by default
-// /usr/sbin/clamd.
+// size syntax: "200M", "64K"; empty: ClamdStreamMaxLength), and waits until
+// it answers PING; stop ends it and removes its directory. The binary is
+// PPWR_CLAMD_BIN, by default /usr/sbin/clamd. Benchmarks use it outside
+// tests.
 func StartClamd(streamMaxLength string) (address string, stop func(), err error) {
+	if streamMaxLength == "" {
+		streamMaxLength = ClamdStreamMaxLength
+	}
 	path := os.Getenv("PPWR_CLAMD_BIN")
 	if path == "" {
 		path = "/usr/sbin/clamd"
