@@ -397,7 +397,14 @@ func successDoc(op *kit.Operation, status int, t func(string, ...any) string) ma
 		if ct == "" {
 			ct = "application/json"
 		}
-		doc["content"] = map[string]any{ct: map[string]any{"schema": r.Schema}}
+		content := map[string]any{ct: map[string]any{"schema": r.Schema}}
+		if len(r.ContentTypes) > 0 {
+			content = map[string]any{}
+			for _, ct := range r.ContentTypes {
+				content[ct] = map[string]any{"schema": r.Schema}
+			}
+		}
+		doc["content"] = content
 	}
 	return doc
 }

@@ -14,6 +14,7 @@ import (
 
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/filecheck"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
 	"ppwr/models"
@@ -38,7 +39,7 @@ func (h *handlers) files() kit.Area {
 			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion"))),
 			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.download), kit.Response{Status: http.StatusOK, ContentType: "*/*", Schema: kit.Binary()}),
+				Handle(kit.Do(h.download), downloadResponse()),
 		},
 		Schemas: map[string]kit.Schema{
 			"Document": kit.Object(map[string]kit.Schema{
@@ -62,6 +63,16 @@ func (h *handlers) files() kit.Area {
 		},
 		Codes: []kit.Code{{Code: models.ErrDocumentNotServable.Code, Status: http.StatusUnprocessableEntity}},
 	}
+}
+
+// downloadResponse documents a version's bytes: one of the allowed
+// types, with its name and checksum.
+func downloadResponse() kit.Response {
+	return kit.Response{Status: http.StatusOK, ContentTypes: filecheck.AllowedTypes, Schema: kit.Binary(), Headers: []kit.Param{
+		{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.content_disposition"},
+		{Name: "X-Checksum-SHA256", Schema: kit.Str(), DescKey: "header.checksum_sha256"},
+		{Name: "Repr-Digest", Schema: kit.Str(), DescKey: "header.repr_digest"},
+	}}
 }
 
 // fileOnly documents the form of a new version: the file alone.

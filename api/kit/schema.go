@@ -59,6 +59,9 @@ func ListOf(name string) Schema {
 type Response struct {
 	Status      int
 	ContentType string // default application/json
+	// ContentTypes, when set, are the media types a body of Schema may
+	// have instead (a download answers its file's type).
+	ContentTypes []string
 	Schema      Schema // nil: no body
 	Headers     []Param
 	// Also are other success statuses answering the same body: an upsert

@@ -54,6 +54,9 @@ const (
 	TypeText = "text/plain"
 )
 
+// AllowedTypes are the content types a file may have, in their order.
+var AllowedTypes = []string{TypePDF, TypePNG, TypeJPEG, TypeTIFF, TypeXLSX, TypeDOCX, TypeCSV, TypeText}
+
 // Report is the result of Inspect. ContentType is set whenever the type was
 // recognised as one of the allowed types, also for Unsafe files; it is empty
 // for Refused ones. Reason and Detail are empty exactly when Outcome is
