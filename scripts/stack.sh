@@ -419,22 +419,33 @@ require_tools() {
 	done
 }
 
-# ensure_clamd installs Debian's clamav-daemon when clamd is missing: unlike
-# the Go tools it cannot be built from the module proxy. Only root can
-# install; anyone else is told what to run.
+# ensure_debian_package installs a Debian package when the file it
+# provides is missing: unlike the Go tools these cannot be built from the
+# module proxy. Only root can install; anyone else is told what to run.
+ensure_debian_package() {
+	local package=$1 file=$2
+	[[ -x $file ]] && return 0
+	if ((EUID != 0)) || ! command -v apt-get >/dev/null; then
+		die "$file is missing; install it as root: apt-get update && apt-get install -y $package"
+	fi
+	mkdir -p "$LOGS"
+	local log="$LOGS/apt-$package.log"
+	say "installing $package with apt-get ($file is missing; output in ${log#"$ROOT"/})"
+	{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "$package"; } >>"$log" 2>&1 ||
+		die_log "apt-get install -y $package failed" "$log"
+	[[ -x $file ]] || die "$package is installed but $file is still missing"
+}
+
+# ensure_clamd installs ClamAV's daemon, which scans uploads.
 ensure_clamd() {
 	[[ -x $CLAMD_BIN ]] && return 0
 	[[ -z ${PPWR_CLAMD_BIN:-} ]] || die "PPWR_CLAMD_BIN=$PPWR_CLAMD_BIN is not an executable clamd"
-	if ((EUID != 0)) || ! command -v apt-get >/dev/null; then
-		die "clamd ($CLAMD_BIN) is missing; install ClamAV's daemon as root: apt-get update && apt-get install -y clamav-daemon"
-	fi
-	mkdir -p "$LOGS"
-	local log="$LOGS/apt-clamav.log"
-	say "installing clamav-daemon with apt-get (clamd is missing; output in ${log#"$ROOT"/})"
-	{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y clamav-daemon; } >>"$log" 2>&1 ||
-		die_log "apt-get install -y clamav-daemon failed" "$log"
-	[[ -x $CLAMD_BIN ]] || die "clamav-daemon is installed but $CLAMD_BIN is still missing; set PPWR_CLAMD_BIN to its clamd"
+	ensure_debian_package clamav-daemon "$CLAMD_BIN"
 }
+
+# ensure_poppler installs poppler's pdftotext, the independent PDF reader
+# the tests of generated PDFs read them back with.
+ensure_poppler() { ensure_debian_package poppler-utils /usr/bin/pdftotext; }
 
 # ---------------------------------------------------------------- services
 
@@ -780,10 +791,12 @@ run_checks() {
 	go test -run '^$' -fuzz FuzzWrites -fuzztime "${PPWR_FUZZTIME:-10s}" -parallel 2 ./api
 }
 
-# The tests start private clamds of their own; they need only the binary.
+# The tests start private clamds of their own; they need only the binary,
+# and pdftotext to read generated PDFs back.
 cmd_test() {
 	require_tools
 	ensure_clamd
+	ensure_poppler
 	with_test_pg run_checks
 }
 
