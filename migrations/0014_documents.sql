@@ -108,6 +108,7 @@ CREATE TABLE traceability_links (
     organization_id     uuid NOT NULL REFERENCES organizations (id),
     catalog_item_id     uuid NOT NULL REFERENCES catalog_items (id),
     document_version_id uuid NOT NULL REFERENCES document_versions (id),
+    document_id         uuid NOT NULL REFERENCES documents (id),
     link_type           text NOT NULL,
     catalog_revision    integer NOT NULL,
     created_by          uuid,

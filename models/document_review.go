@@ -111,21 +111,12 @@ type Analysis struct {
 // analysed: processed clean, with page text, of a document about a
 // packaging item. The caller records the run's workflow start.
 func RequestAnalysis(w *work.Unit, id uuid.UUID) (*Analysis, error) {
-	v, err := lockFor[DocumentVersion](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
+	v, _, err := eligibleVersion(w, id)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := Find[Document](w.Context(), w.Tx(), w.Organization(), v.DocumentID)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case v.ProcessingStatus != ProcessingReviewRequired:
-		return nil, ErrDocumentNotAnalyzable.On("version", "field.document_not_processed", v.ProcessingStatus)
-	case v.PageCount == nil:
+	if v.PageCount == nil {
 		return nil, ErrDocumentNotAnalyzable.On("version", "field.document_without_text")
-	case doc.CatalogItemID == nil:
-		return nil, ErrDocumentNotAnalyzable.On("version", "field.document_not_linked")
 	}
 	if err := w.Tx().Model(v).Update("analysis_count", gorm.Expr("analysis_count + 1")).Error; err != nil {
 		return nil, err

@@ -1,18 +1,140 @@
 package documents
 
 import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/input"
+	"ppwr/models"
 )
-
-var item = kit.QueryParam("item", kit.UUID())
 
 // evidence declares evidence proposals and their decisions.
 func (h *handlers) evidence() kit.Area {
-	return kit.Area{Operations: []kit.Operation{
-		kit.Post("createEvidenceProposal", kit.Org+"/document-versions/{recordId}/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm),
-		kit.List("listEvidenceProposals", kit.Org+"/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).WithQuery(item),
-		kit.Get("getEvidenceProposal", kit.Org+"/evidence-proposals/{recordId}", tag, a.EvidenceReview, a.EvidenceReviewPerm),
-		kit.Post("decideEvidenceProposal", kit.Org+"/evidence-proposals/{proposalId}/decision", tag, a.EvidenceReview, a.EvidenceReviewPerm).NotIdempotent(),
-	}}
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("createEvidenceProposal", kit.Org+"/document-versions/{recordId}/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Handle(kit.JSON(h.createProposal), kit.CreatedResponse(kit.Ref("EvidenceProposal"))),
+			kit.List("listEvidenceProposals", kit.Org+"/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Handle(kit.Query(h.listProposals), kit.OK(kit.ListOf("EvidenceProposal"))),
+			kit.Get("getEvidenceProposal", kit.Org+"/evidence-proposals/{recordId}", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Handle(kit.Do(h.getProposal), kit.OK(kit.Ref("EvidenceProposal"))),
+			// A retry after a timeout reads the proposal first, as the spec
+			// advises: a decided proposal shows its outcome.
+			kit.Post("decideEvidenceProposal", kit.Org+"/evidence-proposals/{proposalId}/decision", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				NotIdempotent().Handle(kit.JSON(h.decideProposal), kit.OK(kit.Ref("EvidenceProposal"))),
+		},
+		Schemas: map[string]kit.Schema{
+			"EvidenceProposal": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "document_version": kit.UUID(), "catalog_item": kit.UUID(), "component": kit.Nullable(kit.UUID()),
+				"code": kit.Enum(models.EvidenceCodeNames()...), "value": kit.DecimalString(), "unit": kit.Str(),
+				"method": kit.Nullable(kit.Str()), "result": kit.Nullable(kit.Str()), "laboratory_report": kit.Nullable(kit.UUID()),
+				"source_page": kit.Int(), "source_text": kit.Str(), "origin": kit.Enum(models.OriginAnalysis, models.OriginManual),
+				"analysis_run": kit.Nullable(kit.Int()), "status": kit.Enum(models.ProposalStatuses...),
+				"note": kit.Nullable(kit.Str()), "accepted_value": kit.Nullable(kit.DecimalString()),
+				"decided_by": kit.Nullable(kit.UUID()), "decided_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(),
+				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+			}),
+		},
+		Codes: []kit.Code{{Code: models.ErrProposalDecided.Code, Status: http.StatusUnprocessableEntity}},
+	}
+}
+
+type proposalJSON struct {
+	ID               uuid.UUID        `json:"id"`
+	DocumentVersion  uuid.UUID        `json:"document_version"`
+	CatalogItem      uuid.UUID        `json:"catalog_item"`
+	Component        *uuid.UUID       `json:"component"`
+	Code             string           `json:"code"`
+	Value            decimal.Decimal  `json:"value"`
+	Unit             string           `json:"unit"`
+	Method           *string          `json:"method"`
+	Result           *string          `json:"result"`
+	LaboratoryReport *uuid.UUID       `json:"laboratory_report"`
+	SourcePage       int              `json:"source_page"`
+	SourceText       string           `json:"source_text"`
+	Origin           string           `json:"origin"`
+	AnalysisRun      *int             `json:"analysis_run"`
+	Status           string           `json:"status"`
+	Note             *string          `json:"note"`
+	AcceptedValue    *decimal.Decimal `json:"accepted_value"`
+	DecidedBy        *uuid.UUID       `json:"decided_by"`
+	DecidedAt        *time.Time       `json:"decided_at"`
+	Revision         int              `json:"revision"`
+	CreatedAt        time.Time        `json:"created_at"`
+	UpdatedAt        time.Time        `json:"updated_at"`
+}
+
+func proposalToJSON(p *models.EvidenceProposal) proposalJSON {
+	out := proposalJSON{ID: p.ID, DocumentVersion: p.DocumentVersionID, CatalogItem: p.CatalogItemID, Component: p.ComponentID,
+		Code: p.Code, Value: p.Value, Unit: p.Unit, Method: p.Method, Result: p.Result, LaboratoryReport: p.LaboratoryReportVersionID,
+		SourcePage: p.SourcePage, SourceText: p.SourceText, Origin: p.Origin, AnalysisRun: p.AnalysisRun, Status: p.Status,
+		Note: p.DecisionNote, DecidedBy: p.DecidedBy, DecidedAt: utc(p.DecidedAt), Revision: p.Revision,
+		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
+	if p.AcceptedValue.Valid {
+		out.AcceptedValue = &p.AcceptedValue.Decimal
+	}
+	return out
+}
+
+func (h *handlers) createProposal(c *gin.Context, in *models.ProposalCreate) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	p, err := models.CreateProposal(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, p.ID, proposalToJSON(p))
+}
+
+// proposalQuery filters proposals.
+type proposalQuery struct {
+	input.Errors
+	Item            input.Opt[uuid.UUID]
+	DocumentVersion input.Opt[uuid.UUID]
+	Status          input.Opt[string]
+}
+
+func (q *proposalQuery) Declare(f *input.Fields) {
+	f.Ref("item", &q.Item, input.Ref{})
+	f.Ref("document_version", &q.DocumentVersion, input.Ref{})
+	f.Enum("status", &q.Status, input.Enum{Values: models.ProposalStatuses})
+}
+
+func (h *handlers) listProposals(c *gin.Context, q *proposalQuery) error {
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.EvidenceProposal{})
+	if q.Item.Set() {
+		db = db.Where("catalog_item_id = ?", q.Item.Value)
+	}
+	if q.DocumentVersion.Set() {
+		db = db.Where("document_version_id = ?", q.DocumentVersion.Value)
+	}
+	if q.Status.Set() {
+		db = db.Where("status = ?", q.Status.Value)
+	}
+	return kit.Paginate(c, db, kit.OldestFirst, proposalToJSON)
+}
+
+func (h *handlers) getProposal(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", proposalToJSON)
+}
+
+func (h *handlers) decideProposal(c *gin.Context, in *models.ProposalDecision) error {
+	id, err := kit.PathID(c, "proposalId")
+	if err != nil {
+		return err
+	}
+	p, err := models.DecideProposal(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, proposalToJSON(p))
+	return nil
 }

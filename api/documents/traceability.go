@@ -1,15 +1,80 @@
 package documents
 
 import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/models"
 )
 
 // traceability declares the links from packaging items to approved
 // document versions.
 func (h *handlers) traceability() kit.Area {
-	return kit.Area{Operations: []kit.Operation{
-		kit.List("listTraceabilityLinks", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.DocumentsRead, a.DocumentsView),
-		kit.Post("createTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.EvidenceReview, a.EvidenceReviewPerm),
-	}}
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listTraceabilityLinks", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.DocumentsRead, a.DocumentsView).
+				Handle(kit.Do(h.listLinks), kit.OK(kit.ListOf("TraceabilityLink"))),
+			kit.Post("createTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Handle(kit.JSON(h.createLink), kit.CreatedResponse(kit.Ref("TraceabilityLink"))),
+		},
+		Schemas: map[string]kit.Schema{
+			"TraceabilityLink": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "catalog_item": kit.UUID(), "version": kit.UUID(), "document": kit.UUID(),
+				"link_type": kit.Enum(models.TraceabilityLinkTypes...), "catalog_revision": kit.Int(),
+				"document_title": kit.Str(), "valid_from": kit.Nullable(kit.Date()), "valid_until": kit.Nullable(kit.Date()),
+				"created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
+			}),
+		},
+		Codes: []kit.Code{{Code: models.ErrLinkExists.Code, Status: http.StatusConflict}},
+	}
+}
+
+type linkJSON struct {
+	ID              uuid.UUID  `json:"id"`
+	CatalogItem     uuid.UUID  `json:"catalog_item"`
+	Version         uuid.UUID  `json:"version"`
+	Document        uuid.UUID  `json:"document"`
+	LinkType        string     `json:"link_type"`
+	CatalogRevision int        `json:"catalog_revision"`
+	DocumentTitle   string     `json:"document_title"`
+	ValidFrom       *string    `json:"valid_from"`
+	ValidUntil      *string    `json:"valid_until"`
+	CreatedBy       *uuid.UUID `json:"created_by"`
+	CreatedAt       time.Time  `json:"created_at"`
+}
+
+func linkToJSON(l *models.TraceabilityLinkView) linkJSON {
+	return linkJSON{ID: l.ID, CatalogItem: l.CatalogItemID, Version: l.DocumentVersionID, Document: l.DocumentID,
+		LinkType: l.LinkType, CatalogRevision: l.CatalogRevision, DocumentTitle: l.DocumentTitle,
+		ValidFrom: day(l.ValidFrom), ValidUntil: day(l.ValidUntil), CreatedBy: l.CreatedBy, CreatedAt: l.CreatedAt.UTC()}
+}
+
+func (h *handlers) createLink(c *gin.Context, in *models.TraceabilityCreate) error {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	l, err := models.CreateTraceabilityLink(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, l.ID, linkToJSON(l))
+}
+
+// listLinks pages through the item's links valid today.
+func (h *handlers) listLinks(c *gin.Context) error {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	if _, err := models.Find[models.CatalogItem](ctx, h.DB, org, id); err != nil {
+		return err
+	}
+	return kit.Paginate(c, models.ValidTraceabilityLinks(models.Tenant(ctx, h.DB, org), id), kit.OldestFirst, linkToJSON)
 }

@@ -62,8 +62,8 @@ type Response struct {
 	// ContentTypes, when set, are the media types a body of Schema may
 	// have instead (a download answers its file's type).
 	ContentTypes []string
-	Schema      Schema // nil: no body
-	Headers     []Param
+	Schema       Schema // nil: no body
+	Headers      []Param
 	// Also are other success statuses answering the same body: an upsert
 	// answers 201 when it adds and 200 when it changes.
 	Also []int

@@ -1,0 +1,128 @@
+package models
+
+import (
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// Traceability links tie a packaging item to the approved document
+// versions that evidence it. A link counts while its version stays
+// approved and its document is valid.
+
+// TraceabilityLinkTypes are what a linked document is to the item.
+var TraceabilityLinkTypes = []string{
+	"declaration_of_conformity", "technical_documentation", "supplier_declaration", "test_report",
+	"laboratory_report", "specification", "certificate", "other",
+}
+
+// TraceabilityLink links an item to a document version.
+type TraceabilityLink struct {
+	ID                uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID    uuid.UUID `gorm:"type:uuid"`
+	CatalogItemID     uuid.UUID `gorm:"type:uuid"`
+	DocumentVersionID uuid.UUID `gorm:"type:uuid"`
+	DocumentID        uuid.UUID `gorm:"type:uuid"`
+	LinkType          string
+	CatalogRevision   int
+	CreatedBy         *uuid.UUID `gorm:"type:uuid"`
+	CreatedAt         time.Time
+}
+
+// TraceabilityLinkView is a link with what a reader needs of its
+// document.
+type TraceabilityLinkView struct {
+	TraceabilityLink
+	DocumentTitle string     `gorm:"->"`
+	ValidFrom     *time.Time `gorm:"->;type:date"`
+	ValidUntil    *time.Time `gorm:"->;type:date"`
+}
+
+// TableName maps the view onto the links.
+func (TraceabilityLinkView) TableName() string { return "traceability_links" }
+
+// ErrLinkExists refuses a second identical link.
+var ErrLinkExists = &ConflictError{Code: "traceability_link_exists", Key: "error.traceability_link_exists"}
+
+// TraceabilityCreate is the body of a new link.
+type TraceabilityCreate struct {
+	input.Errors
+	LinkType input.Opt[string]
+	Version  input.Opt[uuid.UUID]
+	Revision input.Opt[int]
+}
+
+// Declare names the link's fields.
+func (in *TraceabilityCreate) Declare(f *input.Fields) {
+	f.Enum("link_type", &in.LinkType, input.Enum{Required: true, Values: TraceabilityLinkTypes})
+	f.Ref("version", &in.Version, input.Ref{Required: true})
+	f.Int("revision", &in.Revision, input.Revision(true))
+}
+
+// CreateTraceabilityLink links the item, at its current revision, to an
+// approved version of the organization.
+func CreateTraceabilityLink(w *work.Unit, itemID uuid.UUID, in *TraceabilityCreate) (*TraceabilityLinkView, error) {
+	item, err := lockItemShared(w, itemID)
+	if err != nil {
+		return nil, err
+	}
+	var v *DocumentVersion
+	if in.Version.Set() {
+		if v, err = lockFor[DocumentVersion](w.Context(), w.Tx(), w.Organization(), in.Version.Value, "SHARE"); errors.Is(err, ErrNotFound) {
+			in.Fail("version", "field.not_found")
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	if in.Failed() {
+		return nil, in.Err()
+	}
+	switch {
+	case in.Revision.Value != item.Revision:
+		return nil, ErrRevisionConflict
+	case item.Status == ItemArchived:
+		return nil, ErrItemArchived
+	case v.ReviewStatus != ReviewApproved:
+		return nil, ErrDocumentNotApproved.On("version", "field.document_state", v.ProcessingStatus, v.ReviewStatus)
+	}
+	link := &TraceabilityLink{ID: NewID(), OrganizationID: w.Organization(), CatalogItemID: item.ID, DocumentVersionID: v.ID,
+		DocumentID: v.DocumentID, LinkType: in.LinkType.Value, CatalogRevision: item.Revision, CreatedBy: w.Actor().UserID, CreatedAt: now()}
+	res := w.Tx().Clauses(clause.OnConflict{DoNothing: true}).Create(link)
+	switch {
+	case res.Error != nil:
+		return nil, res.Error
+	case res.RowsAffected == 0:
+		return nil, ErrLinkExists
+	}
+	w.Touch("traceability_link", link.ID)
+	if err := Emit(w, TraceabilityLinkCreated{ID: link.ID}); err != nil {
+		return nil, err
+	}
+	var view TraceabilityLinkView
+	return &view, withDocument(w.Tx()).Take(&view, "id = ?", link.ID).Error
+}
+
+// withDocument selects links with their document's title and validity.
+func withDocument(q *gorm.DB) *gorm.DB {
+	return q.Model(&TraceabilityLinkView{}).Select(`traceability_links.*,
+		(SELECT title FROM documents d WHERE d.id = traceability_links.document_id) AS document_title,
+		(SELECT valid_from FROM documents d WHERE d.id = traceability_links.document_id) AS valid_from,
+		(SELECT valid_until FROM documents d WHERE d.id = traceability_links.document_id) AS valid_until`)
+}
+
+// ValidTraceabilityLinks narrows q, the organization's links, to the
+// item's links valid today: the version still approved, today within its
+// document's validity.
+func ValidTraceabilityLinks(q *gorm.DB, itemID uuid.UUID) *gorm.DB {
+	return withDocument(q).Where("catalog_item_id = ?", itemID).
+		Where("document_version_id IN (?)", q.Session(&gorm.Session{NewDB: true}).Model(&DocumentVersion{}).Select("id").
+			Where("review_status = ?", ReviewApproved)).
+		Where(`document_id IN (?)`, q.Session(&gorm.Session{NewDB: true}).Model(&Document{}).Select("id").
+			Where("(valid_from IS NULL OR valid_from <= current_date) AND (valid_until IS NULL OR valid_until >= current_date)"))
+}
