@@ -74,7 +74,7 @@ func proposalToJSON(p *models.EvidenceProposal) proposalJSON {
 	out := proposalJSON{ID: p.ID, DocumentVersion: p.DocumentVersionID, CatalogItem: p.CatalogItemID, Component: p.ComponentID,
 		Code: p.Code, Value: p.Value, Unit: p.Unit, Method: p.Method, Result: p.Result, LaboratoryReport: p.LaboratoryReportVersionID,
 		SourcePage: p.SourcePage, SourceText: p.SourceText, Origin: p.Origin, AnalysisRun: p.AnalysisRun, Status: p.Status,
-		Note: p.DecisionNote, DecidedBy: p.DecidedBy, DecidedAt: utc(p.DecidedAt), Revision: p.Revision,
+		Note: p.DecisionNote, DecidedBy: p.DecidedBy, DecidedAt: kit.UTC(p.DecidedAt), Revision: p.Revision,
 		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
 	if p.AcceptedValue.Valid {
 		out.AcceptedValue = &p.AcceptedValue.Decimal
@@ -110,15 +110,7 @@ func (q *proposalQuery) Declare(f *input.Fields) {
 
 func (h *handlers) listProposals(c *gin.Context, q *proposalQuery) error {
 	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.EvidenceProposal{})
-	if q.Item.Set() {
-		db = db.Where("catalog_item_id = ?", q.Item.Value)
-	}
-	if q.DocumentVersion.Set() {
-		db = db.Where("document_version_id = ?", q.DocumentVersion.Value)
-	}
-	if q.Status.Set() {
-		db = db.Where("status = ?", q.Status.Value)
-	}
+	db = kit.Filter(kit.Filter(kit.Filter(db, "catalog_item_id", q.Item), "document_version_id", q.DocumentVersion), "status", q.Status)
 	return kit.Paginate(c, db, kit.OldestFirst, proposalToJSON)
 }
 

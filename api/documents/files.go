@@ -98,16 +98,8 @@ type documentJSON struct {
 
 func documentToJSON(d *models.Document) documentJSON {
 	return documentJSON{ID: d.ID, DocumentType: d.DocumentType, Title: d.Title, CatalogItem: d.CatalogItemID, Party: d.PartyID,
-		ValidFrom: day(d.ValidFrom), ValidUntil: day(d.ValidUntil), Language: d.Language, GeneratedKind: d.GeneratedKind,
+		ValidFrom: kit.Day(d.ValidFrom), ValidUntil: kit.Day(d.ValidUntil), Language: d.Language, GeneratedKind: d.GeneratedKind,
 		VersionCount: d.VersionCount, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
-}
-
-func day(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := t.Format(time.DateOnly)
-	return &s
 }
 
 type versionJSON struct {
@@ -140,8 +132,8 @@ func versionRenderer(c *gin.Context) func(*models.DocumentVersion) versionJSON {
 	return func(v *models.DocumentVersion) versionJSON {
 		out := versionJSON{ID: v.ID, Document: v.DocumentID, Version: v.Version, FileName: v.FileName, SizeBytes: v.SizeBytes,
 			SHA256: v.SHA256, ContentType: v.ContentType, ProcessingStatus: v.ProcessingStatus, PageCount: v.PageCount,
-			ProcessedAt: utc(v.ProcessedAt), ReviewStatus: v.ReviewStatus, ReviewReason: v.ReviewReason,
-			ReviewedBy: v.ReviewedBy, ReviewedAt: utc(v.ReviewedAt), UploadedBy: v.UploadedBy,
+			ProcessedAt: kit.UTC(v.ProcessedAt), ReviewStatus: v.ReviewStatus, ReviewReason: v.ReviewReason,
+			ReviewedBy: v.ReviewedBy, ReviewedAt: kit.UTC(v.ReviewedAt), UploadedBy: v.UploadedBy,
 			AnalysisCount: v.AnalysisCount, Revision: v.Revision, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC()}
 		if v.ProcessingReason != nil {
 			var detail string
@@ -153,14 +145,6 @@ func versionRenderer(c *gin.Context) func(*models.DocumentVersion) versionJSON {
 		}
 		return out
 	}
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
 
 // maxUploadBytes bounds an uploaded document (DOCUMENT_MAX_BYTES).
@@ -256,15 +240,7 @@ func (q *documentQuery) Declare(f *input.Fields) {
 
 func (h *handlers) listDocuments(c *gin.Context, q *documentQuery) error {
 	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Document{})
-	if q.CatalogItem.Set() {
-		db = db.Where("catalog_item_id = ?", q.CatalogItem.Value)
-	}
-	if q.DocumentType.Set() {
-		db = db.Where("document_type = ?", q.DocumentType.Value)
-	}
-	if q.Party.Set() {
-		db = db.Where("party_id = ?", q.Party.Value)
-	}
+	db = kit.Filter(kit.Filter(kit.Filter(db, "catalog_item_id", q.CatalogItem), "document_type", q.DocumentType), "party_id", q.Party)
 	return kit.Paginate(c, db, kit.NewestFirst, documentToJSON)
 }
 

@@ -51,7 +51,7 @@ type linkJSON struct {
 func linkToJSON(l *models.TraceabilityLinkView) linkJSON {
 	return linkJSON{ID: l.ID, CatalogItem: l.CatalogItemID, Version: l.DocumentVersionID, Document: l.DocumentID,
 		LinkType: l.LinkType, CatalogRevision: l.CatalogRevision, DocumentTitle: l.DocumentTitle,
-		ValidFrom: day(l.ValidFrom), ValidUntil: day(l.ValidUntil), CreatedBy: l.CreatedBy, CreatedAt: l.CreatedAt.UTC()}
+		ValidFrom: kit.Day(l.ValidFrom), ValidUntil: kit.Day(l.ValidUntil), CreatedBy: l.CreatedBy, CreatedAt: l.CreatedAt.UTC()}
 }
 
 func (h *handlers) createLink(c *gin.Context, in *models.TraceabilityCreate) error {

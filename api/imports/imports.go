@@ -116,20 +116,12 @@ func importToJSON(locale i18n.Locale, m *models.Import) importJSON {
 			models.OutcomeCreate: m.CreateCount, models.OutcomeUpdate: m.UpdateCount,
 			models.OutcomeUnchanged: m.UnchangedCount, models.OutcomeInvalid: m.InvalidCount,
 		},
-		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: utc(m.ReadyAt), CompletedAt: utc(m.CompletedAt)}
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: kit.UTC(m.ReadyAt), CompletedAt: kit.UTC(m.CompletedAt)}
 	if key, args, ok := m.ErrorReason(); ok {
 		msg := i18n.T(locale, key, args...)
 		out.Error = &msg
 	}
 	return out
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
 
 func (h *handlers) listImports(c *gin.Context) error {

@@ -12,6 +12,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+
+	"ppwr/internal/input"
 )
 
 // Page sizes of cursor lists (the spec's limits).
@@ -148,4 +150,13 @@ func nextLink(c *gin.Context, cursor string) string {
 // Location is the URL of a record created under the request's path.
 func Location(c *gin.Context, id uuid.UUID) string {
 	return State(c).BaseURL + c.Request.URL.Path + "/" + id.String()
+}
+
+// Filter narrows q to rows whose column equals the parameter, when the
+// request sent it.
+func Filter[T any](q *gorm.DB, column string, param input.Opt[T]) *gorm.DB {
+	if !param.Set() {
+		return q
+	}
+	return q.Where(column+" = ?", param.Value)
 }

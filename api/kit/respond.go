@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -70,4 +71,22 @@ func IfMatch(c *gin.Context) (models.Expected, error) {
 		}
 	}
 	return out, nil
+}
+
+// UTC is an optional time in UTC, as answers give times.
+func UTC(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// Day is an optional date as YYYY-MM-DD.
+func Day(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.Format(time.DateOnly)
+	return &s
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -42,7 +41,7 @@ func runDocuments() error {
 	defer st.close()
 	fmt.Printf("documents: %s\n\n", st.describe())
 	fmt.Printf("%-36s %-22s %-46s %s\n", "scenario", "target", "measured", "verdict")
-	c := &documentClient{http: &http.Client{Timeout: documentTimeout}, st: st}
+	c := &documentClient{apiClient: st.client(documentTimeout), st: st}
 
 	// The same pseudo-random bytes (incompressible, as a scanned PDF is)
 	// go to S3 directly and through the API.
@@ -189,33 +188,8 @@ func selfStatus(field string) (int64, error) {
 
 // documentClient drives documents through the API as an ERP would.
 type documentClient struct {
-	http *http.Client
-	st   *workerStack
-}
-
-func (c *documentClient) do(method, path, contentType string, body io.Reader, out any) error {
-	req, err := http.NewRequest(method, c.st.base+path, body)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.st.token)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-		req.Header.Set("Idempotency-Key", "bench-"+uuid.NewString())
-	}
-	res, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
-	}
-	return json.Unmarshal(raw, out)
+	apiClient
+	st *workerStack
 }
 
 // upload streams a multipart form to POST /documents without holding the
@@ -240,14 +214,14 @@ func (c *documentClient) upload(fields map[string]string, name string, file io.R
 		pw.CloseWithError(err)
 	}()
 	var v struct{ ID string }
-	err := c.do(http.MethodPost, "/documents", form.FormDataContentType(), pr, &v)
+	err := c.do(http.MethodPost, "/documents", pr, form.FormDataContentType(), http.StatusCreated, &v)
 	return v.ID, err
 }
 
 func (c *documentClient) item() (string, error) {
 	body := `{"internalCode":"BENCH-DOC","name":"Pudełko","sourcingType":"purchased","massG":"24.5","mainMaterialCode":"PAPER_CARDBOARD","stockUnit":"piece","reuseType":"single_use","foodContactStatus":"not_food_contact"}`
 	var item struct{ ID string }
-	err := c.do(http.MethodPost, "/catalog-items", "application/json", strings.NewReader(body), &item)
+	err := c.do(http.MethodPost, "/catalog-items", strings.NewReader(body), "application/json", http.StatusCreated, &item)
 	return item.ID, err
 }
 
@@ -259,7 +233,7 @@ func (c *documentClient) awaitStatus(id, want string) error {
 			ProcessingStatus string  `json:"processing_status"`
 			ProcessingReason *string `json:"processing_reason"`
 		}
-		if err := c.do(http.MethodGet, "/document-versions/"+id, "", nil, &v); err != nil {
+		if err := c.do(http.MethodGet, "/document-versions/"+id, nil, "", http.StatusOK, &v); err != nil {
 			return err
 		}
 		switch v.ProcessingStatus {
@@ -277,7 +251,7 @@ func (c *documentClient) awaitStatus(id, want string) error {
 // proposals are written in one transaction, so the first seen are all.
 func (c *documentClient) analyze(version string) (int, error) {
 	var queued struct{ Analysis int }
-	if err := c.do(http.MethodPost, "/document-versions/"+version+"/analyze", "application/json", strings.NewReader("{}"), &queued); err != nil {
+	if err := c.do(http.MethodPost, "/document-versions/"+version+"/analyze", strings.NewReader("{}"), "application/json", http.StatusOK, &queued); err != nil {
 		return 0, err
 	}
 	deadline := time.Now().Add(documentTimeout)

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
@@ -65,10 +63,7 @@ func runImports(bigTimeout time.Duration) error {
 	}
 	defer st.close()
 	tc, w := st.temporal, st.worker
-	c := &importClient{
-		http: &http.Client{Timeout: 2 * time.Minute}, base: st.base,
-		token: st.token, worker: w, db: st.db, temporal: tc, bigTimeout: bigTimeout,
-	}
+	c := &importClient{apiClient: st.client(2 * time.Minute), worker: w, db: st.db, temporal: tc, bigTimeout: bigTimeout}
 
 	fmt.Printf("imports: %s\n\n", st.describe())
 	fmt.Printf("%-36s %-22s %-46s %s\n", "scenario", "target", "measured", "verdict")
@@ -288,9 +283,7 @@ func (w *workerProcess) resetPeak() error {
 
 // importClient drives imports through the API as an ERP would.
 type importClient struct {
-	http     *http.Client
-	base     string
-	token    string
+	apiClient
 	worker   *workerProcess
 	db       *gorm.DB
 	temporal client.Client
@@ -501,35 +494,6 @@ func (c *importClient) progress(id uuid.UUID, status string, elapsed time.Durati
 		return ""
 	}
 	return fmt.Sprintf(": %d rows %s, %.0f rows/s", n, done, float64(n)/elapsed.Seconds())
-}
-
-// do sends a request of the benchmark's user and decodes the answer, which
-// must have the status.
-func (c *importClient) do(method, path string, body io.Reader, contentType string, status int, out any) error {
-	req, err := http.NewRequest(method, c.base+path, body)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if method == http.MethodPost {
-		req.Header.Set("Idempotency-Key", uuid.NewString())
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	res, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != status {
-		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
-	}
-	return json.Unmarshal(raw, out)
 }
 
 // catalogColumns are the columns of the generated files: every item

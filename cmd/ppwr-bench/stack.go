@@ -1,7 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"time"
+
 	"fmt"
 	"os"
 
@@ -114,4 +119,44 @@ func (st *workerStack) close() {
 	for i := len(st.closers) - 1; i >= 0; i-- {
 		st.closers[i]()
 	}
+}
+
+// apiClient calls the API as the benchmark's user.
+type apiClient struct {
+	http        *http.Client
+	base, token string
+}
+
+// client is an API client of the stack's organization.
+func (st *workerStack) client(timeout time.Duration) apiClient {
+	return apiClient{http: &http.Client{Timeout: timeout}, base: st.base, token: st.token}
+}
+
+// do sends a request of the benchmark's user and decodes the answer, which
+// must have the status.
+func (c apiClient) do(method, path string, body io.Reader, contentType string, status int, out any) error {
+	req, err := http.NewRequest(method, c.base+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if method == http.MethodPost {
+		req.Header.Set("Idempotency-Key", uuid.NewString())
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != status {
+		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
+	}
+	return json.Unmarshal(raw, out)
 }
