@@ -16,7 +16,7 @@ var EventCatalogue = []Payload{
 	PackingConsumptionCreated{}, SupplyEventCreated{}, FlowCreated{},
 	DocumentVersionCreated{}, DocumentVersionProcessed{}, DocumentVersionQuarantined{}, DocumentVersionDecided{},
 	EvidenceProposalCreated{}, EvidenceProposalDecided{}, TraceabilityLinkCreated{}, GeneratedDocumentCreated{},
-	SupplierRequestCreated{}, SupplierRequestSent{}, SupplierRequestCancelled{}, SupplierRequestLineReviewed{},
+	SupplierRequestCreated{}, SupplierRequestSent{}, SupplierRequestCancelled{}, SupplierRequestLineReviewed{}, ComplianceIssueOpened{}, ComplianceIssueResolved{},
 	ImportReady{}, ImportCompleted{}, ImportFailed{},
 	AssessmentCreated{}, AssessmentReviewed{}, RegisterEntryCreated{}, RegisterEntryReviewed{},
 	BDOReportPrepared{}, CarbonCalculationCreated{}, CarbonFactorCreated{}, CarbonFactorArchived{},
@@ -209,3 +209,17 @@ func (AssessmentReviewed) EventType() string          { return "assessment.revie
 func (RegisterEntryReviewed) EventType() string       { return "register_entry.reviewed" }
 func (BDOReportPrepared) EventType() string           { return "bdo_report.prepared" }
 func (CarbonFactorArchived) EventType() string        { return "carbon_factor.archived" }
+
+// IssueChange is the data of the events of a compliance issue.
+type IssueChange struct {
+	ID   uuid.UUID `json:"id"`
+	Kind string    `json:"kind"`
+}
+
+type (
+	ComplianceIssueOpened   IssueChange
+	ComplianceIssueResolved IssueChange
+)
+
+func (ComplianceIssueOpened) EventType() string   { return "compliance_issue.opened" }
+func (ComplianceIssueResolved) EventType() string { return "compliance_issue.resolved" }

@@ -1,24 +1,26 @@
-// Package suppliers is the spec's "Supplier collaboration" area: issues,
-// supplier requests and their lines.
-// It is not built yet: its operations answer 501 after authentication.
+// Package suppliers is the spec's "Supplier collaboration" area: supplier
+// requests with their lines, and the compliance issues the service opens.
+// Each part declares its operations in its own file.
 package suppliers
 
 import (
+	"maps"
+
 	"ppwr/api/kit"
-	a "ppwr/internal/access"
 )
 
 const tag = "suppliers"
 
-// Area declares the area's operations.
-var Area = kit.Unbuilt(
-	kit.List("listIssues", kit.Org+"/issues", tag, a.SupplierRequestsRead, a.IssuesManage),
-	kit.Get("getIssue", kit.Org+"/issues/{recordId}", tag, a.SupplierRequestsRead, a.IssuesManage),
-	kit.List("listSupplierRequests", kit.Org+"/supplier-requests", tag, a.SupplierRequestsRead, a.SupplierRequestsView),
-	kit.Get("getSupplierRequest", kit.Org+"/supplier-requests/{recordId}", tag, a.SupplierRequestsRead, a.SupplierRequestsView),
-	kit.List("listSupplierRequestLines", kit.Org+"/supplier-requests/{requestId}/lines", tag, a.SupplierRequestsRead, a.SupplierRequestsView),
-	kit.Post("createSupplierRequest", kit.Org+"/supplier-requests", tag, a.SupplierRequestsWrite, a.SupplierRequestsCreate),
-	kit.Post("sendSupplierRequest", kit.Org+"/supplier-requests/{recordId}/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend),
-	kit.Post("cancelSupplierRequest", kit.Org+"/supplier-requests/{recordId}/cancel", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend),
-	kit.Post("reviewSupplierRequestLine", kit.Org+"/supplier-requests/{recordId}/lines/{lineId}/review", tag, a.SupplierRequestsWrite, a.EvidenceReviewPerm),
-)
+type handlers struct{ kit.Deps }
+
+// Area declares the area's operations, schemas and error codes.
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	area := kit.Area{Schemas: map[string]kit.Schema{}}
+	for _, part := range []kit.Area{h.issues(), h.requests()} {
+		area.Operations = append(area.Operations, part.Operations...)
+		maps.Copy(area.Schemas, part.Schemas)
+		area.Codes = append(area.Codes, part.Codes...)
+	}
+	return area
+}

@@ -1,0 +1,93 @@
+package suppliers
+
+import (
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"ppwr/api/kit"
+	a "ppwr/internal/access"
+	"ppwr/internal/i18n"
+	"ppwr/internal/input"
+	"ppwr/models"
+)
+
+// issues declares the read-only list of compliance issues.
+func (h *handlers) issues() kit.Area {
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listIssues", kit.Org+"/issues", tag, a.SupplierRequestsRead, a.IssuesManage).
+				Handle(kit.Query(h.listIssues), kit.OK(kit.ListOf("ComplianceIssue"))),
+			kit.Get("getIssue", kit.Org+"/issues/{recordId}", tag, a.SupplierRequestsRead, a.IssuesManage).
+				Handle(kit.Do(h.getIssue), kit.OK(kit.Ref("ComplianceIssue"))),
+		},
+		Schemas: map[string]kit.Schema{
+			"ComplianceIssue": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "kind": kit.Enum(models.IssueKinds...), "severity": kit.Enum(models.IssueSeverities...),
+				"status": kit.Enum(models.IssueStatuses...),
+				"subject":      kit.Object(map[string]kit.Schema{"type": kit.Str(), "id": kit.UUID()}),
+				"catalog_item": kit.Nullable(kit.UUID()), "message": kit.Str(), "resolution": kit.Nullable(kit.Str()),
+				"opened_at": kit.DateTime(), "resolved_at": kit.Nullable(kit.DateTime()),
+			}),
+		},
+	}
+}
+
+type subjectJSON struct {
+	Type string    `json:"type"`
+	ID   uuid.UUID `json:"id"`
+}
+
+type issueJSON struct {
+	ID          uuid.UUID   `json:"id"`
+	Kind        string      `json:"kind"`
+	Severity    string      `json:"severity"`
+	Status      string      `json:"status"`
+	Subject     subjectJSON `json:"subject"`
+	CatalogItem *uuid.UUID  `json:"catalog_item"`
+	Message     string      `json:"message"`
+	Resolution  *string     `json:"resolution"`
+	OpenedAt    time.Time   `json:"opened_at"`
+	ResolvedAt  *time.Time  `json:"resolved_at"`
+}
+
+// issueRenderer renders issues with their messages in the request's
+// language.
+func issueRenderer(c *gin.Context) func(*models.ComplianceIssue) issueJSON {
+	locale := kit.State(c).Locale
+	return func(i *models.ComplianceIssue) issueJSON {
+		out := issueJSON{ID: i.ID, Kind: i.Kind, Severity: i.Severity, Status: i.Status,
+			Subject: subjectJSON{Type: i.SubjectType, ID: i.SubjectID}, CatalogItem: i.CatalogItemID,
+			Message: i18n.T(locale, i.MessageKey, i.MessageArgs...), OpenedAt: i.OpenedAt.UTC(), ResolvedAt: kit.UTC(i.ResolvedAt)}
+		if i.ResolutionKey != nil {
+			msg := i18n.T(locale, *i.ResolutionKey)
+			out.Resolution = &msg
+		}
+		return out
+	}
+}
+
+// issueQuery filters issues.
+type issueQuery struct {
+	input.Errors
+	Status input.Opt[string]
+	Item   input.Opt[uuid.UUID]
+	Kind   input.Opt[string]
+}
+
+func (q *issueQuery) Declare(f *input.Fields) {
+	f.Enum("status", &q.Status, input.Enum{Values: models.IssueStatuses})
+	f.Ref("item", &q.Item, input.Ref{})
+	f.Enum("kind", &q.Kind, input.Enum{Values: models.IssueKinds})
+}
+
+func (h *handlers) listIssues(c *gin.Context, q *issueQuery) error {
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.ComplianceIssue{})
+	db = kit.Filter(kit.Filter(kit.Filter(db, "status", q.Status), "catalog_item_id", q.Item), "kind", q.Kind)
+	return kit.Paginate(c, db, kit.NewestFirst, issueRenderer(c))
+}
+
+func (h *handlers) getIssue(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", issueRenderer(c))
+}

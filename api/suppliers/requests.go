@@ -1,0 +1,177 @@
+package suppliers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"ppwr/api/kit"
+	a "ppwr/internal/access"
+	"ppwr/internal/input"
+	"ppwr/models"
+)
+
+// requests declares supplier requests and their lines.
+func (h *handlers) requests() kit.Area {
+	request := kit.Org + "/supplier-requests/{recordId}"
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listSupplierRequests", kit.Org+"/supplier-requests", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
+				Handle(kit.Query(h.listRequests), kit.OK(kit.ListOf("SupplierRequest"))),
+			kit.Get("getSupplierRequest", request, tag, a.SupplierRequestsRead, a.SupplierRequestsView).
+				Handle(kit.Do(h.getRequest), kit.OK(kit.Ref("SupplierRequest"))),
+			kit.List("listSupplierRequestLines", kit.Org+"/supplier-requests/{requestId}/lines", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
+				Handle(kit.Do(h.listLines), kit.OK(kit.ListOf("SupplierRequestLine"))),
+			kit.Post("createSupplierRequest", kit.Org+"/supplier-requests", tag, a.SupplierRequestsWrite, a.SupplierRequestsCreate).
+				Handle(kit.JSON(h.createRequest), kit.CreatedResponse(kit.Ref("SupplierRequest"))),
+			kit.Post("sendSupplierRequest", request+"/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend),
+			kit.Post("cancelSupplierRequest", request+"/cancel", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
+				Handle(kit.JSON(h.cancelRequest), kit.OK(kit.Ref("SupplierRequest"))),
+			kit.Post("reviewSupplierRequestLine", request+"/lines/{lineId}/review", tag, a.SupplierRequestsWrite, a.EvidenceReviewPerm),
+		},
+		Schemas: map[string]kit.Schema{
+			"SupplierRequest": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "party": kit.UUID(), "recipients": kit.ArrayOf(kit.Str()), "language": kit.Enum("pl", "en"),
+				"due_on": kit.Date(), "message": kit.Str(), "status": kit.Enum(models.RequestStatuses...),
+				"delivery_status": kit.Enum(models.DeliveryStatuses...), "delivery_error": kit.Nullable(kit.Str()),
+				"message_id": kit.Nullable(kit.Str()), "line_count": kit.Int(), "revision": kit.Int(),
+				"sent_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
+				"cancelled_at": kit.Nullable(kit.DateTime()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+			}),
+			"SupplierRequestLine": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "number": kit.Int(), "item": kit.UUID(), "component": kit.Nullable(kit.UUID()),
+				"document_type": kit.Nullable(kit.Str()), "measurement_codes": kit.ArrayOf(kit.Enum(models.EvidenceCodeNames()...)),
+				"note": kit.Nullable(kit.Str()), "status": kit.Enum(models.LineStatuses...), "review_reason": kit.Nullable(kit.Str()),
+				"reviewed_at": kit.Nullable(kit.DateTime()),
+				"documents": kit.ArrayOf(kit.UUID()), "proposals": kit.ArrayOf(kit.UUID()),
+			}),
+		},
+		Codes: []kit.Code{
+			{Code: models.ErrPartyNotSupplier.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrRequestClosed.Code, Status: http.StatusUnprocessableEntity},
+		},
+	}
+}
+
+type requestJSON struct {
+	ID             uuid.UUID  `json:"id"`
+	Party          uuid.UUID  `json:"party"`
+	Recipients     []string   `json:"recipients"`
+	Language       string     `json:"language"`
+	DueOn          string     `json:"due_on"`
+	Message        string     `json:"message"`
+	Status         string     `json:"status"`
+	DeliveryStatus string     `json:"delivery_status"`
+	DeliveryError  *string    `json:"delivery_error"`
+	MessageID      *string    `json:"message_id"`
+	LineCount      int        `json:"line_count"`
+	Revision       int        `json:"revision"`
+	SentAt         *time.Time `json:"sent_at"`
+	CompletedAt    *time.Time `json:"completed_at"`
+	CancelledAt    *time.Time `json:"cancelled_at"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+}
+
+func requestToJSON(r *models.SupplierRequest) requestJSON {
+	return requestJSON{ID: r.ID, Party: r.PartyID, Recipients: r.Recipients, Language: r.Language, DueOn: *kit.Day(&r.DueOn),
+		Message: r.Message, Status: r.Status, DeliveryStatus: r.DeliveryStatus, DeliveryError: r.DeliveryError,
+		MessageID: r.MessageID, LineCount: r.LineCount, Revision: r.Revision, SentAt: kit.UTC(r.SentAt),
+		CompletedAt: kit.UTC(r.CompletedAt), CancelledAt: kit.UTC(r.CancelledAt), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+func (h *handlers) createRequest(c *gin.Context, in *models.SupplierRequestCreate) error {
+	r, _, err := models.CreateSupplierRequest(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, r.ID, requestToJSON(r))
+}
+
+// requestQuery filters requests.
+type requestQuery struct {
+	input.Errors
+	Status input.Opt[string]
+	Party  input.Opt[uuid.UUID]
+	Item   input.Opt[uuid.UUID]
+}
+
+func (q *requestQuery) Declare(f *input.Fields) {
+	f.Enum("status", &q.Status, input.Enum{Values: models.RequestStatuses})
+	f.Ref("party", &q.Party, input.Ref{})
+	f.Ref("item", &q.Item, input.Ref{})
+}
+
+func (h *handlers) listRequests(c *gin.Context, q *requestQuery) error {
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.SupplierRequest{})
+	db = kit.Filter(kit.Filter(db, "status", q.Status), "party_id", q.Party)
+	if q.Item.Set() {
+		db = db.Where("id IN (?)", h.DB.Model(&models.SupplierRequestLine{}).Select("request_id").Where("catalog_item_id = ?", q.Item.Value))
+	}
+	return kit.Paginate(c, db, kit.NewestFirst, requestToJSON)
+}
+
+func (h *handlers) getRequest(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", requestToJSON)
+}
+
+func (h *handlers) cancelRequest(c *gin.Context, in *models.RevisionRequired) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	r, err := models.CancelSupplierRequest(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, requestToJSON(r))
+	return nil
+}
+
+type lineJSON struct {
+	ID               uuid.UUID   `json:"id"`
+	Number           int         `json:"number"`
+	Item             uuid.UUID   `json:"item"`
+	Component        *uuid.UUID  `json:"component"`
+	DocumentType     *string     `json:"document_type"`
+	MeasurementCodes []string    `json:"measurement_codes"`
+	Note             *string     `json:"note"`
+	Status           string      `json:"status"`
+	ReviewReason     *string     `json:"review_reason"`
+	ReviewedAt       *time.Time  `json:"reviewed_at"`
+	Documents        []uuid.UUID `json:"documents"`
+	Proposals        []uuid.UUID `json:"proposals"`
+}
+
+// listLines pages through a request's lines, each with the document
+// versions that answer it and the evidence proposals made from them.
+func (h *handlers) listLines(c *gin.Context) error {
+	id, err := kit.PathID(c, "requestId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	if _, err := models.Find[models.SupplierRequest](ctx, h.DB, org, id); err != nil {
+		return err
+	}
+	answers, err := models.LineAnswers(ctx, h.DB, org, id)
+	if err != nil {
+		return err
+	}
+	db := models.Tenant(ctx, h.DB, org).Model(&models.SupplierRequestLine{}).Where("request_id = ?", id)
+	return kit.Paginate(c, db, kit.OldestFirst, func(l *models.SupplierRequestLine) lineJSON {
+		a := answers[l.ID]
+		return lineJSON{ID: l.ID, Number: l.Number, Item: l.CatalogItemID, Component: l.ComponentID, DocumentType: l.DocumentType,
+			MeasurementCodes: l.MeasurementCodes, Note: l.Note, Status: l.Status, ReviewReason: l.ReviewReason,
+			ReviewedAt: kit.UTC(l.ReviewedAt), Documents: nonNil(a.Documents), Proposals: nonNil(a.Proposals)}
+	})
+}
+
+func nonNil(ids []uuid.UUID) []uuid.UUID {
+	if ids == nil {
+		return []uuid.UUID{}
+	}
+	return ids
+}
