@@ -25,7 +25,7 @@ func (h *handlers) issues() kit.Area {
 		Schemas: map[string]kit.Schema{
 			"ComplianceIssue": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "kind": kit.Enum(models.IssueKinds...), "severity": kit.Enum(models.IssueSeverities...),
-				"status": kit.Enum(models.IssueStatuses...),
+				"status":       kit.Enum(models.IssueStatuses...),
 				"subject":      kit.Object(map[string]kit.Schema{"type": kit.Str(), "id": kit.UUID()}),
 				"catalog_item": kit.Nullable(kit.UUID()), "message": kit.Str(), "resolution": kit.Nullable(kit.Str()),
 				"opened_at": kit.DateTime(), "resolved_at": kit.Nullable(kit.DateTime()),

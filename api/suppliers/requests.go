@@ -45,7 +45,7 @@ func (h *handlers) requests() kit.Area {
 				"document_type": kit.Nullable(kit.Str()), "measurement_codes": kit.ArrayOf(kit.Enum(models.EvidenceCodeNames()...)),
 				"note": kit.Nullable(kit.Str()), "status": kit.Enum(models.LineStatuses...), "review_reason": kit.Nullable(kit.Str()),
 				"reviewed_at": kit.Nullable(kit.DateTime()),
-				"documents": kit.ArrayOf(kit.UUID()), "proposals": kit.ArrayOf(kit.UUID()),
+				"documents":   kit.ArrayOf(kit.UUID()), "proposals": kit.ArrayOf(kit.UUID()),
 			}),
 		},
 		Codes: []kit.Code{

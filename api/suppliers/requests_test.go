@@ -175,7 +175,7 @@ func TestIssuesOpenOnceAndReadInTheReadersLanguage(t *testing.T) {
 	w := unit()
 	require.NoError(t, models.ResolveIssues(w, models.IssueSupplierLineRejected, subject, "issue.resolved_line_accepted"))
 	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test"}))
-	resolved := s.get(t, "/issues/" + issue["id"].(string))
+	resolved := s.get(t, "/issues/"+issue["id"].(string))
 	assert.Equal(t, "resolved", resolved["status"])
 	assert.NotNil(t, resolved["resolved_at"])
 	assert.Empty(t, s.get(t, "/issues?status=open")["data"])
