@@ -118,6 +118,9 @@ type DocumentUpload struct {
 	ValidFrom    input.Opt[time.Time]
 	ValidUntil   input.Opt[time.Time]
 	Language     input.Opt[string]
+	// A file answering a supplier request, optionally one of its lines.
+	SupplierRequest     input.Opt[uuid.UUID]
+	SupplierRequestLine input.Opt[uuid.UUID]
 }
 
 // Declare names the metadata's fields.
@@ -129,6 +132,11 @@ func (in *DocumentUpload) Declare(f *input.Fields) {
 	f.Date("valid_from", &in.ValidFrom, input.Date{})
 	f.Date("valid_until", &in.ValidUntil, input.Date{})
 	f.Enum("language", &in.Language, input.Enum{Values: DocumentLanguages})
+	f.Ref("supplier_request", &in.SupplierRequest, input.Ref{})
+	f.Ref("supplier_request_line", &in.SupplierRequestLine, input.Ref{})
+	if f.Binding() && in.SupplierRequestLine.Set() && !in.SupplierRequest.Set() {
+		f.Fail("supplier_request", "field.required_for", "supplier_request_line")
+	}
 	if f.Binding() && in.ValidFrom.Set() && in.ValidUntil.Set() && in.ValidUntil.Value.Before(in.ValidFrom.Value) {
 		f.Fail("valid_until", "field.valid_until_before_from")
 	}
@@ -156,6 +164,10 @@ func CreateDocument(w *work.Unit, doc *Document, versionID uuid.UUID, in *Docume
 	if err := refs.check(w); err != nil {
 		return nil, err
 	}
+	answer, err := answeredLine(w, in)
+	if err != nil {
+		return nil, err
+	}
 	if in.Failed() {
 		return nil, in.Err()
 	}
@@ -168,7 +180,11 @@ func CreateDocument(w *work.Unit, doc *Document, versionID uuid.UUID, in *Docume
 	if err := w.Tx().Create(doc).Error; err != nil {
 		return nil, err
 	}
-	return addVersion(w, doc, versionID, file)
+	v, err := addVersion(w, doc, versionID, file)
+	if err != nil || answer == nil {
+		return v, err
+	}
+	return v, attachAnswer(w, answer, v.ID, SourceAPI, nil, false)
 }
 
 // AddDocumentVersion adds a version to the organization's document id;

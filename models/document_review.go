@@ -97,8 +97,30 @@ func DecideDocumentVersion(w *work.Unit, id uuid.UUID, in *DocumentDecision, by 
 		Updates(v).Error; err != nil {
 		return nil, err
 	}
+	if decision == DecisionRevoked {
+		if err := evidenceWithdrawn(w, v); err != nil {
+			return nil, err
+		}
+	}
 	w.Touch("document_version", v.ID)
 	return v, Emit(w, DocumentVersionDecided{ID: v.ID, Status: decision})
+}
+
+// evidenceWithdrawn opens an issue for each item whose traceability
+// relied on a version that is no longer approved.
+func evidenceWithdrawn(w *work.Unit, v *DocumentVersion) error {
+	var links []TraceabilityLink
+	if err := w.Tx().Where("document_version_id = ?", v.ID).Find(&links).Error; err != nil {
+		return err
+	}
+	for _, l := range links {
+		if _, err := OpenIssue(w, ComplianceIssue{Kind: IssueEvidenceDocumentWithdrawn, Severity: SeverityHigh,
+			SubjectType: "traceability_link", SubjectID: l.ID, CatalogItemID: &l.CatalogItemID,
+			MessageKey: "issue.evidence_document_withdrawn", MessageArgs: []any{v.ReviewStatus}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Analysis is one queued analysis run of a version.

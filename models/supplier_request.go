@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"errors"
 	"net/mail"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
@@ -338,4 +340,211 @@ func LineAnswers(ctx context.Context, db *gorm.DB, org, requestID uuid.UUID) (ma
 		out[line] = a
 	}
 	return out, nil
+}
+
+// Sources of a request's files.
+const (
+	SourceEmail = "email"
+	SourceAPI   = "api"
+)
+
+// requestAnswer is the request, and maybe the line, a file answers.
+type requestAnswer struct {
+	request *SupplierRequest
+	line    *SupplierRequestLine
+}
+
+// answeredLine reads the open request (and line of it) an upload names.
+// A line's document is about the line's item: it defaults to it, and
+// another item is refused.
+func answeredLine(w *work.Unit, in *DocumentUpload) (*requestAnswer, error) {
+	if !in.SupplierRequest.Set() || in.Has("supplier_request") {
+		return nil, nil
+	}
+	r, err := lockFor[SupplierRequest](w.Context(), w.Tx(), w.Organization(), in.SupplierRequest.Value, "NO KEY UPDATE")
+	if errors.Is(err, ErrNotFound) {
+		in.Fail("supplier_request", "field.not_found")
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != RequestDraft && r.Status != RequestSent {
+		in.Fail("supplier_request", "field.request_status", r.Status)
+	}
+	answer := &requestAnswer{request: r}
+	if !in.SupplierRequestLine.Set() {
+		return answer, nil
+	}
+	var lines []SupplierRequestLine
+	if err := w.Tx().Where("id = ? AND request_id = ?", in.SupplierRequestLine.Value, r.ID).Limit(1).Find(&lines).Error; err != nil {
+		return nil, err
+	}
+	if len(lines) == 0 {
+		in.Fail("supplier_request_line", "field.line_of_request")
+		return nil, nil
+	}
+	answer.line = &lines[0]
+	switch {
+	case !in.CatalogItem.Set():
+		in.CatalogItem = input.Of(answer.line.CatalogItemID)
+	case in.CatalogItem.Value != answer.line.CatalogItemID:
+		in.Fail("catalog_item", "field.line_item")
+	}
+	return answer, nil
+}
+
+// attachAnswer files a version as an answer to the request (and line);
+// an open line becomes answered.
+func attachAnswer(w *work.Unit, a *requestAnswer, versionID uuid.UUID, source string, sender *string, flagged bool) error {
+	doc := SupplierRequestDocument{RequestID: a.request.ID, DocumentVersionID: versionID, OrganizationID: a.request.OrganizationID,
+		Source: source, Sender: sender, Flagged: flagged, CreatedAt: now()}
+	if a.line != nil {
+		doc.LineID = &a.line.ID
+	}
+	if err := w.Tx().Create(&doc).Error; err != nil || a.line == nil {
+		return err
+	}
+	return w.Tx().Model(&SupplierRequestLine{}).Where("id = ? AND status = ?", a.line.ID, LineOpen).Update("status", LineAnswered).Error
+}
+
+// Line review decisions.
+var LineDecisions = []string{LineAccepted, LineRejected}
+
+// Rules of line review.
+var (
+	ErrLineDecided      = &RuleError{Code: "line_decided", Key: "error.line_decided"}
+	ErrLineNotEvidenced = &RuleError{Code: "line_not_evidenced", Key: "error.line_not_evidenced"}
+)
+
+// LineReview is the decision on a line; `revision` is the request's.
+type LineReview struct {
+	input.Errors
+	Decision input.Opt[string]
+	Reason   input.Opt[string]
+	Revision input.Opt[int]
+}
+
+// Declare names the review's fields; a rejection says why.
+func (in *LineReview) Declare(f *input.Fields) {
+	f.Enum("decision", &in.Decision, input.Enum{Required: true, Values: LineDecisions})
+	f.Text("reason", &in.Reason, input.Text{Max: DocumentReasonMax})
+	f.Int("revision", &in.Revision, input.Revision(true))
+	if f.Binding() && in.Decision.Value == LineRejected && !in.Reason.Set() && !in.Has("reason") {
+		f.Fail("reason", "field.required_for", LineRejected)
+	}
+}
+
+// ReviewLine decides an open or answered line of an open request. An
+// acceptance needs what the line asks for: an approved document (of the
+// type asked) attached to the line, and accepted evidence of each code
+// from the line's documents. A rejection opens a compliance issue. The
+// request is completed once every line is accepted.
+func ReviewLine(w *work.Unit, requestID, lineID uuid.UUID, in *LineReview) (*SupplierRequest, *SupplierRequestLine, error) {
+	r, err := lockFor[SupplierRequest](w.Context(), w.Tx(), w.Organization(), requestID, "NO KEY UPDATE")
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := take[SupplierRequestLine](w.Tx().Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ? AND request_id = ?", lineID, r.ID))
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.Failed() {
+		return nil, nil, in.Err()
+	}
+	switch {
+	case r.Revision != in.Revision.Value:
+		return nil, nil, ErrRevisionConflict
+	case r.Status != RequestDraft && r.Status != RequestSent:
+		return nil, nil, ErrRequestClosed.On("revision", "field.request_status", r.Status)
+	case l.Status == LineAccepted || l.Status == LineRejected:
+		return nil, nil, ErrLineDecided.On("decision", "field.line_status", l.Status)
+	}
+	if in.Decision.Value == LineAccepted {
+		missing, err := lineEvidence(w, l)
+		if err != nil {
+			return nil, nil, err
+		}
+		if missing != nil {
+			return nil, nil, missing
+		}
+	}
+	at := now()
+	l.Status, l.ReviewReason, l.ReviewedBy, l.ReviewedAt = in.Decision.Value, optional(in.Reason), w.Actor().UserID, &at
+	if err := w.Tx().Model(l).Select("status", "review_reason", "reviewed_by", "reviewed_at").Updates(l).Error; err != nil {
+		return nil, nil, err
+	}
+	if err := lineIssue(w, l); err != nil {
+		return nil, nil, err
+	}
+	r.Revision++
+	r.UpdatedAt = at
+	var open int64
+	if err := w.Tx().Model(&SupplierRequestLine{}).Where("request_id = ? AND status <> ?", r.ID, LineAccepted).Count(&open).Error; err != nil {
+		return nil, nil, err
+	}
+	if open == 0 {
+		r.Status, r.CompletedAt = RequestCompleted, &at
+		if err := ResolveIssues(w, IssueSupplierRequestOverdue, r.ID, "issue.resolved_request_closed"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := w.Tx().Model(r).Select("status", "completed_at", "revision", "updated_at").Updates(r).Error; err != nil {
+		return nil, nil, err
+	}
+	w.Touch("supplier_request_line", l.ID)
+	return r, l, Emit(w, SupplierRequestLineReviewed{ID: l.ID, Status: l.Status})
+}
+
+// lineIssue opens the issue of a rejected line, or resolves it when the
+// line is accepted.
+func lineIssue(w *work.Unit, l *SupplierRequestLine) error {
+	if l.Status == LineAccepted {
+		return ResolveIssues(w, IssueSupplierLineRejected, l.ID, "issue.resolved_line_accepted")
+	}
+	_, err := OpenIssue(w, ComplianceIssue{Kind: IssueSupplierLineRejected, Severity: SeverityMedium,
+		SubjectType: "supplier_request_line", SubjectID: l.ID, CatalogItemID: &l.CatalogItemID,
+		MessageKey: "issue.supplier_line_rejected", MessageArgs: []any{strconv.Itoa(l.Number), *l.ReviewReason}})
+	return err
+}
+
+// lineEvidence is what a line still lacks for its acceptance, named by
+// the field that asked for it; nil when nothing.
+func lineEvidence(w *work.Unit, l *SupplierRequestLine) (*RuleError, error) {
+	attached := w.Tx().Model(&SupplierRequestDocument{}).Select("document_version_id").Where("line_id = ?", l.ID)
+	missing := map[string]string{}
+	if l.DocumentType != nil {
+		var n int64
+		err := w.Tx().Model(&DocumentVersion{}).Where("id IN (?) AND review_status = ?", attached, ReviewApproved).
+			Where("document_id IN (?)", w.Tx().Model(&Document{}).Select("id").Where("document_type = ?", *l.DocumentType)).
+			Count(&n).Error
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			missing["document_type"] = "field.line_document_missing"
+		}
+	}
+	for _, code := range l.MeasurementCodes {
+		q := w.Tx().Model(&EvidenceProposal{}).Where("document_version_id IN (?) AND code = ? AND status IN ?", attached, code,
+			[]string{ProposalAccepted, ProposalAcceptedModified}).Where("catalog_item_id = ?", l.CatalogItemID)
+		if l.ComponentID != nil {
+			q = q.Where("component_id = ?", *l.ComponentID)
+		}
+		var n int64
+		if err := q.Count(&n).Error; err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			missing["measurement_codes."+code] = "field.line_evidence_missing"
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	rule := ErrLineNotEvidenced
+	for field, key := range missing {
+		rule = rule.On(field, key)
+	}
+	return rule, nil
 }

@@ -202,6 +202,9 @@ func TestTraceabilityLinksApprovedVersionsValidToday(t *testing.T) {
 	res = decide(d, t, d.tn, current, map[string]any{"decision": "revoked", "revision": current["revision"], "reason": "withdrawn by the supplier"})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	assert.Empty(t, d.get(t, "/catalog-items/"+item+"/traceability")["data"], "a revoked version no longer counts")
+	issues := d.get(t, "/issues?kind=evidence_document_withdrawn&item="+item)["data"].([]any)
+	require.Len(t, issues, 1, "the withdrawn evidence is an issue of the item")
+	assert.Equal(t, "high", issues[0].(map[string]any)["severity"])
 
 	other := d.NewTenant(apitest.TenantSpec{})
 	res = d.Do(apitest.Req{Method: http.MethodGet, Path: other.Path("/catalog-items/" + item + "/traceability"), Token: other.Token})

@@ -187,7 +187,8 @@ func (h *handlers) uploadDocument(c *gin.Context) error {
 }
 
 // metadataFields are the upload form's text fields.
-var metadataFields = []string{"document_type", "title", "catalog_item", "party", "valid_from", "valid_until", "language"}
+var metadataFields = []string{"document_type", "title", "catalog_item", "party", "valid_from", "valid_until", "language",
+	"supplier_request", "supplier_request_line"}
 
 // uploadVersion adds a version to a document, keeping the earlier ones.
 func (h *handlers) uploadVersion(c *gin.Context) error {

@@ -29,7 +29,8 @@ func (h *handlers) requests() kit.Area {
 			kit.Post("sendSupplierRequest", request+"/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend),
 			kit.Post("cancelSupplierRequest", request+"/cancel", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
 				Handle(kit.JSON(h.cancelRequest), kit.OK(kit.Ref("SupplierRequest"))),
-			kit.Post("reviewSupplierRequestLine", request+"/lines/{lineId}/review", tag, a.SupplierRequestsWrite, a.EvidenceReviewPerm),
+			kit.Post("reviewSupplierRequestLine", request+"/lines/{lineId}/review", tag, a.SupplierRequestsWrite, a.EvidenceReviewPerm).
+				Handle(kit.JSON(h.reviewLine), kit.OK(kit.Ref("SupplierRequestLineReview"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"SupplierRequest": kit.Object(map[string]kit.Schema{
@@ -47,10 +48,15 @@ func (h *handlers) requests() kit.Area {
 				"reviewed_at": kit.Nullable(kit.DateTime()),
 				"documents":   kit.ArrayOf(kit.UUID()), "proposals": kit.ArrayOf(kit.UUID()),
 			}),
+			"SupplierRequestLineReview": kit.Object(map[string]kit.Schema{
+				"line": kit.Ref("SupplierRequestLine"), "request": kit.Ref("SupplierRequest"),
+			}),
 		},
 		Codes: []kit.Code{
 			{Code: models.ErrPartyNotSupplier.Code, Status: http.StatusUnprocessableEntity},
 			{Code: models.ErrRequestClosed.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrLineDecided.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrLineNotEvidenced.Code, Status: http.StatusUnprocessableEntity},
 		},
 	}
 }
@@ -161,12 +167,42 @@ func (h *handlers) listLines(c *gin.Context) error {
 		return err
 	}
 	db := models.Tenant(ctx, h.DB, org).Model(&models.SupplierRequestLine{}).Where("request_id = ?", id)
-	return kit.Paginate(c, db, kit.OldestFirst, func(l *models.SupplierRequestLine) lineJSON {
-		a := answers[l.ID]
-		return lineJSON{ID: l.ID, Number: l.Number, Item: l.CatalogItemID, Component: l.ComponentID, DocumentType: l.DocumentType,
-			MeasurementCodes: l.MeasurementCodes, Note: l.Note, Status: l.Status, ReviewReason: l.ReviewReason,
-			ReviewedAt: kit.UTC(l.ReviewedAt), Documents: nonNil(a.Documents), Proposals: nonNil(a.Proposals)}
-	})
+	return kit.Paginate(c, db, kit.OldestFirst, func(l *models.SupplierRequestLine) lineJSON { return lineToJSON(l, answers[l.ID]) })
+}
+
+func lineToJSON(l *models.SupplierRequestLine, a models.LineAnswer) lineJSON {
+	return lineJSON{ID: l.ID, Number: l.Number, Item: l.CatalogItemID, Component: l.ComponentID, DocumentType: l.DocumentType,
+		MeasurementCodes: l.MeasurementCodes, Note: l.Note, Status: l.Status, ReviewReason: l.ReviewReason,
+		ReviewedAt: kit.UTC(l.ReviewedAt), Documents: nonNil(a.Documents), Proposals: nonNil(a.Proposals)}
+}
+
+type lineReviewJSON struct {
+	Line    lineJSON    `json:"line"`
+	Request requestJSON `json:"request"`
+}
+
+// reviewLine decides a line and answers it with the request, whose
+// revision the next review sends.
+func (h *handlers) reviewLine(c *gin.Context, in *models.LineReview) error {
+	requestID, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	lineID, err := kit.PathID(c, "lineId")
+	if err != nil {
+		return err
+	}
+	w := kit.Work(c)
+	r, l, err := models.ReviewLine(w, requestID, lineID, in)
+	if err != nil {
+		return err
+	}
+	answers, err := models.LineAnswers(c.Request.Context(), w.Tx(), kit.OrgID(c), requestID)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, lineReviewJSON{Line: lineToJSON(l, answers[l.ID]), Request: requestToJSON(r)})
+	return nil
 }
 
 func nonNil(ids []uuid.UUID) []uuid.UUID {
