@@ -28,6 +28,9 @@ func FuzzWrites(f *testing.F) {
 	line := a.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path("/packaging-systems/" + set + "/items"), Token: tn.Token,
 		Body:    `{"revision":1,"item":"` + item + `","quantity":"1","unit":"piece","role":"container","outer_packaging":true}`,
 		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}}).JSON["line"].(string)
+	party := createFixture(f, a, tn, "/parties", `{"name":"Fuzz","roles":["supplier"],"country":"PL","email":"fuzz@example.test"}`)
+	request := createFixture(f, a, tn, "/supplier-requests", `{"party":"`+party+`","language":"pl","due_on":"2999-01-01",
+		"lines":[{"item":"`+item+`","document_type":"other"}]}`)
 	targets := []struct{ method, path string }{
 		{http.MethodPost, "/catalog-items"},
 		{http.MethodPatch, "/catalog-items/" + item},
@@ -55,6 +58,13 @@ func FuzzWrites(f *testing.F) {
 		{http.MethodGet, "/catalog-items"},
 		{http.MethodGet, "/folders"},
 		{http.MethodGet, "/audit-log"},
+		{http.MethodPost, "/catalog-items/" + item + "/traceability"},
+		{http.MethodPost, "/supplier-requests"},
+		{http.MethodPost, "/supplier-requests/" + request + "/cancel"},
+		{http.MethodGet, "/supplier-requests"},
+		{http.MethodGet, "/issues"},
+		{http.MethodGet, "/documents"},
+		{http.MethodGet, "/evidence-proposals"},
 	}
 	seeds := []string{
 		`{"internalCode":"A\u0000B","name":"x"}`, `{"name":"  "}`, `{"name":null}`, `{"revision":99999999999,"name":"x"}`,
@@ -66,6 +76,8 @@ func FuzzWrites(f *testing.F) {
 		`{"revision":2,"configuration_hash":"` + strings.Repeat("0", 64) + `","sets_count":2147483648,"order_reference":"\u0000","country":"PL","expires_in_hours":169}`,
 		`{"order_reference":"A","event_on":"2026-01-01","country":"PL","lines":[{"item":"` + item + `","revision":1,"quantity":"1","unit":"m3","reusable":false},{}]}`,
 		`{"products":[{"length_mm":"0.000000001","width_mm":"1e9","height_mm":"1","quantity":100}],"limit":0}`,
+		`{"link_type":"other","version":"` + item + `","revision":1}`,
+		`{"party":"` + party + `","language":"en","due_on":"2999-01-01","recipients":["a@b"],"lines":[{"item":"` + item + `","component":"` + item + `","measurement_codes":["MASS_G"]}]}`,
 	}
 	for i, s := range seeds {
 		f.Add(uint8(i), []byte(s), "fuzz-key-0000000000000", `"1"`, "q=%00&per_page=7")
