@@ -68,10 +68,11 @@ func clean(contentType string) Finding {
 // act for the record their workflow was started for.
 func (a *Documents) version(ctx context.Context, id uuid.UUID) (*models.DocumentVersion, error) {
 	var v models.DocumentVersion
-	if err := a.DB.WithContext(ctx).Take(&v, "id = ?", id).Error; err != nil {
+	err := a.DB.WithContext(ctx).Take(&v, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, temporal.NewNonRetryableApplicationError("document version not found", "NotFound", err)
 	}
-	return &v, nil
+	return &v, err
 }
 
 // download copies the version's object into a temporary file, hashing
