@@ -17,6 +17,8 @@ CREATE TABLE supplier_requests (
     -- Opaque part of the request's Reply-To address.
     reply_token     text NOT NULL UNIQUE,
     line_count      integer NOT NULL,
+    -- How often it was sent: a failed delivery can be sent again.
+    send_count      integer NOT NULL DEFAULT 0,
     created_by      uuid,
     sent_at         timestamptz,
     completed_at    timestamptz,
@@ -27,6 +29,23 @@ CREATE TABLE supplier_requests (
 );
 CREATE INDEX supplier_requests_org_idx ON supplier_requests (organization_id, id);
 CREATE INDEX supplier_requests_party_idx ON supplier_requests (party_id);
+
+-- Every delivery attempt of a request's e-mail. A row is written just
+-- before the server is told to accept the message (in_flight) and
+-- settled after; a worker that dies in between leaves it in_flight, and
+-- the retry then records the message as sent instead of sending it twice.
+CREATE TABLE supplier_request_deliveries (
+    id              uuid PRIMARY KEY,
+    organization_id uuid NOT NULL,
+    request_id      uuid NOT NULL REFERENCES supplier_requests (id),
+    send            integer NOT NULL,
+    message_id      text NOT NULL,
+    outcome         text NOT NULL CHECK (outcome IN ('in_flight', 'sent', 'unconfirmed', 'failed')),
+    smtp_error      text,
+    started_at      timestamptz NOT NULL DEFAULT now(),
+    finished_at     timestamptz
+);
+CREATE INDEX supplier_request_deliveries_request_idx ON supplier_request_deliveries (request_id, send);
 
 CREATE TABLE supplier_request_lines (
     id                uuid PRIMARY KEY,

@@ -82,6 +82,7 @@ type SupplierRequest struct {
 	MessageID      *string
 	ReplyToken     string
 	LineCount      int
+	SendCount      int
 	CreatedBy      *uuid.UUID `gorm:"type:uuid"`
 	SentAt         *time.Time
 	CompletedAt    *time.Time

@@ -30,6 +30,9 @@ type Deps struct {
 	Storage *storage.Store
 	// ClamdAddress is the malware scanner documents are checked with.
 	ClamdAddress string
+	// Mail: the SMTP server, the sender and the base reply address of
+	// supplier requests.
+	SMTPURL, MailFrom, MailReplyAddress string
 	// WebhookAllowHTTPLoopback admits plain-http receivers on loopback
 	// (development and tests).
 	WebhookAllowHTTPLoopback bool
@@ -50,6 +53,8 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterWorkflowWithOptions(workflows.DocumentProcessing, workflow.RegisterOptions{Name: workflows.DocumentProcessingType})
 	w.RegisterWorkflowWithOptions(workflows.DocumentAnalysis, workflow.RegisterOptions{Name: workflows.DocumentAnalysisType})
 	w.RegisterActivity(&activities.Documents{DB: d.DB, Storage: d.Storage, Scanner: clamav.New(d.ClamdAddress)})
+	w.RegisterWorkflowWithOptions(workflows.SupplierRequestSend, workflow.RegisterOptions{Name: workflows.SupplierRequestSendType})
+	w.RegisterActivity(&activities.Suppliers{DB: d.DB, SMTPURL: d.SMTPURL, From: d.MailFrom, ReplyAddress: d.MailReplyAddress})
 	return w
 }
 

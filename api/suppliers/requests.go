@@ -11,6 +11,7 @@ import (
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/models"
+	"ppwr/workflows"
 )
 
 // requests declares supplier requests and their lines.
@@ -26,7 +27,8 @@ func (h *handlers) requests() kit.Area {
 				Handle(kit.Do(h.listLines), kit.OK(kit.ListOf("SupplierRequestLine"))),
 			kit.Post("createSupplierRequest", kit.Org+"/supplier-requests", tag, a.SupplierRequestsWrite, a.SupplierRequestsCreate).
 				Handle(kit.JSON(h.createRequest), kit.CreatedResponse(kit.Ref("SupplierRequest"))),
-			kit.Post("sendSupplierRequest", request+"/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend),
+			kit.Post("sendSupplierRequest", request+"/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
+				Handle(kit.JSON(h.sendRequest), kit.OK(kit.Ref("SupplierRequest"))),
 			kit.Post("cancelSupplierRequest", request+"/cancel", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
 				Handle(kit.JSON(h.cancelRequest), kit.OK(kit.Ref("SupplierRequest"))),
 			kit.Post("reviewSupplierRequestLine", request+"/lines/{lineId}/review", tag, a.SupplierRequestsWrite, a.EvidenceReviewPerm).
@@ -56,6 +58,7 @@ func (h *handlers) requests() kit.Area {
 			{Code: models.ErrPartyNotSupplier.Code, Status: http.StatusUnprocessableEntity},
 			{Code: models.ErrRequestClosed.Code, Status: http.StatusUnprocessableEntity},
 			{Code: models.ErrLineDecided.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrNotSendable.Code, Status: http.StatusUnprocessableEntity},
 			{Code: models.ErrLineNotEvidenced.Code, Status: http.StatusUnprocessableEntity},
 		},
 	}
@@ -121,6 +124,27 @@ func (h *handlers) listRequests(c *gin.Context, q *requestQuery) error {
 
 func (h *handlers) getRequest(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", requestToJSON)
+}
+
+// sendRequest marks the request sent and records, in the same unit, the
+// start of the workflow that e-mails it: the answer comes before the
+// e-mail leaves, and delivery_status tells how it went.
+func (h *handlers) sendRequest(c *gin.Context, in *models.RevisionRequired) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	w := kit.Work(c)
+	r, err := models.SendSupplierRequest(w, id, in)
+	if err != nil {
+		return err
+	}
+	if err := models.StartWorkflow(w, workflows.SupplierRequestSendWorkflowID(id, r.SendCount), workflows.SupplierRequestSendType, id,
+		workflows.SupplierRequestInput{RequestID: id, Send: r.SendCount, DueOn: r.DueOn}); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, requestToJSON(r))
+	return nil
 }
 
 func (h *handlers) cancelRequest(c *gin.Context, in *models.RevisionRequired) error {

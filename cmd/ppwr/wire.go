@@ -111,7 +111,8 @@ func (a *app) runWorker(ctx context.Context) error {
 	}
 	w := worker.New(worker.Deps{
 		DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue, Storage: a.storage,
-		ClamdAddress: a.cfg.ClamdAddress, WebhookAllowHTTPLoopback: a.cfg.WebhookAllowHTTPLoopback,
+		ClamdAddress: a.cfg.ClamdAddress, SMTPURL: a.cfg.SMTPURL, MailFrom: a.cfg.MailFrom, MailReplyAddress: a.cfg.MailReplyAddress,
+		WebhookAllowHTTPLoopback: a.cfg.WebhookAllowHTTPLoopback,
 	})
 	if err := w.Start(); err != nil {
 		return err

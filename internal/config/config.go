@@ -28,6 +28,7 @@ type Config struct {
 	AWSSecretAccessKey string
 	SMTPURL            string
 	MailFrom           string
+	MailReplyAddress   string
 	PublicBaseURL      string
 	ClamdAddress       string
 	// TrustedProxies lists the CIDRs whose X-Forwarded-For is believed when
@@ -76,6 +77,7 @@ var Variables = []Variable{
 	{"AWS_SECRET_ACCESS_KEY", "ppwr-local-secret", "S3 secret key"},
 	{"SMTP_URL", "smtp://127.0.0.1:1025", "SMTP server for outgoing mail (smtp:// or smtps://, user:password@ optional)"},
 	{"MAIL_FROM", "ppwr@localhost", "sender address of outgoing mail"},
+	{"MAIL_REPLY_ADDRESS", "replies@ppwr.localhost", "base address supplier replies go to; each request's Reply-To is local+token@domain of it"},
 	{"PUBLIC_BASE_URL", "http://127.0.0.1:8080", "external base URL, used in pagination links and mails"},
 	{"CLAMD_ADDRESS", "127.0.0.1:3310", "ClamAV clamd address (host:port or unix:/path); production points it at a clamd with the official signatures"},
 	{"TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted"},
@@ -115,6 +117,7 @@ func FromEnv() (Config, error) {
 		AWSSecretAccessKey: get("AWS_SECRET_ACCESS_KEY"),
 		SMTPURL:            get("SMTP_URL"),
 		MailFrom:           get("MAIL_FROM"),
+		MailReplyAddress:   get("MAIL_REPLY_ADDRESS"),
 		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
 		ClamdAddress:       get("CLAMD_ADDRESS"),
 	}

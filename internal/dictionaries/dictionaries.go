@@ -131,6 +131,17 @@ func (s *Set) HasEconomicRole(code string) bool { return has(s.roleCodes, code) 
 // HasDocumentType reports whether code is a known document type.
 func (s *Set) HasDocumentType(code string) bool { return has(s.documentCodes, code) }
 
+// DocumentTypeName is a document type's name in the locale; an unknown
+// code is its own name.
+func (s *Set) DocumentTypeName(code, locale string) string {
+	for _, e := range s.documentTypes {
+		if e.Code == code {
+			return e.Names.in(locale)
+		}
+	}
+	return code
+}
+
 // HasPackagingCategory reports whether code is a known packaging category.
 func (s *Set) HasPackagingCategory(code string) bool { return has(s.categoryCodes, code) }
 

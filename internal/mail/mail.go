@@ -168,7 +168,6 @@ func (s *Sender) dial() (*smtp.Client, error) {
 	return smtp.Dial(s.addr)
 }
 
-
 // IsPermanent reports whether the server refused for good (a 5xx reply);
 // anything else (a 4xx reply, a refused or lost connection, a timeout)
 // may pass on a later attempt.

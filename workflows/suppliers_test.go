@@ -1,0 +1,91 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"ppwr/activities"
+)
+
+// sending is a send workflow environment whose activities answer as a
+// test says.
+type sending struct {
+	env *testsuite.TestWorkflowEnvironment
+	a   *activities.Suppliers
+}
+
+func newSending() *sending {
+	var suite testsuite.WorkflowTestSuite
+	s := &sending{env: suite.NewTestWorkflowEnvironment(), a: &activities.Suppliers{}}
+	s.env.RegisterActivity(s.a)
+	return s
+}
+
+func (s *sending) run(t *testing.T, in SupplierRequestInput) bool {
+	s.env.ExecuteWorkflow(SupplierRequestSend, in)
+	require.True(t, s.env.IsWorkflowCompleted())
+	require.NoError(t, s.env.GetWorkflowError())
+	var delivered bool
+	require.NoError(t, s.env.GetWorkflowResult(&delivered))
+	return delivered
+}
+
+func TestASendRetriesATransientFailureThenWaitsForTheDueDate(t *testing.T) {
+	s := newSending()
+	attempts := 0
+	s.env.OnActivity(s.a.SendRequestEmail, mock.Anything, mock.Anything, 1).Return(func(context.Context, uuid.UUID, int) error {
+		attempts++
+		if attempts < 3 {
+			return errors.New("451 4.3.0 try again later")
+		}
+		return nil
+	})
+	var overdueAt time.Time
+	s.env.OnActivity(s.a.MarkRequestOverdue, mock.Anything, mock.Anything).Return(func(context.Context, uuid.UUID) (bool, error) {
+		overdueAt = s.env.Now()
+		return true, nil
+	}).Once()
+	due := s.env.Now().AddDate(0, 0, 10).Truncate(24 * time.Hour)
+
+	assert.True(t, s.run(t, SupplierRequestInput{RequestID: uuid.New(), Send: 1, DueOn: due}))
+	assert.Equal(t, 3, attempts)
+	assert.False(t, overdueAt.Before(due.AddDate(0, 0, 1)), "the overdue check comes after the whole due day: %s", overdueAt)
+	s.env.AssertNotCalled(t, "RecordRequestEmailFailure", mock.Anything, mock.Anything, mock.Anything)
+}
+
+func TestAPermanentRefusalIsRecordedAtOnce(t *testing.T) {
+	s := newSending()
+	s.env.OnActivity(s.a.SendRequestEmail, mock.Anything, mock.Anything, 1).Return(
+		temporal.NewNonRetryableApplicationError("550 5.1.1 no such user", activities.ErrorTypeSMTPPermanent, nil)).Once()
+	var reason string
+	s.env.OnActivity(s.a.RecordRequestEmailFailure, mock.Anything, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ uuid.UUID, r string) error { reason = r; return nil }).Once()
+	s.env.OnActivity(s.a.MarkRequestOverdue, mock.Anything, mock.Anything).Return(false, nil)
+
+	assert.False(t, s.run(t, SupplierRequestInput{RequestID: uuid.New(), Send: 1, DueOn: s.env.Now()}))
+	assert.Contains(t, reason, "550 5.1.1")
+	s.env.AssertExpectations(t)
+}
+
+func TestSendingAgainDeliversWithoutASecondTimer(t *testing.T) {
+	s := newSending()
+	s.env.OnActivity(s.a.SendRequestEmail, mock.Anything, mock.Anything, 2).Return(nil).Once()
+
+	assert.True(t, s.run(t, SupplierRequestInput{RequestID: uuid.New(), Send: 2, DueOn: s.env.Now().AddDate(0, 1, 0)}))
+	s.env.AssertNotCalled(t, "MarkRequestOverdue", mock.Anything, mock.Anything)
+}
+
+func TestSupplierRequestWorkflowIDs(t *testing.T) {
+	id := uuid.MustParse("0190a4b2-0000-7000-8000-000000000002")
+	assert.Equal(t, "supplier-request/0190a4b2-0000-7000-8000-000000000002/send", SupplierRequestSendWorkflowID(id, 1))
+	assert.Equal(t, "supplier-request/0190a4b2-0000-7000-8000-000000000002/send/2", SupplierRequestSendWorkflowID(id, 2))
+}
