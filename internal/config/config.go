@@ -75,7 +75,7 @@ var Variables = []Variable{
 	{"S3_REGION", "us-east-1", "S3 region"},
 	{"AWS_ACCESS_KEY_ID", "ppwr-local", "S3 access key"},
 	{"AWS_SECRET_ACCESS_KEY", "ppwr-local-secret", "S3 secret key"},
-	{"SMTP_URL", "smtp://127.0.0.1:1025", "SMTP server for outgoing mail (smtp:// or smtps://, user:password@ optional)"},
+	{"SMTP_URL", "smtp://127.0.0.1:1025", "SMTP server for outgoing mail (smtp:// plain, smtp+starttls:// or smtps://; user:password@ optional)"},
 	{"MAIL_FROM", "ppwr@localhost", "sender address of outgoing mail"},
 	{"MAIL_REPLY_ADDRESS", "replies@ppwr.localhost", "base address supplier replies go to; each request's Reply-To is local+token@domain of it"},
 	{"PUBLIC_BASE_URL", "http://127.0.0.1:8080", "external base URL, used in pagination links and mails"},
