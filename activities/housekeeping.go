@@ -11,7 +11,8 @@ import (
 	"ppwr/models"
 )
 
-// Housekeeping deletes state whose retention has passed.
+// Housekeeping deletes state whose retention has passed and opens the
+// issues that the passing of time raises.
 type Housekeeping struct {
 	DB *gorm.DB
 }
@@ -21,6 +22,8 @@ type PurgeResult struct {
 	IdempotencyKeys int64
 	RateBuckets     int64
 	WorkflowStarts  int64
+	// ExpiryIssues is how many document_expired issues were opened.
+	ExpiryIssues int
 }
 
 // PurgeExpired deletes expired idempotency records, drained rate-limit
@@ -37,4 +40,11 @@ func (h *Housekeeping) PurgeExpired(ctx context.Context) (PurgeResult, error) {
 	}
 	r.WorkflowStarts, err = models.PurgeStartedWorkflowStarts(ctx, h.DB)
 	return r, err
+}
+
+// OpenExpiryIssues opens an issue for each item whose traceability rests
+// on a document past its valid_until. Each link's issue is opened once,
+// so Temporal may retry it freely.
+func (h *Housekeeping) OpenExpiryIssues(ctx context.Context) (int, error) {
+	return models.OpenExpiredDocumentIssues(ctx, h.DB)
 }

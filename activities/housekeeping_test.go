@@ -77,3 +77,44 @@ VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expire
 	require.NoError(t, err)
 	assert.Equal(t, activities.PurgeResult{}, res)
 }
+
+func TestExpiredDocumentsOpenOneIssuePerLink(t *testing.T) {
+	ctx := context.Background()
+	db := testenv.DB(t)
+	org, err := models.CreateOrganization(ctx, db, "Expiry Test", "expiry-"+uuid.NewString()[:8])
+	require.NoError(t, err)
+	item := models.NewID()
+	require.NoError(t, db.Exec(`INSERT INTO catalog_items (id, organization_id, internal_code, name, sourcing_type, mass_g,
+		main_material_code, stock_unit, food_contact_status, reuse_type, status, revision)
+		VALUES (?, ?, 'EXP', 'Expiring', 'purchased', 1, 'PAPER', 'piece', 'unknown', 'single_use', 'active', 1)`, item, org.ID).Error)
+	link := func(validUntil string, review string) uuid.UUID {
+		doc, version, link := models.NewID(), models.NewID(), models.NewID()
+		require.NoError(t, db.Exec(`INSERT INTO documents (id, organization_id, document_type, title, catalog_item_id, valid_until, version_count)
+			VALUES (?, ?, 'supplier_declaration', 'Deklaracja', ?, ?::date, 1)`, doc, org.ID, item, validUntil).Error)
+		require.NoError(t, db.Exec(`INSERT INTO document_versions (id, organization_id, document_id, version, file_name, object_key,
+			size_bytes, sha256, processing_status, review_status) VALUES (?, ?, ?, 1, 'd.txt', 'k', 1, 'x', 'review_required', ?)`,
+			version, org.ID, doc, review).Error)
+		require.NoError(t, db.Exec(`INSERT INTO traceability_links (id, organization_id, catalog_item_id, document_version_id, document_id,
+			link_type, catalog_revision) VALUES (?, ?, ?, ?, ?, 'supplier_declaration', 1)`, link, org.ID, item, version, doc).Error)
+		return link
+	}
+	expired := link("2026-01-01", models.ReviewApproved)
+	link("2999-01-01", models.ReviewApproved)
+	link("2026-01-01", models.ReviewRevoked)
+
+	h := &activities.Housekeeping{DB: db}
+	opened, err := h.OpenExpiryIssues(ctx)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, opened, 1)
+	var issues []models.ComplianceIssue
+	require.NoError(t, db.Where("organization_id = ? AND kind = ?", org.ID, models.IssueDocumentExpired).Find(&issues).Error)
+	require.Len(t, issues, 1, "only the approved link whose document expired")
+	assert.Equal(t, expired, issues[0].SubjectID)
+	assert.Equal(t, item, *issues[0].CatalogItemID)
+
+	_, err = h.OpenExpiryIssues(ctx)
+	require.NoError(t, err)
+	var count int64
+	require.NoError(t, db.Model(&models.ComplianceIssue{}).Where("organization_id = ?", org.ID).Count(&count).Error)
+	assert.EqualValues(t, 1, count, "a link's issue is opened once")
+}

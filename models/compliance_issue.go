@@ -20,10 +20,11 @@ const (
 	IssueSupplierLineRejected      = "supplier_line_rejected"
 	IssueSupplierRequestOverdue    = "supplier_request_overdue"
 	IssueEvidenceDocumentWithdrawn = "evidence_document_withdrawn"
+	IssueDocumentExpired           = "document_expired"
 )
 
 // IssueKinds are every kind, in their order.
-var IssueKinds = []string{IssueSupplierLineRejected, IssueSupplierRequestOverdue, IssueEvidenceDocumentWithdrawn}
+var IssueKinds = []string{IssueSupplierLineRejected, IssueSupplierRequestOverdue, IssueEvidenceDocumentWithdrawn, IssueDocumentExpired}
 
 // Issue severities and statuses.
 const (

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -125,4 +126,57 @@ func ValidTraceabilityLinks(q *gorm.DB, itemID uuid.UUID) *gorm.DB {
 			Where("review_status = ?", ReviewApproved)).
 		Where(`document_id IN (?)`, q.Session(&gorm.Session{NewDB: true}).Model(&Document{}).Select("id").
 			Where("(valid_from IS NULL OR valid_from <= current_date) AND (valid_until IS NULL OR valid_until >= current_date)"))
+}
+
+// ExpiredLink is a link whose document's validity has ended.
+type ExpiredLink struct {
+	ID             uuid.UUID `gorm:"type:uuid"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	CatalogItemID  uuid.UUID `gorm:"type:uuid"`
+	DocumentTitle  string
+	ValidUntil     time.Time
+}
+
+// expiredLinksBatch bounds one pass; the next pass takes the rest.
+const expiredLinksBatch = 1000
+
+// OpenExpiredDocumentIssues opens a document_expired issue for each
+// approved link whose document's valid_until has passed, once per link,
+// in every organization; it reports how many it opened.
+func OpenExpiredDocumentIssues(ctx context.Context, db *gorm.DB) (int, error) {
+	var links []ExpiredLink
+	err := db.WithContext(ctx).Raw(`SELECT l.id, l.organization_id, l.catalog_item_id, d.title AS document_title, d.valid_until
+		FROM traceability_links l
+		JOIN documents d ON d.id = l.document_id
+		JOIN document_versions v ON v.id = l.document_version_id
+		WHERE v.review_status = ? AND d.valid_until < current_date
+		  AND NOT EXISTS (SELECT 1 FROM compliance_issues i WHERE i.subject_id = l.id AND i.kind = ?)
+		ORDER BY l.organization_id LIMIT ?`, ReviewApproved, IssueDocumentExpired, expiredLinksBatch).Scan(&links).Error
+	if err != nil {
+		return 0, err
+	}
+	opened := 0
+	for start := 0; start < len(links); {
+		org := links[start].OrganizationID
+		w := work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: org, Reference: "housekeeping"})
+		end := start
+		for ; end < len(links) && links[end].OrganizationID == org; end++ {
+			l := links[end]
+			ok, err := OpenIssue(w, ComplianceIssue{Kind: IssueDocumentExpired, Severity: SeverityHigh, SubjectType: "traceability_link",
+				SubjectID: l.ID, CatalogItemID: &l.CatalogItemID, MessageKey: "issue.document_expired",
+				MessageArgs: []any{l.DocumentTitle, l.ValidUntil.Format(time.DateOnly)}})
+			if err != nil {
+				w.Rollback()
+				return opened, err
+			}
+			if ok {
+				opened++
+			}
+		}
+		if err := Commit(w, AuditEntry{Operation: "openExpiredDocumentIssues"}); err != nil {
+			return opened, err
+		}
+		start = end
+	}
+	return opened, nil
 }

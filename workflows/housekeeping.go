@@ -18,8 +18,8 @@ const (
 	HousekeepingWorkflowID = "housekeeping"
 )
 
-// Housekeeping runs the purge activity once; a Temporal schedule runs it
-// every hour.
+// Housekeeping runs the purge, then opens the issues of expired
+// documents; a Temporal schedule runs it every hour.
 func Housekeeping(ctx workflow.Context) (activities.PurgeResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
@@ -32,6 +32,13 @@ func Housekeeping(ctx workflow.Context) (activities.PurgeResult, error) {
 	})
 	var h *activities.Housekeeping
 	var result activities.PurgeResult
-	err := workflow.ExecuteActivity(ctx, h.PurgeExpired).Get(ctx, &result)
+	if err := workflow.ExecuteActivity(ctx, h.PurgeExpired).Get(ctx, &result); err != nil {
+		return result, err
+	}
+	// Runs started before the expiry issues existed replay without them.
+	if workflow.GetVersion(ctx, "expiry-issues", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return result, nil
+	}
+	err := workflow.ExecuteActivity(ctx, h.OpenExpiryIssues).Get(ctx, &result.ExpiryIssues)
 	return result, err
 }
