@@ -48,15 +48,9 @@ var ErrNotSendable = &RuleError{Code: "supplier_request_not_sendable", Key: "err
 // delivery failed to be sent again; the caller records the start of the
 // send's workflow.
 func SendSupplierRequest(w *work.Unit, id uuid.UUID, in *RevisionRequired) (*SupplierRequest, error) {
-	r, err := lockFor[SupplierRequest](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
+	r, err := lockRequest(w, id, in.Revision.Value, in)
 	if err != nil {
 		return nil, err
-	}
-	if in.Failed() {
-		return nil, in.Err()
-	}
-	if r.Revision != in.Revision.Value {
-		return nil, ErrRevisionConflict
 	}
 	if r.Status != RequestDraft && (r.Status != RequestSent || r.DeliveryStatus != MailFailed) {
 		return nil, ErrNotSendable.On("revision", "field.request_delivery", r.Status, r.DeliveryStatus)

@@ -279,17 +279,30 @@ func replyToken() string {
 	return strings.ToLower(base32.StdEncoding.EncodeToString(b[:]))
 }
 
+// lockRequest locks the organization's request for a change made at the
+// revision the client read: a missing request is a 404 whatever the body,
+// then the body's errors are answered, then a stale revision.
+func lockRequest(w *work.Unit, id uuid.UUID, revision int, in interface {
+	Failed() bool
+	Err() error
+}) (*SupplierRequest, error) {
+	r, err := lockFor[SupplierRequest](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
+	switch {
+	case err != nil:
+		return nil, err
+	case in.Failed():
+		return nil, in.Err()
+	case r.Revision != revision:
+		return nil, ErrRevisionConflict
+	}
+	return r, nil
+}
+
 // CancelSupplierRequest cancels an open request; its lines and files stay.
 func CancelSupplierRequest(w *work.Unit, id uuid.UUID, in *RevisionRequired) (*SupplierRequest, error) {
-	r, err := lockFor[SupplierRequest](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
+	r, err := lockRequest(w, id, in.Revision.Value, in)
 	if err != nil {
 		return nil, err
-	}
-	if in.Failed() {
-		return nil, in.Err()
-	}
-	if r.Revision != in.Revision.Value {
-		return nil, ErrRevisionConflict
 	}
 	if r.Status != RequestDraft && r.Status != RequestSent {
 		return nil, ErrRequestClosed.On("revision", "field.request_status", r.Status)
@@ -442,7 +455,7 @@ func (in *LineReview) Declare(f *input.Fields) {
 // from the line's documents. A rejection opens a compliance issue. The
 // request is completed once every line is accepted.
 func ReviewLine(w *work.Unit, requestID, lineID uuid.UUID, in *LineReview) (*SupplierRequest, *SupplierRequestLine, error) {
-	r, err := lockFor[SupplierRequest](w.Context(), w.Tx(), w.Organization(), requestID, "NO KEY UPDATE")
+	r, err := lockRequest(w, requestID, in.Revision.Value, in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -450,12 +463,7 @@ func ReviewLine(w *work.Unit, requestID, lineID uuid.UUID, in *LineReview) (*Sup
 	if err != nil {
 		return nil, nil, err
 	}
-	if in.Failed() {
-		return nil, nil, in.Err()
-	}
 	switch {
-	case r.Revision != in.Revision.Value:
-		return nil, nil, ErrRevisionConflict
 	case r.Status != RequestDraft && r.Status != RequestSent:
 		return nil, nil, ErrRequestClosed.On("revision", "field.request_status", r.Status)
 	case l.Status == LineAccepted || l.Status == LineRejected:
