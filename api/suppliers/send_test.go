@@ -6,8 +6,8 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
-	netmail "net/mail"
 	"net/http"
+	netmail "net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +108,7 @@ func TestSendingEmailsTheSupplierInTheRequestsLanguage(t *testing.T) {
 	assert.Contains(t, parts[1], "<ol>")
 
 	require.Eventually(t, func() bool {
-		return m.get(t, "/supplier-requests/" + r["id"].(string))["delivery_status"] == "sent"
+		return m.get(t, "/supplier-requests/"+r["id"].(string))["delivery_status"] == "sent"
 	}, 10*time.Second, 50*time.Millisecond)
 	sent := m.get(t, "/supplier-requests/"+r["id"].(string))
 	assert.Equal(t, strings.Trim(msg.Header.Get("Message-ID"), "<>"), sent["message_id"])
