@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -53,6 +54,10 @@ type Options struct {
 	// AcquireTimeout bounds how long Pages waits for a free instance when
 	// all are busy (the context deadline, if earlier, wins). Default: 5 minutes.
 	AcquireTimeout time.Duration
+	// CacheDir keeps PDFium compiled to machine code between processes, so
+	// only the first start on a machine compiles it. Default: the user's
+	// cache directory; "-" turns the cache off.
+	CacheDir string
 }
 
 const wasmPageSize = 64 << 10
@@ -79,22 +84,46 @@ func New(ctx context.Context, opts Options) (*Extractor, error) {
 	if opts.AcquireTimeout <= 0 {
 		opts.AcquireTimeout = 5 * time.Minute
 	}
+	runtimeConfig := wazero.NewRuntimeConfig().WithMemoryLimitPages(uint32(opts.MemoryLimit / wasmPageSize))
+	if cache := compilationCache(opts.CacheDir); cache != nil {
+		runtimeConfig = runtimeConfig.WithCompilationCache(cache)
+	}
 	pool, err := webassembly.Init(webassembly.Config{
 		MinIdle:  1,
 		MaxIdle:  opts.Workers,
 		MaxTotal: opts.Workers,
 		// Documents are handed over as readers, so the module gets no file
 		// system at all (the library default mounts "/").
-		FSConfig: wazero.NewFSConfig(),
-		Stdout:   io.Discard,
-		Stderr:   io.Discard,
-		RuntimeConfig: wazero.NewRuntimeConfig().
-			WithMemoryLimitPages(uint32(opts.MemoryLimit / wasmPageSize)),
+		FSConfig:      wazero.NewFSConfig(),
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
+		RuntimeConfig: runtimeConfig,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pdftext: start pdfium: %w", err)
 	}
 	return &Extractor{pool: pool, acquireTimeout: opts.AcquireTimeout}, nil
+}
+
+// compilationCache is the on-disk cache of compiled modules in dir (the
+// user's cache directory when empty), or nil when there is none: a cache
+// that cannot be opened only costs the compile.
+func compilationCache(dir string) wazero.CompilationCache {
+	if dir == "-" {
+		return nil
+	}
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return nil
+		}
+		dir = filepath.Join(base, "ppwr", "pdfium")
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		return nil
+	}
+	return cache
 }
 
 // Close releases the pool. Pages must not be called afterwards.
