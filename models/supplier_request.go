@@ -449,8 +449,9 @@ func (in *LineReview) Declare(f *input.Fields) {
 	}
 }
 
-// ReviewLine decides an open or answered line of an open request. An
-// acceptance needs what the line asks for: an approved document (of the
+// ReviewLine decides a line of an open request that is not accepted yet:
+// a rejected line is reviewed again once the supplier sends a new file.
+// An acceptance needs what the line asks for: an approved document (of the
 // type asked) attached to the line, and accepted evidence of each code
 // from the line's documents. A rejection opens a compliance issue. The
 // request is completed once every line is accepted.
@@ -466,7 +467,7 @@ func ReviewLine(w *work.Unit, requestID, lineID uuid.UUID, in *LineReview) (*Sup
 	switch {
 	case r.Status != RequestDraft && r.Status != RequestSent:
 		return nil, nil, ErrRequestClosed.On("revision", "field.request_status", r.Status)
-	case l.Status == LineAccepted || l.Status == LineRejected:
+	case l.Status == LineAccepted:
 		return nil, nil, ErrLineDecided.On("decision", "field.line_status", l.Status)
 	}
 	if in.Decision.Value == LineAccepted {

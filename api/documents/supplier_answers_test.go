@@ -72,7 +72,19 @@ func TestALineIsAcceptedOnlyOnceItsDocumentAndEvidenceAre(t *testing.T) {
 	require.Len(t, issues, 1, "a rejected line is an issue")
 	assert.Contains(t, issues[0].(map[string]any)["message"], "brak podpisu")
 	res = review(second, 3, map[string]any{"decision": "accepted"})
-	assert.Equal(t, "line_decided", res.ErrorCode())
+	assert.Equal(t, "line_not_evidenced", res.ErrorCode(), "a rejected line is reviewed again, against its files")
+	res = review(first, 3, map[string]any{"decision": "rejected", "reason": "late"})
+	assert.Equal(t, "line_decided", res.ErrorCode(), "an accepted line is final")
+
+	up = d.upload(t, d.tn, "/documents", map[string]string{"document_type": "supplier_declaration", "title": "Deklaracja z podpisem",
+		"supplier_request": request, "supplier_request_line": second}, "d.txt", []byte("Deklaracja z podpisem."))
+	require.Equal(t, http.StatusCreated, up.Code, up.Body.String())
+	v = d.processed(t, up.JSON["id"].(string))
+	require.Equal(t, http.StatusOK, decide(d, t, d.tn, v, map[string]any{"decision": "approved", "revision": v["revision"]}).Code)
+	res = review(second, 3, map[string]any{"decision": "accepted"})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	assert.Equal(t, "completed", res.JSON["request"].(map[string]any)["status"], "every line is accepted")
+	assert.Empty(t, d.get(t, "/issues?kind=supplier_line_rejected&status=open")["data"], "the acceptance resolves the rejection's issue")
 	assert.Contains(t, d.EventTypes(d.tn.Org), "supplier_request_line.reviewed")
 }
 
