@@ -1,13 +1,9 @@
 package kit
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"hash"
 	"io"
 	"net/http"
-	"path"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"ppwr/internal/input"
+	"ppwr/internal/intake"
 )
 
 // Upload is a multipart form with one file, streamed to the object store
@@ -39,9 +36,6 @@ type UploadForm struct {
 	Put    func(fileName string, body io.Reader) error
 	Remove func(fileName string)
 }
-
-// fileNameMax bounds a kept file name (it may be part of an object key).
-const fileNameMax = 200
 
 // ReadUpload reads the request's multipart form: the part `file` is
 // streamed through Put, bounded by MaxBytes and hashed on the way; the
@@ -73,16 +67,16 @@ func ReadUpload(c *gin.Context, form UploadForm) (*Upload, error) {
 			if up.FileName != "" {
 				return fail(Invalid(Field("file", "field.one_file")))
 			}
-			if up.FileName = cleanFileName(part.FileName()); up.FileName == "" {
+			if up.FileName = intake.CleanName(part.FileName()); up.FileName == "" {
 				return fail(Invalid(Field("file", "field.file_name")))
 			}
-			body := &measured{r: part, max: form.MaxBytes, hash: sha256.New()}
+			body := intake.Measure(part, form.MaxBytes)
 			err := form.Put(up.FileName, body)
 			stored := up.FileName
 			up.discard = func() { form.Remove(stored) }
-			up.Size, up.SHA256 = body.n, hex.EncodeToString(body.hash.Sum(nil))
+			up.Size, up.SHA256 = body.Size(), body.SHA256()
 			switch {
-			case body.over:
+			case body.Over():
 				return fail(NewProblem(http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "error.request_too_large", form.MaxBytes))
 			case err != nil:
 				return fail(uploadProblem(err, form.MaxBytes))
@@ -119,39 +113,6 @@ func uploadProblem(err error, max int64) error {
 		return NewProblem(http.StatusUnprocessableEntity, CodeValidationFailed, "error.multipart_invalid")
 	}
 	return err
-}
-
-// cleanFileName keeps the base name a client sent, bounded.
-func cleanFileName(sent string) string {
-	name := path.Base(strings.ReplaceAll(sent, `\`, "/"))
-	if name == "." || name == "/" || name == ".." || !utf8.ValidString(name) {
-		return ""
-	}
-	if r := []rune(name); len(r) > fileNameMax {
-		name = string(r[len(r)-fileNameMax:])
-	}
-	return name
-}
-
-// measured counts and hashes what passes through and stops after max
-// bytes, so an oversized file is cut short instead of stored.
-type measured struct {
-	r    io.Reader
-	max  int64
-	n    int64
-	over bool
-	hash hash.Hash
-}
-
-func (m *measured) Read(p []byte) (int, error) {
-	n, err := m.r.Read(p)
-	m.n += int64(n)
-	if m.n > m.max {
-		m.over = true
-		return n, errors.New("upload: file over the limit")
-	}
-	m.hash.Write(p[:n])
-	return n, err
 }
 
 // UploadSchema documents a multipart form: the file in field `file` and

@@ -5,17 +5,14 @@ package smtpsink
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/emersion/go-sasl"
-	"github.com/emersion/go-smtp"
+	"ppwr/internal/mailin"
 )
 
 // maxMessageBytes is generous on purpose: the sink must not reject what a real
@@ -33,10 +30,8 @@ type Message struct {
 
 // Sink is a running SMTP server. It is safe for concurrent use.
 type Sink struct {
-	server   *smtp.Server
-	listener net.Listener
-	dir      string
-	served   chan struct{}
+	server *mailin.Server
+	dir    string
 
 	mu       sync.Mutex
 	messages []Message
@@ -55,41 +50,19 @@ func Start(addr, dir string) (*Sink, error) {
 			return nil, fmt.Errorf("smtpsink: create %s: %w", dir, err)
 		}
 	}
-	// Listening before returning means Addr is final and a client can connect
-	// as soon as Start returns: no race for callers that pass port 0.
-	l, err := net.Listen("tcp", addr)
+	s := &Sink{dir: dir, arrived: make(chan struct{})}
+	// Applications are configured with credentials for real relays; the
+	// sink accepts any, so the same configuration keeps working.
+	srv, err := mailin.Listen(addr, s, mailin.Options{Domain: "localhost", MaxBytes: maxMessageBytes, AnyAuth: true})
 	if err != nil {
-		return nil, fmt.Errorf("smtpsink: listen on %s: %w", addr, err)
+		return nil, err
 	}
-
-	s := &Sink{
-		listener: l,
-		dir:      dir,
-		served:   make(chan struct{}),
-		arrived:  make(chan struct{}),
-	}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
-		return &session{sink: s}, nil
-	}))
-	srv.Domain = "localhost"
-	// Applications are configured with credentials for real relays; without
-	// TLS here, accepting AUTH anyway keeps the same configuration working.
-	srv.AllowInsecureAuth = true
-	srv.MaxMessageBytes = maxMessageBytes
-	srv.MaxRecipients = 1000
-	srv.ReadTimeout = time.Minute
-	srv.WriteTimeout = time.Minute
 	s.server = srv
-
-	go func() {
-		defer close(s.served)
-		_ = srv.Serve(l)
-	}()
 	return s, nil
 }
 
 // Addr is the address actually listened on, in host:port form.
-func (s *Sink) Addr() string { return s.listener.Addr().String() }
+func (s *Sink) Addr() string { return s.server.Addr() }
 
 // Messages returns a copy of everything received so far, oldest first.
 func (s *Sink) Messages() []Message {
@@ -119,20 +92,19 @@ func (s *Sink) WaitFor(ctx context.Context, n int) ([]Message, error) {
 	}
 }
 
-// Close stops listening, drops open connections and waits for the server
-// loop to finish, so a test can rely on the port being released.
-func (s *Sink) Close() error {
-	err := s.server.Close()
-	// Serve registers the listener with the server only once its goroutine
-	// runs; closing it here as well keeps an early Close from hanging.
-	if lerr := s.listener.Close(); err == nil && !errors.Is(lerr, net.ErrClosed) {
-		err = lerr
+// Close stops the server; the port is free when it returns.
+func (s *Sink) Close() error { return s.server.Close() }
+
+// Recipient accepts every address: the sink keeps everything.
+func (s *Sink) Recipient(context.Context, string) error { return nil }
+
+// Deliver keeps the message.
+func (s *Sink) Deliver(_ context.Context, env mailin.Envelope, r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
 	}
-	<-s.served
-	if errors.Is(err, smtp.ErrServerClosed) {
-		return nil
-	}
-	return err
+	return s.store(Message{From: env.From, To: env.To, Data: data, ReceivedAt: time.Now()})
 }
 
 func (s *Sink) snapshotLocked() []Message {
@@ -183,84 +155,4 @@ func (s *Sink) writeFile(m Message, seq int) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), filepath.Join(s.dir, name))
-}
-
-type session struct {
-	sink *Sink
-	from string
-	to   []string
-}
-
-var _ smtp.AuthSession = (*session)(nil)
-
-func (x *session) AuthMechanisms() []string { return []string{sasl.Plain, sasl.Login} }
-
-// Auth accepts any credentials: the sink stands in for a relay, it guards
-// nothing.
-func (x *session) Auth(mech string) (sasl.Server, error) {
-	switch mech {
-	case sasl.Plain:
-		return sasl.NewPlainServer(func(string, string, string) error { return nil }), nil
-	case sasl.Login:
-		return &loginServer{}, nil
-	}
-	return nil, smtp.ErrAuthUnknownMechanism
-}
-
-func (x *session) Mail(from string, _ *smtp.MailOptions) error {
-	x.from = from
-	x.to = nil
-	return nil
-}
-
-func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	x.to = append(x.to, to)
-	return nil
-}
-
-func (x *session) Data(r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	err = x.sink.store(Message{
-		From:       x.from,
-		To:         append([]string(nil), x.to...),
-		Data:       data,
-		ReceivedAt: time.Now(),
-	})
-	if err != nil {
-		// A transient failure tells the sender the message was not kept.
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "cannot store message: " + err.Error()}
-	}
-	return nil
-}
-
-func (x *session) Reset() {
-	x.from = ""
-	x.to = nil
-}
-
-func (x *session) Logout() error { return nil }
-
-// loginServer implements the obsolete but still common LOGIN mechanism, which
-// go-sasl only provides for clients.
-type loginServer struct {
-	gotUser bool
-	done    bool
-}
-
-func (l *loginServer) Next(response []byte) ([]byte, bool, error) {
-	switch {
-	case l.done:
-		return nil, true, sasl.ErrUnexpectedClientResponse
-	case !l.gotUser && response == nil:
-		return []byte("Username:"), false, nil
-	case !l.gotUser:
-		l.gotUser = true
-		return []byte("Password:"), false, nil
-	default:
-		l.done = true
-		return nil, true, nil
-	}
 }
