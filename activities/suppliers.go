@@ -2,27 +2,38 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/i18n"
+	"ppwr/internal/intake"
 	"ppwr/internal/mail"
+	"ppwr/internal/mailin"
+	"ppwr/internal/storage"
 	"ppwr/models"
 )
 
-// Suppliers e-mails supplier requests and watches their due dates.
+// Suppliers e-mails supplier requests, watches their due dates and files
+// the replies.
 type Suppliers struct {
 	DB           *gorm.DB
 	SMTPURL      string
 	From         string
 	ReplyAddress string
+	// Storage keeps the received messages and the documents filed from
+	// them, each bounded by DocumentMaxBytes like an upload.
+	Storage          *storage.Store
+	DocumentMaxBytes int64
 }
 
 // ErrorTypeSMTPPermanent marks a refusal no retry can change.
@@ -157,4 +168,93 @@ func (a *Suppliers) MarkRequestOverdue(ctx context.Context, requestID uuid.UUID)
 		return false, err
 	}
 	return true, models.Commit(w, models.AuditEntry{Operation: "markSupplierRequestOverdue"})
+}
+
+// ErrorTypeUnreadableReply marks a reply whose message cannot be parsed:
+// reading it again cannot help.
+const ErrorTypeUnreadableReply = "UnreadableReply"
+
+// FileReply reads a received reply from the object store and files each
+// attachment as a document version of the request (models.FileReply),
+// matching it to a line by the request's item codes. Attachments stream
+// to the object store under ids derived from the reply, so a retry
+// overwrites what an earlier attempt stored instead of adding to it; a
+// reply filed before answers its versions again.
+func (a *Suppliers) FileReply(ctx context.Context, replyID uuid.UUID) ([]uuid.UUID, error) {
+	var reply models.SupplierReply
+	if err := a.DB.WithContext(ctx).Take(&reply, "id = ?", replyID).Error; err != nil {
+		return nil, err
+	}
+	if reply.Status != models.ReplyReceived {
+		return models.ReplyVersions(ctx, a.DB, reply.ID)
+	}
+	lines, err := models.ReplyLines(ctx, a.DB, reply.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := a.Storage.Get(ctx, reply.ObjectKey)
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Body.Close()
+	var files []models.ReplyFile
+	var skipped []models.SkippedAttachment
+	n := 0
+	header, err := mailin.Attachments(obj.Body, func(att mailin.Attachment) error {
+		n++
+		activity.RecordHeartbeat(ctx, n)
+		docID, versionID := replyFileIDs(reply.ID, n)
+		key := models.DocumentObjectKey(reply.OrganizationID, docID, versionID)
+		body := intake.Measure(att.Body, a.DocumentMaxBytes)
+		if err := a.Storage.Put(ctx, key, body, "application/octet-stream"); err != nil && !body.Over() {
+			return err
+		}
+		switch {
+		case body.Over():
+			skipped = append(skipped, models.SkippedAttachment{FileName: att.FileName, Reason: models.SkipTooLarge})
+		case body.Size() == 0:
+			skipped = append(skipped, models.SkippedAttachment{FileName: att.FileName, Reason: models.SkipEmpty})
+		default:
+			file := models.StoredFile{FileName: att.FileName, ObjectKey: key, Size: body.Size(), SHA256: body.SHA256()}
+			files = append(files, models.ReplyFile{DocumentID: docID, VersionID: versionID, File: file})
+			return nil
+		}
+		return a.Storage.Delete(ctx, key)
+	})
+	if errors.Is(err, mailin.ErrMalformed) {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrorTypeUnreadableReply, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range files {
+		files[i].Line = models.MatchLine(lines, files[i].File.FileName, header.Subject)
+	}
+	w := systemUnit(ctx, a.DB, reply.OrganizationID)
+	versions, err := models.FileReply(w, reply.ID, files, skipped)
+	if err != nil {
+		w.Rollback()
+		return nil, err
+	}
+	return versions, models.Commit(w, models.AuditEntry{Operation: "fileSupplierReply"})
+}
+
+// replyFileIDs are the document and version ids of a reply's n-th
+// attachment: the same on every attempt.
+func replyFileIDs(reply uuid.UUID, n int) (uuid.UUID, uuid.UUID) {
+	return uuid.NewSHA1(reply, []byte("document/"+strconv.Itoa(n))), uuid.NewSHA1(reply, []byte("version/"+strconv.Itoa(n)))
+}
+
+// RecordReplyFailure records that a reply's message could not be read.
+func (a *Suppliers) RecordReplyFailure(ctx context.Context, replyID uuid.UUID, reason string) error {
+	var reply models.SupplierReply
+	if err := a.DB.WithContext(ctx).Select("organization_id").Take(&reply, "id = ?", replyID).Error; err != nil {
+		return err
+	}
+	w := systemUnit(ctx, a.DB, reply.OrganizationID)
+	if err := models.FailReply(w, replyID, reason); err != nil {
+		w.Rollback()
+		return err
+	}
+	return models.Commit(w, models.AuditEntry{Operation: "failSupplierReply"})
 }

@@ -184,7 +184,7 @@ func CreateDocument(w *work.Unit, doc *Document, versionID uuid.UUID, in *Docume
 	if err != nil || answer == nil {
 		return v, err
 	}
-	return v, attachAnswer(w, answer, v.ID, SourceAPI, nil, false)
+	return v, attachAnswer(w, answer, v.ID, answerSource{kind: SourceAPI})
 }
 
 // AddDocumentVersion adds a version to the organization's document id;

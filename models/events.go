@@ -16,7 +16,7 @@ var EventCatalogue = []Payload{
 	PackingConsumptionCreated{}, SupplyEventCreated{}, FlowCreated{},
 	DocumentVersionCreated{}, DocumentVersionProcessed{}, DocumentVersionQuarantined{}, DocumentVersionDecided{},
 	EvidenceProposalCreated{}, EvidenceProposalDecided{}, TraceabilityLinkCreated{}, GeneratedDocumentCreated{},
-	SupplierRequestCreated{}, SupplierRequestSent{}, SupplierRequestCancelled{}, SupplierRequestLineReviewed{}, ComplianceIssueOpened{}, ComplianceIssueResolved{},
+	SupplierRequestCreated{}, SupplierRequestSent{}, SupplierRequestCancelled{}, SupplierRequestLineReviewed{}, SupplierRequestReplyReceived{}, ComplianceIssueOpened{}, ComplianceIssueResolved{},
 	ImportReady{}, ImportCompleted{}, ImportFailed{},
 	AssessmentCreated{}, AssessmentReviewed{}, RegisterEntryCreated{}, RegisterEntryReviewed{},
 	BDOReportPrepared{}, CarbonCalculationCreated{}, CarbonFactorCreated{}, CarbonFactorArchived{},
@@ -169,6 +169,18 @@ func (AssessmentCreated) EventType() string         { return "assessment.created
 func (RegisterEntryCreated) EventType() string      { return "register_entry.created" }
 func (CarbonCalculationCreated) EventType() string  { return "carbon_calculation.created" }
 func (CarbonFactorCreated) EventType() string       { return "carbon_factor.created" }
+
+// SupplierRequestReplyReceived announces a reply filed under a request:
+// the document versions made of its attachments and, when set, why they
+// wait for triage instead of answering a line.
+type SupplierRequestReplyReceived struct {
+	ID        uuid.UUID   `json:"id"`
+	Request   uuid.UUID   `json:"supplier_request"`
+	Documents []uuid.UUID `json:"document_versions"`
+	Flag      *string     `json:"flag"`
+}
+
+func (SupplierRequestReplyReceived) EventType() string { return "supplier_request.reply_received" }
 
 // RecordStatus is the data of events that announce a record's new status.
 type RecordStatus struct {

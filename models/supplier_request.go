@@ -118,6 +118,8 @@ type SupplierRequestDocument struct {
 	Source            string
 	Sender            *string
 	Flagged           bool
+	ReplyID           *uuid.UUID `gorm:"type:uuid"`
+	Flag              *string
 	CreatedAt         time.Time
 }
 
@@ -408,11 +410,20 @@ func answeredLine(w *work.Unit, in *DocumentUpload) (*requestAnswer, error) {
 	return answer, nil
 }
 
+// answerSource is where a file answering a request came from: the API,
+// or an e-mail reply with its sender and flag.
+type answerSource struct {
+	kind   string
+	sender *string
+	reply  *uuid.UUID
+	flag   *string
+}
+
 // attachAnswer files a version as an answer to the request (and line);
 // an open line becomes answered.
-func attachAnswer(w *work.Unit, a *requestAnswer, versionID uuid.UUID, source string, sender *string, flagged bool) error {
+func attachAnswer(w *work.Unit, a *requestAnswer, versionID uuid.UUID, src answerSource) error {
 	doc := SupplierRequestDocument{RequestID: a.request.ID, DocumentVersionID: versionID, OrganizationID: a.request.OrganizationID,
-		Source: source, Sender: sender, Flagged: flagged, CreatedAt: now()}
+		Source: src.kind, Sender: src.sender, ReplyID: src.reply, Flag: src.flag, Flagged: src.flag != nil, CreatedAt: now()}
 	if a.line != nil {
 		doc.LineID = &a.line.ID
 	}

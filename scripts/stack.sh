@@ -64,12 +64,14 @@ TEMPORAL_UI_PORT="${PPWR_TEMPORAL_UI_PORT:-8233}"
 : "${SMTP_URL:=smtp://127.0.0.1:1025}"
 : "${MAIL_FROM:=ppwr@localhost}"
 : "${PUBLIC_BASE_URL:=http://127.0.0.1:8080}"
+: "${MAIL_REPLY_ADDRESS:=replies@ppwr.localhost}"
+: "${INBOUND_SMTP_ADDR:=127.0.0.1:2525}"
 : "${CLAMD_ADDRESS:=127.0.0.1:3310}"
 # Local receivers (an ERP on the developer's machine) are plain http.
 : "${WEBHOOK_ALLOW_HTTP_LOOPBACK:=true}"
 export HTTP_ADDR DATABASE_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_TASK_QUEUE \
 	S3_ENDPOINT S3_BUCKET S3_REGION AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY \
-	SMTP_URL MAIL_FROM PUBLIC_BASE_URL CLAMD_ADDRESS WEBHOOK_ALLOW_HTTP_LOOPBACK
+	SMTP_URL MAIL_FROM MAIL_REPLY_ADDRESS INBOUND_SMTP_ADDR PUBLIC_BASE_URL CLAMD_ADDRESS WEBHOOK_ALLOW_HTTP_LOOPBACK
 
 CLAMD_BIN="${PPWR_CLAMD_BIN:-/usr/sbin/clamd}"
 
@@ -636,6 +638,7 @@ cmd_up() {
     Temporal UI   http://${TEMPORAL_ADDRESS%:*}:$TEMPORAL_UI_PORT
     S3            $S3_ENDPOINT  (bucket $S3_BUCKET, files under .data/s3)
     Mail          $SMTP_URL  (messages as .eml under .data/mail)
+    Replies       smtp://$INBOUND_SMTP_ADDR  (mail to ${MAIL_REPLY_ADDRESS%@*}+<token>@${MAIL_REPLY_ADDRESS#*@})
     ClamAV        $CLAMD_ADDRESS  (the project's test signatures only)
     Logs          .data/logs/*.log
     API key       $key

@@ -33,6 +33,9 @@ type Deps struct {
 	// Mail: the SMTP server, the sender and the base reply address of
 	// supplier requests.
 	SMTPURL, MailFrom, MailReplyAddress string
+	// DocumentMaxBytes bounds a file filed from a supplier's reply, as it
+	// bounds an upload.
+	DocumentMaxBytes int64
 	// WebhookAllowHTTPLoopback admits plain-http receivers on loopback
 	// (development and tests).
 	WebhookAllowHTTPLoopback bool
@@ -54,7 +57,10 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterWorkflowWithOptions(workflows.DocumentAnalysis, workflow.RegisterOptions{Name: workflows.DocumentAnalysisType})
 	w.RegisterActivity(&activities.Documents{DB: d.DB, Storage: d.Storage, Scanner: clamav.New(d.ClamdAddress)})
 	w.RegisterWorkflowWithOptions(workflows.SupplierRequestSend, workflow.RegisterOptions{Name: workflows.SupplierRequestSendType})
-	w.RegisterActivity(&activities.Suppliers{DB: d.DB, SMTPURL: d.SMTPURL, From: d.MailFrom, ReplyAddress: d.MailReplyAddress})
+	w.RegisterWorkflowWithOptions(workflows.SupplierRequestClose, workflow.RegisterOptions{Name: workflows.SupplierRequestCloseType})
+	w.RegisterWorkflowWithOptions(workflows.SupplierReply, workflow.RegisterOptions{Name: workflows.SupplierReplyType})
+	w.RegisterActivity(&activities.Suppliers{DB: d.DB, SMTPURL: d.SMTPURL, From: d.MailFrom, ReplyAddress: d.MailReplyAddress,
+		Storage: d.Storage, DocumentMaxBytes: d.DocumentMaxBytes})
 	return w
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
 )
@@ -88,4 +89,98 @@ func TestSupplierRequestWorkflowIDs(t *testing.T) {
 	id := uuid.MustParse("0190a4b2-0000-7000-8000-000000000002")
 	assert.Equal(t, "supplier-request/0190a4b2-0000-7000-8000-000000000002/send", SupplierRequestSendWorkflowID(id, 1))
 	assert.Equal(t, "supplier-request/0190a4b2-0000-7000-8000-000000000002/send/2", SupplierRequestSendWorkflowID(id, 2))
+}
+
+func TestClosingTheRequestStopsTheOverdueTimer(t *testing.T) {
+	s := newSending()
+	s.env.OnActivity(s.a.SendRequestEmail, mock.Anything, mock.Anything, 1).Return(nil).Once()
+	start := s.env.Now()
+	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(SupplierRequestClosedSignal, nil) }, 48*time.Hour)
+
+	assert.True(t, s.run(t, SupplierRequestInput{RequestID: uuid.New(), Send: 1, DueOn: start.AddDate(0, 0, 30)}))
+	s.env.AssertNotCalled(t, "MarkRequestOverdue", mock.Anything, mock.Anything)
+	assert.Less(t, s.env.Now().Sub(start), 72*time.Hour, "the workflow ends at the signal, not at the due date")
+}
+
+func TestClosingSignalsTheFirstSendAndToleratesItsAbsence(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	id := uuid.New()
+
+	env := suite.NewTestWorkflowEnvironment()
+	env.OnSignalExternalWorkflow(mock.Anything, SupplierRequestSendWorkflowID(id, 1), "", SupplierRequestClosedSignal, nil).Return(nil).Once()
+	env.ExecuteWorkflow(SupplierRequestClose, SupplierRequestInput{RequestID: id})
+	require.NoError(t, env.GetWorkflowError())
+	env.AssertExpectations(t)
+
+	env = suite.NewTestWorkflowEnvironment()
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).
+		Return(&temporal.UnknownExternalWorkflowExecutionError{})
+	env.ExecuteWorkflow(SupplierRequestClose, SupplierRequestInput{RequestID: id})
+	assert.NoError(t, env.GetWorkflowError(), "a request never sent has no wait to stop")
+
+	env = suite.NewTestWorkflowEnvironment()
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).
+		Return(errors.New("unable to signal"))
+	env.ExecuteWorkflow(SupplierRequestClose, SupplierRequestInput{RequestID: id})
+	assert.Error(t, env.GetWorkflowError())
+}
+
+func TestAReplysFilesAreProcessedLikeUploads(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	a := &activities.Suppliers{}
+	env.RegisterActivity(a)
+	env.RegisterWorkflowWithOptions(func(workflow.Context, DocumentVersionInput) (string, error) { return "", nil },
+		workflow.RegisterOptions{Name: DocumentProcessingType})
+	versions := []uuid.UUID{uuid.New(), uuid.New()}
+	env.OnActivity(a.FileReply, mock.Anything, mock.Anything).Return(versions, nil).Once()
+	var processed []uuid.UUID
+	env.OnWorkflow(DocumentProcessingType, mock.Anything, mock.Anything).Return(
+		func(_ workflow.Context, in DocumentVersionInput) (string, error) {
+			processed = append(processed, in.VersionID)
+			return "review_required", nil
+		})
+
+	env.ExecuteWorkflow(SupplierReply, SupplierReplyInput{ReplyID: uuid.New(), RequestID: uuid.New(), OrganizationID: uuid.New()})
+	require.NoError(t, env.GetWorkflowError())
+	var filed []uuid.UUID
+	require.NoError(t, env.GetWorkflowResult(&filed))
+	assert.Equal(t, versions, filed)
+	assert.ElementsMatch(t, versions, processed, "each version's processing starts")
+}
+
+func TestAnUnreadableReplyIsRecordedNotRetried(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	a := &activities.Suppliers{}
+	env.RegisterActivity(a)
+	env.OnActivity(a.FileReply, mock.Anything, mock.Anything).Return(nil,
+		temporal.NewNonRetryableApplicationError("mailin: malformed message: no boundary", activities.ErrorTypeUnreadableReply, nil)).Once()
+	var reason string
+	env.OnActivity(a.RecordReplyFailure, mock.Anything, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ uuid.UUID, r string) error { reason = r; return nil }).Once()
+
+	env.ExecuteWorkflow(SupplierReply, SupplierReplyInput{ReplyID: uuid.New(), RequestID: uuid.New(), OrganizationID: uuid.New()})
+	require.NoError(t, env.GetWorkflowError())
+	env.AssertExpectations(t)
+	assert.Contains(t, reason, "no boundary")
+}
+
+func TestAnObjectStoreOutageIsRetried(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	a := &activities.Suppliers{}
+	env.RegisterActivity(a)
+	calls := 0
+	env.OnActivity(a.FileReply, mock.Anything, mock.Anything).Return(func(context.Context, uuid.UUID) ([]uuid.UUID, error) {
+		if calls++; calls < 3 {
+			return nil, errors.New("s3: connection refused")
+		}
+		return nil, nil
+	})
+
+	env.ExecuteWorkflow(SupplierReply, SupplierReplyInput{ReplyID: uuid.New(), RequestID: uuid.New(), OrganizationID: uuid.New()})
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, 3, calls)
+	env.AssertNotCalled(t, "RecordReplyFailure", mock.Anything, mock.Anything, mock.Anything)
 }

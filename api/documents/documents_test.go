@@ -36,12 +36,19 @@ type docs struct {
 }
 
 func newDocs(t *testing.T, opts ...apitest.Option) *docs {
+	return newDocsWorker(t, func(*worker.Deps) {}, opts...)
+}
+
+// newDocsWorker is newDocs with a worker that more deps configure.
+func newDocsWorker(t *testing.T, configure func(*worker.Deps), opts ...apitest.Option) *docs {
 	t.Helper()
 	clamd := testenv.Clamd(t)
 	a := apitest.New(t, append([]apitest.Option{apitest.WithServices()}, opts...)...)
 	queue := "ppwr-documents-" + uuid.NewString()
 	c := testenv.Temporal(t)
-	w := worker.New(worker.Deps{DB: a.DB, Temporal: c, TaskQueue: queue, Storage: testenv.Storage(t), ClamdAddress: clamd})
+	deps := worker.Deps{DB: a.DB, Temporal: c, TaskQueue: queue, Storage: testenv.Storage(t), ClamdAddress: clamd}
+	configure(&deps)
+	w := worker.New(deps)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return &docs{API: a, tn: a.NewTenant(apitest.TenantSpec{}), relay: &worker.Relay{DB: a.DB, Temporal: c, TaskQueue: queue}}

@@ -10,6 +10,7 @@ import (
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
+	"ppwr/internal/work"
 	"ppwr/models"
 	"ppwr/workflows"
 )
@@ -22,7 +23,7 @@ func (h *handlers) requests() kit.Area {
 			kit.List("listSupplierRequests", kit.Org+"/supplier-requests", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
 				Handle(kit.Query(h.listRequests), kit.OK(kit.ListOf("SupplierRequest"))),
 			kit.Get("getSupplierRequest", request, tag, a.SupplierRequestsRead, a.SupplierRequestsView).
-				Handle(kit.Do(h.getRequest), kit.OK(kit.Ref("SupplierRequest"))),
+				Handle(kit.Do(h.getRequest), kit.OK(kit.Ref("SupplierRequestDetail"))),
 			kit.List("listSupplierRequestLines", kit.Org+"/supplier-requests/{requestId}/lines", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
 				Handle(kit.Do(h.listLines), kit.OK(kit.ListOf("SupplierRequestLine"))),
 			kit.Post("createSupplierRequest", kit.Org+"/supplier-requests", tag, a.SupplierRequestsWrite, a.SupplierRequestsCreate).
@@ -35,13 +36,16 @@ func (h *handlers) requests() kit.Area {
 				Handle(kit.JSON(h.reviewLine), kit.OK(kit.Ref("SupplierRequestLineReview"))),
 		},
 		Schemas: map[string]kit.Schema{
-			"SupplierRequest": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "party": kit.UUID(), "recipients": kit.ArrayOf(kit.Str()), "language": kit.Enum("pl", "en"),
-				"due_on": kit.Date(), "message": kit.Str(), "status": kit.Enum(models.RequestStatuses...),
-				"delivery_status": kit.Enum(models.DeliveryStatuses...), "delivery_error": kit.Nullable(kit.Str()),
-				"message_id": kit.Nullable(kit.Str()), "line_count": kit.Int(), "revision": kit.Int(),
-				"sent_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
-				"cancelled_at": kit.Nullable(kit.DateTime()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+			"SupplierRequest":       kit.Object(requestProperties()),
+			"SupplierRequestDetail": kit.Object(detailProperties()),
+			"SupplierReply": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "sender": kit.Nullable(kit.Str()), "envelope_from": kit.Str(), "subject": kit.Nullable(kit.Str()),
+				"message_id": kit.Nullable(kit.Str()), "size_bytes": kit.Int(), "received_at": kit.DateTime(),
+				"status": kit.Enum(models.ReplyReceived, models.ReplyFiled, models.ReplyFailed), "error": kit.Nullable(kit.Str()),
+				"flag": kit.Nullable(kit.Enum(models.ReplyFlags...)), "filed_at": kit.Nullable(kit.DateTime()),
+				"documents": kit.ArrayOf(kit.UUID()),
+				"skipped": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+					"file_name": kit.Str(), "reason": kit.Enum(models.SkipTooLarge, models.SkipEmpty)})),
 			}),
 			"SupplierRequestLine": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "number": kit.Int(), "item": kit.UUID(), "component": kit.Nullable(kit.UUID()),
@@ -62,6 +66,27 @@ func (h *handlers) requests() kit.Area {
 			{Code: models.ErrLineNotEvidenced.Code, Status: http.StatusUnprocessableEntity},
 		},
 	}
+}
+
+func requestProperties() map[string]kit.Schema {
+	return map[string]kit.Schema{
+		"id": kit.UUID(), "party": kit.UUID(), "recipients": kit.ArrayOf(kit.Str()), "language": kit.Enum("pl", "en"),
+		"due_on": kit.Date(), "message": kit.Str(), "status": kit.Enum(models.RequestStatuses...),
+		"delivery_status": kit.Enum(models.DeliveryStatuses...), "delivery_error": kit.Nullable(kit.Str()),
+		"message_id": kit.Nullable(kit.Str()), "line_count": kit.Int(), "revision": kit.Int(),
+		"sent_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
+		"cancelled_at": kit.Nullable(kit.DateTime()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+	}
+}
+
+// detailProperties add to a request what came back: the replies received
+// by e-mail and the document versions held at the request for triage
+// (no line could be told, or the reply is flagged).
+func detailProperties() map[string]kit.Schema {
+	p := requestProperties()
+	p["replies"] = kit.ArrayOf(kit.Ref("SupplierReply"))
+	p["triage_documents"] = kit.ArrayOf(kit.UUID())
+	return p
 }
 
 type requestJSON struct {
@@ -122,8 +147,64 @@ func (h *handlers) listRequests(c *gin.Context, q *requestQuery) error {
 	return kit.Paginate(c, db, kit.NewestFirst, requestToJSON)
 }
 
+type requestDetailJSON struct {
+	requestJSON
+	Replies         []replyJSON `json:"replies"`
+	TriageDocuments []uuid.UUID `json:"triage_documents"`
+}
+
+type replyJSON struct {
+	ID           uuid.UUID                  `json:"id"`
+	Sender       *string                    `json:"sender"`
+	EnvelopeFrom string                     `json:"envelope_from"`
+	Subject      *string                    `json:"subject"`
+	MessageID    *string                    `json:"message_id"`
+	SizeBytes    int64                      `json:"size_bytes"`
+	ReceivedAt   time.Time                  `json:"received_at"`
+	Status       string                     `json:"status"`
+	Error        *string                    `json:"error"`
+	Flag         *string                    `json:"flag"`
+	FiledAt      *time.Time                 `json:"filed_at"`
+	Documents    []uuid.UUID                `json:"documents"`
+	Skipped      []models.SkippedAttachment `json:"skipped"`
+}
+
+// getRequest answers the request with its replies and the files waiting
+// for triage.
 func (h *handlers) getRequest(c *gin.Context) error {
-	return kit.Show(c, h.DB, "recordId", requestToJSON)
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	r, err := models.Find[models.SupplierRequest](ctx, h.DB, org, id)
+	if err != nil {
+		return err
+	}
+	replies, files, err := models.RequestReplies(ctx, h.DB, org, id)
+	if err != nil {
+		return err
+	}
+	out := requestDetailJSON{requestJSON: requestToJSON(r), Replies: make([]replyJSON, len(replies)), TriageDocuments: []uuid.UUID{}}
+	filed := map[uuid.UUID][]uuid.UUID{}
+	for _, f := range files {
+		if f.ReplyID != nil {
+			filed[*f.ReplyID] = append(filed[*f.ReplyID], f.DocumentVersionID)
+		}
+		if f.LineID == nil {
+			out.TriageDocuments = append(out.TriageDocuments, f.DocumentVersionID)
+		}
+	}
+	for i, rp := range replies {
+		out.Replies[i] = replyJSON{ID: rp.ID, Sender: rp.Sender, EnvelopeFrom: rp.EnvelopeFrom, Subject: rp.Subject, MessageID: rp.MessageID,
+			SizeBytes: rp.SizeBytes, ReceivedAt: rp.ReceivedAt.UTC(), Status: rp.Status, Error: rp.Error, Flag: rp.Flag,
+			FiledAt: kit.UTC(rp.FiledAt), Documents: nonNil(filed[rp.ID]), Skipped: rp.Skipped}
+		if out.Replies[i].Skipped == nil {
+			out.Replies[i].Skipped = []models.SkippedAttachment{}
+		}
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
 }
 
 // sendRequest marks the request sent and records, in the same unit, the
@@ -152,12 +233,23 @@ func (h *handlers) cancelRequest(c *gin.Context, in *models.RevisionRequired) er
 	if err != nil {
 		return err
 	}
-	r, err := models.CancelSupplierRequest(kit.Work(c), id, in)
+	w := kit.Work(c)
+	r, err := models.CancelSupplierRequest(w, id, in)
 	if err != nil {
+		return err
+	}
+	if err := stopOverdueTimer(w, r); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, requestToJSON(r))
 	return nil
+}
+
+// stopOverdueTimer records, with the change that closed the request, the
+// signal that ends its send workflow's wait for the due date.
+func stopOverdueTimer(w *work.Unit, r *models.SupplierRequest) error {
+	return models.StartWorkflow(w, workflows.SupplierRequestCloseWorkflowID(r.ID), workflows.SupplierRequestCloseType, r.ID,
+		workflows.SupplierRequestInput{RequestID: r.ID})
 }
 
 type lineJSON struct {
@@ -220,6 +312,11 @@ func (h *handlers) reviewLine(c *gin.Context, in *models.LineReview) error {
 	r, l, err := models.ReviewLine(w, requestID, lineID, in)
 	if err != nil {
 		return err
+	}
+	if r.Status == models.RequestCompleted {
+		if err := stopOverdueTimer(w, r); err != nil {
+			return err
+		}
 	}
 	answers, err := models.LineAnswers(c.Request.Context(), w.Tx(), kit.OrgID(c), requestID)
 	if err != nil {

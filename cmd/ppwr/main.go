@@ -32,7 +32,7 @@ func rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: false,
 	}
-	root.AddCommand(serveCommand(), workerCommand(), devCommand(), migrateCommand(), adminCommand())
+	root.AddCommand(serveCommand(), workerCommand(), mailinCommand(), devCommand(), migrateCommand(), adminCommand())
 	return root
 }
 

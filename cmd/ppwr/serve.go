@@ -32,6 +32,10 @@ func workerCommand() *cobra.Command {
 	return appCommand("worker", "Run the Temporal worker and the event relay on the task queue", (*app).runWorker)
 }
 
+func mailinCommand() *cobra.Command {
+	return appCommand("mailin", "Receive supplier replies over SMTP from the MTA of the reply domain (INBOUND_SMTP_ADDR)", (*app).receiveMail)
+}
+
 func migrateCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
@@ -49,7 +53,7 @@ func migrateCommand() *cobra.Command {
 }
 
 func devCommand() *cobra.Command {
-	return appCommand("dev", "Apply migrations, ensure the bucket, then run the API and the worker in one process",
+	return appCommand("dev", "Apply migrations, ensure the bucket, then run the API, the worker and the mail receiver in one process",
 		func(a *app, ctx context.Context) error {
 			if err := migrate(ctx, a.db); err != nil {
 				return err
@@ -60,6 +64,7 @@ func devCommand() *cobra.Command {
 			g, gctx := errgroup.WithContext(ctx)
 			g.Go(func() error { return a.serveHTTP(gctx) })
 			g.Go(func() error { return a.runWorker(gctx) })
+			g.Go(func() error { return a.receiveMail(gctx) })
 			return g.Wait()
 		})
 }

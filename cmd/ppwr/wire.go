@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -12,9 +13,11 @@ import (
 
 	"ppwr/api"
 	"ppwr/api/kit"
+	"ppwr/inbound"
 	"ppwr/internal/config"
 	"ppwr/internal/credcache"
 	"ppwr/internal/database"
+	"ppwr/internal/mailin"
 	"ppwr/internal/storage"
 	"ppwr/internal/temporalclient"
 	"ppwr/migrations"
@@ -112,7 +115,7 @@ func (a *app) runWorker(ctx context.Context) error {
 	w := worker.New(worker.Deps{
 		DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue, Storage: a.storage,
 		ClamdAddress: a.cfg.ClamdAddress, SMTPURL: a.cfg.SMTPURL, MailFrom: a.cfg.MailFrom, MailReplyAddress: a.cfg.MailReplyAddress,
-		WebhookAllowHTTPLoopback: a.cfg.WebhookAllowHTTPLoopback,
+		DocumentMaxBytes: a.cfg.DocumentMaxBytes, WebhookAllowHTTPLoopback: a.cfg.WebhookAllowHTTPLoopback,
 	})
 	if err := w.Start(); err != nil {
 		return err
@@ -126,4 +129,17 @@ func (a *app) runWorker(ctx context.Context) error {
 	relay.Run(ctx) // returns when ctx is cancelled
 	w.Stop()
 	return nil
+}
+
+// receiveMail takes supplier replies over SMTP until ctx is cancelled.
+func (a *app) receiveMail(ctx context.Context) error {
+	receiver := &inbound.Receiver{DB: a.db, Storage: a.storage, ReplyAddress: a.cfg.MailReplyAddress}
+	_, domain, _ := strings.Cut(a.cfg.MailReplyAddress, "@")
+	srv, err := mailin.Listen(a.cfg.InboundSMTPAddr, receiver, mailin.Options{Domain: domain, MaxBytes: a.cfg.InboundMaxBytes})
+	if err != nil {
+		return err
+	}
+	slog.Info("receiving supplier replies", "addr", srv.Addr(), "for", a.cfg.MailReplyAddress)
+	<-ctx.Done()
+	return srv.Close()
 }

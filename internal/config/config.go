@@ -52,6 +52,10 @@ type Config struct {
 	ReservationTimerCap time.Duration
 	// DocumentMaxBytes bounds an uploaded document.
 	DocumentMaxBytes int64
+	// InboundSMTPAddr is where supplier replies arrive; InboundMaxBytes
+	// bounds one message.
+	InboundSMTPAddr string
+	InboundMaxBytes int64
 }
 
 // Variable documents one environment variable; README and `ppwr help` are
@@ -78,6 +82,8 @@ var Variables = []Variable{
 	{"SMTP_URL", "smtp://127.0.0.1:1025", "SMTP server for outgoing mail (smtp:// plain, smtp+starttls:// or smtps://; user:password@ optional)"},
 	{"MAIL_FROM", "ppwr@localhost", "sender address of outgoing mail"},
 	{"MAIL_REPLY_ADDRESS", "replies@ppwr.localhost", "base address supplier replies go to; each request's Reply-To is local+token@domain of it"},
+	{"INBOUND_SMTP_ADDR", "127.0.0.1:2525", "address `ppwr mailin` (and `ppwr dev`) receives supplier replies on over SMTP; the MTA of MAIL_REPLY_ADDRESS's domain relays mail for it here"},
+	{"INBOUND_MAX_BYTES", "73400320", "largest reply message in bytes (SMTP SIZE); a larger one is refused with 552. Attachments are base64-encoded, a third larger than the files: keep it above 4/3 of DOCUMENT_MAX_BYTES"},
 	{"PUBLIC_BASE_URL", "http://127.0.0.1:8080", "external base URL, used in pagination links and mails"},
 	{"CLAMD_ADDRESS", "127.0.0.1:3310", "ClamAV clamd address (host:port or unix:/path); production points it at a clamd with the official signatures"},
 	{"TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted"},
@@ -118,6 +124,7 @@ func FromEnv() (Config, error) {
 		SMTPURL:            get("SMTP_URL"),
 		MailFrom:           get("MAIL_FROM"),
 		MailReplyAddress:   get("MAIL_REPLY_ADDRESS"),
+		InboundSMTPAddr:    get("INBOUND_SMTP_ADDR"),
 		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
 		ClamdAddress:       get("CLAMD_ADDRESS"),
 	}
@@ -150,6 +157,11 @@ func FromEnv() (Config, error) {
 		return c, err
 	}
 	c.DocumentMaxBytes = int64(documentMax)
+	inboundMax, err := positiveInt("INBOUND_MAX_BYTES", get("INBOUND_MAX_BYTES"))
+	if err != nil {
+		return c, err
+	}
+	c.InboundMaxBytes = int64(inboundMax)
 	if raw := get("RESERVATION_TIMER_CAP"); raw != "" {
 		if c.ReservationTimerCap, err = positiveDuration("RESERVATION_TIMER_CAP", raw); err != nil {
 			return c, err
