@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
@@ -138,4 +139,32 @@ func TestADeliveryInFlightIsNotSentAgain(t *testing.T) {
 	var d models.SupplierDelivery
 	require.NoError(t, m.DB.Take(&d, "request_id = ?", id).Error)
 	assert.Equal(t, models.AttemptUnconfirmed, d.Outcome)
+}
+
+// Cancelling a sent request ends its send workflow's wait for the due
+// date: the close workflow signals it.
+func TestCancellingEndsTheSendWorkflow(t *testing.T) {
+	m := newMailing(t)
+	r := m.draft(t)
+	id := r["id"].(string)
+	require.Equal(t, http.StatusOK, m.post(t, m.tn, "/supplier-requests/"+id+"/send", map[string]any{"revision": 1}).Code)
+	_, err := m.relay.StartWorkflows(context.Background())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = m.sink.WaitFor(ctx, 1)
+	require.NoError(t, err)
+	sendID := "supplier-request/" + id + "/send"
+	desc, err := m.relay.Temporal.DescribeWorkflowExecution(ctx, sendID, "")
+	require.NoError(t, err)
+	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.WorkflowExecutionInfo.Status, "waiting for the due date")
+
+	res := m.post(t, m.tn, "/supplier-requests/"+id+"/cancel", map[string]any{"revision": 2})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	_, err = m.relay.StartWorkflows(context.Background())
+	require.NoError(t, err)
+	var delivered bool
+	require.NoError(t, m.relay.Temporal.GetWorkflow(ctx, sendID, "").Get(ctx, &delivered))
+	assert.True(t, delivered)
+	assert.Empty(t, m.get(t, "/issues?kind=supplier_request_overdue")["data"])
 }
