@@ -171,13 +171,14 @@ func (CarbonCalculationCreated) EventType() string  { return "carbon_calculation
 func (CarbonFactorCreated) EventType() string       { return "carbon_factor.created" }
 
 // SupplierRequestReplyReceived announces a reply filed under a request:
-// the document versions made of its attachments and, when set, why they
-// wait for triage instead of answering a line.
+// how many document versions its attachments made (the request's detail
+// lists them) and, when set, why they wait for triage instead of
+// answering a line.
 type SupplierRequestReplyReceived struct {
-	ID        uuid.UUID   `json:"id"`
-	Request   uuid.UUID   `json:"supplier_request"`
-	Documents []uuid.UUID `json:"document_versions"`
-	Flag      *string     `json:"flag"`
+	ID        uuid.UUID `json:"id"`
+	Request   uuid.UUID `json:"supplier_request"`
+	Documents int       `json:"document_count"`
+	Flag      *string   `json:"flag"`
 }
 
 func (SupplierRequestReplyReceived) EventType() string { return "supplier_request.reply_received" }

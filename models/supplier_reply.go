@@ -229,7 +229,7 @@ func FileReply(w *work.Unit, replyID uuid.UUID, files []ReplyFile, skipped []Ski
 		return nil, err
 	}
 	w.Touch("supplier_request_reply", reply.ID)
-	return versions, Emit(w, SupplierRequestReplyReceived{ID: reply.ID, Request: r.ID, Documents: versions, Flag: reply.Flag})
+	return versions, Emit(w, SupplierRequestReplyReceived{ID: reply.ID, Request: r.ID, Documents: len(versions), Flag: reply.Flag})
 }
 
 func fileAttachment(w *work.Unit, r *SupplierRequest, reply *SupplierReply, f ReplyFile) (*DocumentVersion, error) {
