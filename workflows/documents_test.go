@@ -26,8 +26,7 @@ type processing struct {
 }
 
 func newProcessing(t *testing.T) *processing {
-	var suite testsuite.WorkflowTestSuite
-	p := &processing{env: suite.NewTestWorkflowEnvironment(), a: &activities.Documents{}}
+	p := &processing{env: newTestEnv(), a: &activities.Documents{}}
 	p.env.RegisterActivity(p.a)
 	p.env.OnActivity(p.a.FinishProcessing, mock.Anything, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ uuid.UUID, out models.ProcessingOutcome) error {
@@ -135,8 +134,7 @@ func TestProcessingRetriesAFailedScan(t *testing.T) {
 }
 
 func TestAnalysisReturnsItsProposals(t *testing.T) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	a := &activities.Documents{}
 	env.RegisterActivity(a)
 	version := uuid.New()

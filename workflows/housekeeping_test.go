@@ -18,14 +18,13 @@ import (
 
 type housekeepingSuite struct {
 	suite.Suite
-	testsuite.WorkflowTestSuite
 	env *testsuite.TestWorkflowEnvironment
 }
 
 func TestHousekeeping(t *testing.T) { suite.Run(t, new(housekeepingSuite)) }
 
 func (s *housekeepingSuite) SetupTest() {
-	s.env = s.NewTestWorkflowEnvironment()
+	s.env = newTestEnv()
 	// The real activity is registered so the mocks below replace exactly the
 	// function the workflow schedules, by its registered name.
 	s.env.RegisterActivity(&activities.Housekeeping{})
@@ -104,8 +103,7 @@ func (s *housekeepingSuite) TestFailsAfterMaximumAttempts() {
 }
 
 func TestNonRetryableFailureIsNotRetried(t *testing.T) {
-	var ts testsuite.WorkflowTestSuite
-	env := ts.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.RegisterActivity(&activities.Housekeeping{})
 	calls := 0
 	env.OnActivity(purgeFunc, mock.Anything).Return(func(context.Context) (activities.PurgeResult, error) {

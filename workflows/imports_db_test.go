@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
 	"ppwr/internal/testenv"
@@ -47,8 +46,7 @@ func importWithRows(t *testing.T, status string, n int) (*models.Import, *activi
 // returns its result.
 func runApply(t *testing.T, a *activities.Imports, imp *models.Import) string {
 	t.Helper()
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.RegisterActivity(a)
 	env.ExecuteWorkflow(ImportApply, ImportInput{ImportID: imp.ID})
 	require.NoError(t, env.GetWorkflowError())

@@ -17,8 +17,7 @@ import (
 )
 
 func newImportEnv() (*testsuite.TestWorkflowEnvironment, *activities.Imports) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	a := &activities.Imports{}
 	env.RegisterActivity(a)
 	return env, a

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/testsuite"
 	"gorm.io/datatypes"
 
 	"ppwr/activities"
@@ -39,8 +38,7 @@ func heldReservation(t *testing.T, status string) *models.Reservation {
 // long after the start, in workflow time, the activity ran.
 func runExpiry(t *testing.T, r *models.Reservation) (bool, time.Duration) {
 	t.Helper()
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.RegisterActivity(&activities.Reservations{DB: testenv.DB(t)})
 	var ranAt time.Time
 	env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) { ranAt = env.Now() })

@@ -25,8 +25,7 @@ type sending struct {
 }
 
 func newSending() *sending {
-	var suite testsuite.WorkflowTestSuite
-	s := &sending{env: suite.NewTestWorkflowEnvironment(), a: &activities.Suppliers{}}
+	s := &sending{env: newTestEnv(), a: &activities.Suppliers{}}
 	s.env.RegisterActivity(s.a)
 	return s
 }
@@ -103,22 +102,21 @@ func TestClosingTheRequestStopsTheOverdueTimer(t *testing.T) {
 }
 
 func TestClosingSignalsTheFirstSendAndToleratesItsAbsence(t *testing.T) {
-	var suite testsuite.WorkflowTestSuite
 	id := uuid.New()
 
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.OnSignalExternalWorkflow(mock.Anything, SupplierRequestSendWorkflowID(id, 1), "", SupplierRequestClosedSignal, nil).Return(nil).Once()
 	env.ExecuteWorkflow(SupplierRequestClose, SupplierRequestInput{RequestID: id})
 	require.NoError(t, env.GetWorkflowError())
 	env.AssertExpectations(t)
 
-	env = suite.NewTestWorkflowEnvironment()
+	env = newTestEnv()
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).
 		Return(&temporal.UnknownExternalWorkflowExecutionError{})
 	env.ExecuteWorkflow(SupplierRequestClose, SupplierRequestInput{RequestID: id})
 	assert.NoError(t, env.GetWorkflowError(), "a request never sent has no wait to stop")
 
-	env = suite.NewTestWorkflowEnvironment()
+	env = newTestEnv()
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).
 		Return(errors.New("unable to signal"))
 	env.ExecuteWorkflow(SupplierRequestClose, SupplierRequestInput{RequestID: id})
@@ -126,8 +124,7 @@ func TestClosingSignalsTheFirstSendAndToleratesItsAbsence(t *testing.T) {
 }
 
 func TestAReplysFilesAreProcessedLikeUploads(t *testing.T) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	a := &activities.Suppliers{}
 	env.RegisterActivity(a)
 	env.RegisterWorkflowWithOptions(func(workflow.Context, DocumentVersionInput) (string, error) { return "", nil },
@@ -150,8 +147,7 @@ func TestAReplysFilesAreProcessedLikeUploads(t *testing.T) {
 }
 
 func TestAnUnreadableReplyIsRecordedNotRetried(t *testing.T) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	a := &activities.Suppliers{}
 	env.RegisterActivity(a)
 	env.OnActivity(a.FileReply, mock.Anything, mock.Anything).Return(nil,
@@ -167,8 +163,7 @@ func TestAnUnreadableReplyIsRecordedNotRetried(t *testing.T) {
 }
 
 func TestAnObjectStoreOutageIsRetried(t *testing.T) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	a := &activities.Suppliers{}
 	env.RegisterActivity(a)
 	calls := 0

@@ -41,8 +41,7 @@ func (a *attemptClock) gaps() []time.Duration {
 }
 
 func newWebhookEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *activities.Webhooks) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	w := &activities.Webhooks{}
 	env.RegisterActivity(w)
 	return env, w
