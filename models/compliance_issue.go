@@ -21,10 +21,12 @@ const (
 	IssueSupplierRequestOverdue    = "supplier_request_overdue"
 	IssueEvidenceDocumentWithdrawn = "evidence_document_withdrawn"
 	IssueDocumentExpired           = "document_expired"
+	IssueRegisterEntryRejected     = "register_entry_rejected"
 )
 
 // IssueKinds are every kind, in their order.
-var IssueKinds = []string{IssueSupplierLineRejected, IssueSupplierRequestOverdue, IssueEvidenceDocumentWithdrawn, IssueDocumentExpired}
+var IssueKinds = []string{IssueSupplierLineRejected, IssueSupplierRequestOverdue, IssueEvidenceDocumentWithdrawn, IssueDocumentExpired,
+	IssueRegisterEntryRejected}
 
 // Issue severities and statuses.
 const (

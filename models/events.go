@@ -153,7 +153,6 @@ type (
 	GeneratedDocumentCreated  RecordCreated
 	SupplierRequestCreated    RecordCreated
 	AssessmentCreated         RecordCreated
-	RegisterEntryCreated      RecordCreated
 	CarbonCalculationCreated  RecordCreated
 	CarbonFactorCreated       RecordCreated
 )
@@ -166,7 +165,6 @@ func (TraceabilityLinkCreated) EventType() string   { return "traceability_link.
 func (GeneratedDocumentCreated) EventType() string  { return "generated_document.created" }
 func (SupplierRequestCreated) EventType() string    { return "supplier_request.created" }
 func (AssessmentCreated) EventType() string         { return "assessment.created" }
-func (RegisterEntryCreated) EventType() string      { return "register_entry.created" }
 func (CarbonCalculationCreated) EventType() string  { return "carbon_calculation.created" }
 func (CarbonFactorCreated) EventType() string       { return "carbon_factor.created" }
 
@@ -182,6 +180,25 @@ type SupplierRequestReplyReceived struct {
 }
 
 func (SupplierRequestReplyReceived) EventType() string { return "supplier_request.reply_received" }
+
+// RegisterEntryCreated announces a new entry of a PPWR register about an
+// item.
+type RegisterEntryCreated struct {
+	ID       uuid.UUID `json:"id"`
+	Register string    `json:"register"`
+	Item     uuid.UUID `json:"item"`
+}
+
+func (RegisterEntryCreated) EventType() string { return "ppwr_register_entry.created" }
+
+// RegisterEntryReviewed announces an entry's internal review decision.
+type RegisterEntryReviewed struct {
+	ID       uuid.UUID `json:"id"`
+	Register string    `json:"register"`
+	Decision string    `json:"decision"`
+}
+
+func (RegisterEntryReviewed) EventType() string { return "ppwr_register_entry.reviewed" }
 
 // RecordStatus is the data of events that announce a record's new status.
 type RecordStatus struct {
@@ -202,7 +219,6 @@ type (
 	ImportCompleted             RecordStatus
 	ImportFailed                RecordStatus
 	AssessmentReviewed          RecordStatus
-	RegisterEntryReviewed       RecordStatus
 	BDOReportPrepared           RecordStatus
 	CarbonFactorArchived        RecordStatus
 )
@@ -219,7 +235,6 @@ func (ImportReady) EventType() string                 { return "import.ready" }
 func (ImportCompleted) EventType() string             { return "import.completed" }
 func (ImportFailed) EventType() string                { return "import.failed" }
 func (AssessmentReviewed) EventType() string          { return "assessment.reviewed" }
-func (RegisterEntryReviewed) EventType() string       { return "register_entry.reviewed" }
 func (BDOReportPrepared) EventType() string           { return "bdo_report.prepared" }
 func (CarbonFactorArchived) EventType() string        { return "carbon_factor.archived" }
 

@@ -43,12 +43,19 @@ func Do(fn HandlerFunc) Handler {
 // handler ignore them and succeed, the kernel answers them instead, and
 // nothing commits.
 func JSON[B any, P bindable[B]](fn func(c *gin.Context, in P) error) Handler {
-	schema := input.Describe(P(new(B)))
+	return JSONBody(reflect.TypeFor[B]().Name(), func() P { return P(new(B)) }, fn)
+}
+
+// JSONBody is JSON for one Go type that serves operations with different
+// declarations (each PPWR register binds its own values): newBody makes
+// the operation's empty body, documented under name.
+func JSONBody[P input.Body](name string, newBody func() P, fn func(c *gin.Context, in P) error) Handler {
+	schema := input.Describe(newBody())
 	required, _ := schema["required"].([]string)
 	return Handler{
-		body: &Body{Name: reflect.TypeFor[B]().Name(), ContentType: "application/json", Schema: schema, Required: len(required) > 0},
+		body: &Body{Name: name, ContentType: "application/json", Schema: schema, Required: len(required) > 0},
 		run: func(c *gin.Context) error {
-			in := P(new(B))
+			in := newBody()
 			if err := input.FromJSON(State(c).Body, in); err != nil {
 				return NewProblem(http.StatusUnprocessableEntity, CodeInvalidJSON, "error.json_object_expected")
 			}

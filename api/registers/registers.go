@@ -1,53 +1,303 @@
 // Package registers is the spec's PPWR technical registers under
 // /catalog-items/{catalogItemId}/ppwr/<register>: thirteen registers with
 // list, show, create and review, and reuse-units with list, create and
-// show. It is not built yet: its operations answer 501 after
-// authentication.
+// show. Every register's operations, bodies and schemas come from its
+// declaration in internal/register; this package holds no register of its
+// own.
 package registers
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
 	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"gorm.io/gorm"
 
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/input"
+	"ppwr/internal/register"
+	"ppwr/models"
 )
 
 const tag = "ppwr-registers"
 
-// names are the registers with list, show, create and review.
-var names = []string{
-	"biobased", "chemical-safety", "communications", "compostability", "conformity-dossiers",
-	"empty-space", "eu-declarations", "minimization", "packaging-classification", "recyclability",
-	"restricted-formats", "role-duties", "reuse-assessments",
-}
+type handlers struct{ kit.Deps }
 
-// Area declares the registers' operations.
-func Area(kit.Deps) kit.Area {
-	var ops []kit.Operation
-	for _, r := range names {
-		base, name := kit.Org+"/catalog-items/{catalogItemId}/ppwr/"+r, entryName(r)
-		ops = append(ops,
-			kit.List("list"+name+"s", base, tag, a.PPWRRead, a.CatalogView),
-			kit.Get("get"+name, base+"/{recordId}", tag, a.PPWRRead, a.CatalogView),
-			kit.Post("create"+name, base, tag, a.PPWRWrite, a.CatalogUpdate),
-			kit.Post("review"+name, base+"/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm),
-		)
+// Area declares every register's operations and schemas.
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	area := kit.Area{
+		Schemas: map[string]kit.Schema{
+			"RegisterEvidence": kit.Object(map[string]kit.Schema{
+				"kind": kit.Enum(models.EvidenceKinds...), "id": kit.UUID(), "field": kit.Nullable(kit.Str()),
+				"document": kit.UUID(), "title": kit.Str(), "version": kit.Int(), "file_name": kit.Str(),
+				"review_status": kit.Str(), "page_count": kit.Nullable(kit.Int()), "page": kit.Nullable(kit.Int()),
+				"quotation": kit.Nullable(kit.Str()), "code": kit.Nullable(kit.Str()),
+			}),
+			"RuleSetReference": kit.Object(map[string]kit.Schema{"code": kit.Str(), "version": kit.Str()}),
+		},
+		Codes: []kit.Code{
+			{Code: models.ErrSelfReview.Code, Status: http.StatusForbidden},
+			{Code: models.ErrEntryDecided.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrEntrySuperseded.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrEntryCorrected.Code, Status: http.StatusConflict},
+		},
 	}
-	reuseUnits := kit.Org + "/catalog-items/{catalogItemId}/ppwr/reuse-units"
-	ops = append(ops,
-		kit.List("listReuseUnits", reuseUnits, tag, a.PPWRRead, a.CatalogView),
-		kit.Post("createReuseUnit", reuseUnits, tag, a.PPWRWrite, a.CatalogUpdate),
-		kit.Get("getReuseUnit", reuseUnits+"/{recordId}", tag, a.PPWRRead, a.CatalogView),
-	)
-	return kit.Area{Operations: ops}
+	for _, reg := range register.All {
+		area.Operations = append(area.Operations, h.operations(reg)...)
+		area.Schemas[stem(reg)] = kit.Object(entryProperties(reg))
+	}
+	return area
 }
 
-// entryName turns "chemical-safety" into "ChemicalSafetyEntry", the stem
-// of operation ids such as getChemicalSafetyEntry.
-func entryName(slug string) string {
+// operations are one register's rows; reuse-units has no review.
+func (h *handlers) operations(reg *register.Register) []kit.Operation {
+	base, name := kit.Org+"/catalog-items/{catalogItemId}/ppwr/"+reg.Slug, stem(reg)
+	entry := kit.Ref(name)
+	list, create, get := "list"+name+"s", "create"+name, "get"+name
+	if reg.Slug == "reuse-units" {
+		list, create, get = "listReuseUnits", "createReuseUnit", "getReuseUnit"
+	}
+	ops := []kit.Operation{
+		kit.List(list, base, tag, a.PPWRRead, a.CatalogView).
+			Handle(kit.Query(func(c *gin.Context, q *entryQuery) error { return h.list(c, reg, q) }), kit.OK(kit.ListOf(name))),
+		kit.Get(get, base+"/{recordId}", tag, a.PPWRRead, a.CatalogView).
+			Handle(kit.Do(func(c *gin.Context) error { return h.get(c, reg) }), kit.OK(entry)),
+		kit.Post(create, base, tag, a.PPWRWrite, a.CatalogUpdate).
+			Handle(kit.JSONBody(name+"Create", func() *models.RegisterEntryCreate { return models.NewRegisterEntryCreate(reg) },
+				func(c *gin.Context, in *models.RegisterEntryCreate) error { return h.create(c, in) }), kit.CreatedResponse(entry)),
+	}
+	if reg.Reviewable {
+		ops = append(ops, kit.Post("review"+name, base+"/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
+			Handle(kit.JSON(func(c *gin.Context, in *models.RegisterReview) error { return h.review(c, reg, in) }), kit.OK(entry)))
+	}
+	return ops
+}
+
+// stem turns "chemical-safety" into "ChemicalSafetyEntry", the name of its
+// schemas and the stem of operation ids such as getChemicalSafetyEntry.
+func stem(reg *register.Register) string {
 	var out strings.Builder
-	for _, part := range strings.Split(slug, "-") {
+	for _, part := range strings.Split(reg.Slug, "-") {
 		out.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
 	return out.String() + "Entry"
+}
+
+func entryProperties(reg *register.Register) map[string]kit.Schema {
+	desc := func(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
+	reviewStatuses := models.EntryReviewStatuses[1:]
+	if !reg.Reviewable {
+		reviewStatuses = models.EntryReviewStatuses[:1]
+	}
+	return map[string]kit.Schema{
+		"id": kit.UUID(), "register": kit.Enum(reg.Slug), "item": kit.UUID(), "catalog_revision": kit.Int(),
+		"data_version":              kit.UUID(),
+		"based_on_current_revision": desc(kit.Bool(), "register.based_on_current_revision"),
+		"components":                kit.ArrayOf(kit.UUID()), "market_scenarios": kit.ArrayOf(kit.UUID()),
+		"rule_set": kit.Nullable(kit.Ref("RuleSetReference")), "values": reg.Schema(),
+		"method": kit.Enum(models.EntryMethods...), "method_reference": kit.Nullable(kit.Str()),
+		"evidence":   kit.ArrayOf(kit.Ref("RegisterEvidence")),
+		"valid_from": kit.Date(), "valid_until": kit.Nullable(kit.Date()),
+		"status":     kit.Enum(models.EntryStatuses...),
+		"supersedes": kit.Nullable(kit.UUID()), "superseded_by": kit.Nullable(kit.UUID()),
+		"review_status": desc(kit.Enum(reviewStatuses...), "register.review_status"),
+		"review_reason": kit.Nullable(kit.Str()), "reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
+		"revision": kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+	}
+}
+
+type entryJSON struct {
+	ID                     uuid.UUID       `json:"id"`
+	Register               string          `json:"register"`
+	Item                   uuid.UUID       `json:"item"`
+	CatalogRevision        int             `json:"catalog_revision"`
+	DataVersion            uuid.UUID       `json:"data_version"`
+	BasedOnCurrentRevision bool            `json:"based_on_current_revision"`
+	Components             []uuid.UUID     `json:"components"`
+	MarketScenarios        []uuid.UUID     `json:"market_scenarios"`
+	RuleSet                *ruleSetJSON    `json:"rule_set"`
+	Values                 json.RawMessage `json:"values"`
+	Method                 string          `json:"method"`
+	MethodReference        *string         `json:"method_reference"`
+	Evidence               []evidenceJSON  `json:"evidence"`
+	ValidFrom              string          `json:"valid_from"`
+	ValidUntil             *string         `json:"valid_until"`
+	Status                 string          `json:"status"`
+	Supersedes             *uuid.UUID      `json:"supersedes"`
+	SupersededBy           *uuid.UUID      `json:"superseded_by"`
+	ReviewStatus           string          `json:"review_status"`
+	ReviewReason           *string         `json:"review_reason"`
+	ReviewedBy             *uuid.UUID      `json:"reviewed_by"`
+	ReviewedAt             *time.Time      `json:"reviewed_at"`
+	Revision               int             `json:"revision"`
+	CreatedBy              *uuid.UUID      `json:"created_by"`
+	CreatedAt              time.Time       `json:"created_at"`
+	UpdatedAt              time.Time       `json:"updated_at"`
+}
+
+type ruleSetJSON struct {
+	Code    string `json:"code"`
+	Version string `json:"version"`
+}
+
+type evidenceJSON struct {
+	Kind         string    `json:"kind"`
+	ID           uuid.UUID `json:"id"`
+	Field        *string   `json:"field"`
+	Document     uuid.UUID `json:"document"`
+	Title        string    `json:"title"`
+	Version      int       `json:"version"`
+	FileName     string    `json:"file_name"`
+	ReviewStatus string    `json:"review_status"`
+	PageCount    *int      `json:"page_count"`
+	Page         *int      `json:"page"`
+	Quotation    *string   `json:"quotation"`
+	Code         *string   `json:"code"`
+}
+
+// render answers an entry with its evidence resolved; itemRevision tells
+// whether the item moved on since the entry was made.
+func render(ctx context.Context, db *gorm.DB, e *models.RegisterEntry, itemRevision int) (entryJSON, error) {
+	resolved, err := models.ResolveEvidence(ctx, db, e.OrganizationID, e.Evidence)
+	if err != nil {
+		return entryJSON{}, err
+	}
+	out := entryJSON{ID: e.ID, Register: e.Register, Item: e.CatalogItemID, CatalogRevision: e.CatalogRevision,
+		DataVersion: e.DataVersionID, BasedOnCurrentRevision: e.CatalogRevision == itemRevision,
+		Components: e.Components, MarketScenarios: e.MarketScenarios, Values: json.RawMessage(e.Values), Method: e.Method,
+		MethodReference: e.MethodReference, Evidence: make([]evidenceJSON, len(resolved)), ValidFrom: *kit.Day(&e.ValidFrom),
+		ValidUntil: kit.Day(e.ValidUntil), Status: e.Status, Supersedes: e.Supersedes, SupersededBy: e.SupersededBy,
+		ReviewStatus: e.ReviewStatus, ReviewReason: e.ReviewReason, ReviewedBy: e.ReviewedBy, ReviewedAt: kit.UTC(e.ReviewedAt),
+		Revision: e.Revision, CreatedBy: e.CreatedBy, CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+	if e.RuleSet != nil {
+		out.RuleSet = &ruleSetJSON{Code: *e.RuleSet, Version: *e.RuleSetVersion}
+	}
+	for i, r := range resolved {
+		out.Evidence[i] = evidenceJSON{Kind: r.Kind, ID: r.ID, Field: r.Field, Document: r.DocumentID, Title: r.Title,
+			Version: r.Version, FileName: r.FileName, ReviewStatus: r.ReviewStatus, PageCount: r.PageCount, Page: r.Page,
+			Quotation: r.Quotation, Code: r.Code}
+	}
+	return out, nil
+}
+
+// entryQuery filters a register's entries.
+type entryQuery struct {
+	input.Errors
+	Status       input.Opt[string]
+	ReviewStatus input.Opt[string]
+	Current      input.Opt[bool]
+}
+
+func (q *entryQuery) Declare(f *input.Fields) {
+	f.Enum("status", &q.Status, input.Enum{Values: models.EntryStatuses})
+	f.Enum("review_status", &q.ReviewStatus, input.Enum{Values: models.EntryReviewStatuses})
+	f.Bool("current", &q.Current, input.Bool{})
+}
+
+// item reads the path's item, so another organization's item is 404.
+func (h *handlers) item(c *gin.Context) (*models.CatalogItem, error) {
+	id, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return nil, err
+	}
+	return models.Find[models.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
+}
+
+func (h *handlers) list(c *gin.Context, reg *register.Register, q *entryQuery) error {
+	item, err := h.item(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request.Context()
+	db := models.Tenant(ctx, h.DB, kit.OrgID(c)).Model(&models.RegisterEntry{}).
+		Where("catalog_item_id = ? AND register = ?", item.ID, reg.Slug)
+	db = kit.Filter(kit.Filter(db, "status", q.Status), "review_status", q.ReviewStatus)
+	if q.Current.Set() && q.Current.Value {
+		db = db.Where("status = ?", models.EntryActive)
+	} else if q.Current.Set() {
+		db = db.Where("status = ?", models.EntrySuperseded)
+	}
+	var failed error
+	err = kit.Paginate(c, db, kit.NewestFirst, func(e *models.RegisterEntry) entryJSON {
+		out, err := render(ctx, h.DB, e, item.Revision)
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return out
+	})
+	if failed != nil {
+		return failed
+	}
+	return err
+}
+
+func (h *handlers) get(c *gin.Context, reg *register.Register) error {
+	item, err := h.item(c)
+	if err != nil {
+		return err
+	}
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request.Context()
+	e, err := models.FindRegisterEntry(ctx, h.DB, kit.OrgID(c), item.ID, reg.Slug, id)
+	if err != nil {
+		return err
+	}
+	out, err := render(ctx, h.DB, e, item.Revision)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
+}
+
+func (h *handlers) create(c *gin.Context, in *models.RegisterEntryCreate) error {
+	itemID, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	w := kit.Work(c)
+	e, err := models.CreateRegisterEntry(w, itemID, in)
+	if err != nil {
+		return err
+	}
+	out, err := render(c.Request.Context(), w.Tx(), e, e.CatalogRevision)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, e.ID, out)
+}
+
+func (h *handlers) review(c *gin.Context, reg *register.Register, in *models.RegisterReview) error {
+	itemID, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	w := kit.Work(c)
+	e, err := models.ReviewRegisterEntry(w, itemID, reg.Slug, id, in)
+	if err != nil {
+		return err
+	}
+	item, err := models.Find[models.CatalogItem](c.Request.Context(), w.Tx(), kit.OrgID(c), itemID)
+	if err != nil {
+		return err
+	}
+	out, err := render(c.Request.Context(), w.Tx(), e, item.Revision)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
 }

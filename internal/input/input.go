@@ -226,6 +226,9 @@ func (f *Fields) Binding() bool { return f.doc == nil }
 // Fail records a message about a field of this object (cross-field rules).
 func (f *Fields) Fail(name, key string, args ...any) { f.errs.Fail(f.prefix+name, key, args...) }
 
+// Has reports whether a field of this object failed.
+func (f *Fields) Has(name string) bool { return f.errs.Has(f.prefix + name) }
+
 // describe records a field's schema (and required-ness) while describing.
 func (f *Fields) describe(name string, required bool, s Schema) {
 	if required {

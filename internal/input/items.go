@@ -56,3 +56,38 @@ func (f *Fields) Items(name string, r Items, declare func(i int, item *Fields)) 
 	}
 	return len(entries)
 }
+
+// Object is a nested JSON object; one that is not required may be sent
+// as null, meaning absent.
+type Object struct {
+	Required bool
+	Desc     Msg
+}
+
+// Object binds a nested object, declaring its fields with declare; its
+// errors are named by path ("values.lead"). While describing, declare
+// describes the object's properties. It reports whether an object was
+// sent.
+func (f *Fields) Object(name string, r Object, declare func(inner *Fields)) bool {
+	if !f.Binding() {
+		inner := &Fields{doc: &objectDoc{props: map[string]any{}}}
+		declare(inner)
+		s := inner.doc.schema()
+		if !r.Required {
+			s = Nullable(s)
+		}
+		f.describe(name, r.Required, withDesc(s, r.Desc))
+		return false
+	}
+	raw, _, _, ok := f.field(name, r.Required, !r.Required)
+	if !ok {
+		return false
+	}
+	var fields map[string]json.RawMessage
+	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &fields) != nil || fields == nil {
+		f.Fail(name, "field.object")
+		return false
+	}
+	declare(&Fields{src: jsonSource(fields), errs: f.errs, prefix: f.prefix + name + "."})
+	return true
+}

@@ -95,12 +95,13 @@ type Enum struct {
 	Required bool
 	Values   []string
 	Refused  map[string]string
+	Desc     Msg
 }
 
 // Enum binds an enumerated field.
 func (f *Fields) Enum(name string, dst *Opt[string], r Enum) {
 	if !f.Binding() {
-		f.describe(name, r.Required, Schema{"type": "string", "enum": r.Values})
+		f.describe(name, r.Required, withDesc(Schema{"type": "string", "enum": r.Values}, r.Desc))
 		return
 	}
 	f.word(name, dst, r.Required, func(s string) bool {
@@ -214,12 +215,15 @@ func (f *Fields) Decimal(name string, dst *Opt[decimal.Decimal], r Decimal) {
 }
 
 // Bool is a boolean field.
-type Bool struct{ Required bool }
+type Bool struct {
+	Required bool
+	Desc     Msg
+}
 
 // Bool binds a boolean field.
 func (f *Fields) Bool(name string, dst *Opt[bool], r Bool) {
 	if !f.Binding() {
-		f.describe(name, r.Required, Schema{"type": "boolean"})
+		f.describe(name, r.Required, withDesc(Schema{"type": "boolean"}, r.Desc))
 		return
 	}
 	raw, sent, null, ok := f.field(name, r.Required, false)
@@ -281,7 +285,10 @@ func isNumberOutOfRange(err error) bool {
 }
 
 // Ref is a reference to a record by id.
-type Ref struct{ Required, Nullable bool }
+type Ref struct {
+	Required, Nullable bool
+	Desc               Msg
+}
 
 // Ref binds a UUID reference; the nil UUID is refused, not taken as null.
 func (f *Fields) Ref(name string, dst *Opt[uuid.UUID], r Ref) {
@@ -290,7 +297,7 @@ func (f *Fields) Ref(name string, dst *Opt[uuid.UUID], r Ref) {
 		if r.Nullable {
 			s = Nullable(s)
 		}
-		f.describe(name, r.Required, s)
+		f.describe(name, r.Required, withDesc(s, r.Desc))
 		return
 	}
 	raw, sent, null, ok := f.field(name, r.Required, r.Nullable)
@@ -311,12 +318,15 @@ func (f *Fields) Ref(name string, dst *Opt[uuid.UUID], r Ref) {
 }
 
 // Date is a calendar date field (YYYY-MM-DD).
-type Date struct{ Required bool }
+type Date struct {
+	Required bool
+	Desc     Msg
+}
 
 // Date binds a date field.
 func (f *Fields) Date(name string, dst *Opt[time.Time], r Date) {
 	if !f.Binding() {
-		f.describe(name, r.Required, Schema{"type": "string", "format": "date"})
+		f.describe(name, r.Required, withDesc(Schema{"type": "string", "format": "date"}, r.Desc))
 		return
 	}
 	raw, sent, null, ok := f.field(name, r.Required, false)
@@ -346,6 +356,7 @@ type List struct {
 	Known      func(string) bool
 	TypeKey    string
 	UnknownKey string
+	Desc       Msg
 }
 
 // List binds a list of strings.
@@ -363,7 +374,7 @@ func (f *Fields) List(name string, dst *Opt[[]string], r List) {
 		if r.MinItems > 0 {
 			s["minItems"] = r.MinItems
 		}
-		f.describe(name, r.Required, s)
+		f.describe(name, r.Required, withDesc(s, r.Desc))
 		return
 	}
 	raw, sent, null, ok := f.field(name, r.Required, false)

@@ -1,0 +1,100 @@
+package register
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/internal/i18n"
+	"ppwr/internal/input"
+)
+
+func TestEveryValueHasALabelInBothLanguages(t *testing.T) {
+	var walk func(fields []Field)
+	walk = func(fields []Field) {
+		for _, f := range fields {
+			for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {
+				assert.True(t, i18n.Has(l, string(Label(f.Name))), "%s has no %s label", f.Name, l)
+			}
+			walk(f.Fields)
+		}
+	}
+	for _, r := range All {
+		walk(r.Fields)
+		for _, d := range r.Derived {
+			walk([]Field{{Name: d.Name}})
+		}
+	}
+}
+
+func TestSlugsAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range All {
+		assert.False(t, seen[r.Slug], r.Slug)
+		seen[r.Slug] = true
+		got, ok := ByName(r.Slug)
+		require.True(t, ok)
+		assert.Same(t, r, got)
+	}
+	assert.Len(t, seen, 14)
+}
+
+func TestGradeBandsOfAnnexIITable3(t *testing.T) {
+	for score, grade := range map[string]string{"100": "A", "95": "A", "94.99": "B", "80": "B", "79.9": "C", "70": "C", "69.99": "non_recyclable", "0": "non_recyclable"} {
+		assert.Equal(t, grade, Grade(decimal.RequireFromString(score)), score)
+	}
+}
+
+func derive(t *testing.T, r *Register, name string, v Values, s Subject) any {
+	t.Helper()
+	for _, d := range r.Derived {
+		if d.Name == name {
+			return d.Compute(v, s)
+		}
+	}
+	t.Fatalf("%s derives no %s", r.Slug, name)
+	return nil
+}
+
+func TestCarrierBagClassesOfArticle3(t *testing.T) {
+	for thickness, class := range map[string]string{"14.9": "very_lightweight", "15": "lightweight", "49.9": "lightweight", "50": "thick", "99": "thick", "99.5": "very_thick"} {
+		v := Values{"carrier_bag_wall_thickness": input.Quantity{Value: decimal.RequireFromString(thickness), Unit: "µm"}}
+		assert.Equal(t, class, derive(t, packagingClassification, "carrier_bag_class", v, Subject{}), thickness)
+	}
+	assert.Nil(t, derive(t, packagingClassification, "carrier_bag_class", Values{}, Subject{}))
+}
+
+func TestRetentionIsFiveOrTenYears(t *testing.T) {
+	v := Values{"placed_on_market_on": "2026-09-01"}
+	assert.Equal(t, "2031-09-01", derive(t, euDeclarations, "retention_until", v, Subject{}))
+	assert.Equal(t, "2036-09-01", derive(t, conformityDossiers, "retention_until", v, Subject{Reusable: true}))
+}
+
+// bind binds a values object of r as a create body would.
+func bind(t *testing.T, r *Register, body string) (Values, *input.Errors) {
+	t.Helper()
+	b := &valuesBody{reg: r, v: Values{}}
+	require.NoError(t, input.FromJSON([]byte(body), b))
+	return b.v, &b.Errors
+}
+
+type valuesBody struct {
+	input.Errors
+	reg *Register
+	v   Values
+}
+
+func (b *valuesBody) Declare(f *input.Fields) { b.reg.Declare(f, b.v) }
+
+func TestQuantitiesAreStoredInTheCanonicalUnit(t *testing.T) {
+	v, errs := bind(t, chemicalSafety, `{"lead": {"value": "0.5", "unit": "ppm"}, "pfas_total": {"value": "2500", "unit": "ppb"}, "cadmium": {"value": "1", "unit": "%"}}`)
+	lead, _ := v.Quantity("lead")
+	assert.Equal(t, "0.5", lead.String())
+	total, _ := v.Quantity("pfas_total")
+	assert.Equal(t, "2.5", total.String(), "2500 ppb is 2.5 ppm")
+	assert.True(t, errs.Has("cadmium.unit"), "a concentration in per cent is refused")
+	assert.False(t, v.Has("cadmium"))
+	assert.True(t, errs.Has("mercury"), "a required value")
+}

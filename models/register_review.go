@@ -1,0 +1,145 @@
+package models
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// RegisterReview is an internal review decision on an entry. It is not an
+// authority decision nor a certification (the spec's boundary 4).
+type RegisterReview struct {
+	input.Errors
+	Decision input.Opt[string]
+	Reason   input.Opt[string]
+	Revision input.Opt[int]
+}
+
+// Declare names the decision's fields; every decision says why.
+func (in *RegisterReview) Declare(f *input.Fields) {
+	f.Enum("decision", &in.Decision, input.Enum{Required: true, Values: EntryDecisions, Desc: "register.decision"})
+	f.Text("reason", &in.Reason, input.Text{Required: true, Max: EntryReasonMax})
+	f.Int("revision", &in.Revision, input.Revision(true))
+}
+
+// FindRegisterEntry reads an entry of one register about one item.
+func FindRegisterEntry(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID, reg string, id uuid.UUID) (*RegisterEntry, error) {
+	return take[RegisterEntry](Tenant(ctx, db, org).Where("catalog_item_id = ? AND register = ? AND id = ?", itemID, reg, id))
+}
+
+// ReviewRegisterEntry records the one review decision of an unreviewed,
+// active entry. Four eyes: whoever created the entry cannot decide on it.
+// A rejection opens a compliance issue on the item; accepting the entry
+// that corrects a rejected one resolves that issue.
+func ReviewRegisterEntry(w *work.Unit, itemID uuid.UUID, reg string, id uuid.UUID, in *RegisterReview) (*RegisterEntry, error) {
+	e, err := take[RegisterEntry](Tenant(w.Context(), w.Tx(), w.Organization()).Clauses(clause.Locking{Strength: "NO KEY UPDATE"}).
+		Where("catalog_item_id = ? AND register = ? AND id = ?", itemID, reg, id))
+	if err != nil {
+		return nil, err
+	}
+	if in.Failed() {
+		return nil, in.Err()
+	}
+	if by := w.Actor().UserID; by != nil && e.CreatedBy != nil && *by == *e.CreatedBy {
+		return nil, ErrSelfReview
+	}
+	if e.Revision != in.Revision.Value {
+		return nil, ErrRevisionConflict
+	}
+	switch {
+	case e.Status == EntrySuperseded:
+		return nil, ErrEntrySuperseded.On("decision", "field.entry_superseded")
+	case e.ReviewStatus != EntryUnreviewed:
+		return nil, ErrEntryDecided.On("decision", "field.entry_decided", e.ReviewStatus)
+	}
+	at, decision := now(), in.Decision.Value
+	e.ReviewStatus, e.ReviewReason, e.ReviewedBy, e.ReviewedAt = decision, &in.Reason.Value, w.Actor().UserID, &at
+	e.Revision++
+	e.UpdatedAt = at
+	if err := w.Tx().Model(e).Select("review_status", "review_reason", "reviewed_by", "reviewed_at", "revision", "updated_at").
+		Updates(e).Error; err != nil {
+		return nil, err
+	}
+	switch {
+	case decision == EntryRejected:
+		if _, err := OpenIssue(w, ComplianceIssue{Kind: IssueRegisterEntryRejected, Severity: SeverityMedium,
+			SubjectType: "ppwr_register_entry", SubjectID: e.ID, CatalogItemID: &e.CatalogItemID,
+			MessageKey: "issue.register_entry_rejected", MessageArgs: []any{e.Register, in.Reason.Value}}); err != nil {
+			return nil, err
+		}
+	case decision == EntryAccepted && e.Supersedes != nil:
+		if err := ResolveIssues(w, IssueRegisterEntryRejected, *e.Supersedes, "issue.resolved_by_correction"); err != nil {
+			return nil, err
+		}
+	}
+	w.Touch("ppwr_register_entry", e.ID)
+	return e, Emit(w, RegisterEntryReviewed{ID: e.ID, Register: e.Register, Decision: decision})
+}
+
+// ResolvedEvidence is a piece of an entry's evidence with what a reader
+// needs to find it: the document, its title and version, its pages, and
+// for a proposal the page and text it quotes.
+type ResolvedEvidence struct {
+	Kind         string
+	ID           uuid.UUID
+	Field        *string
+	DocumentID   uuid.UUID
+	Title        string
+	Version      int
+	FileName     string
+	PageCount    *int
+	Page         *int
+	Quotation    *string
+	Code         *string
+	ReviewStatus string
+}
+
+// ResolveEvidence looks up an entry's evidence, in its order.
+func ResolveEvidence(ctx context.Context, db *gorm.DB, org uuid.UUID, refs []EvidenceRef) ([]ResolvedEvidence, error) {
+	var versions, proposals []uuid.UUID
+	for _, r := range refs {
+		if r.Kind == EvidenceDocumentVersion {
+			versions = append(versions, r.ID)
+		} else {
+			proposals = append(proposals, r.ID)
+		}
+	}
+	type row struct {
+		ID, DocumentID          uuid.UUID
+		Title, FileName, Status string
+		Version                 int
+		PageCount, Page         *int
+		Quotation, Code         *string
+	}
+	var rows []row
+	err := db.WithContext(ctx).Raw(`
+		SELECT v.id, d.id AS document_id, d.title, v.file_name, v.review_status AS status, v.version, v.page_count,
+		       NULL::int AS page, NULL::text AS quotation, NULL::text AS code
+		FROM document_versions v JOIN documents d ON d.id = v.document_id
+		WHERE v.organization_id = ? AND v.id IN ?
+		UNION ALL
+		SELECT p.id, d.id, d.title, v.file_name, v.review_status, v.version, v.page_count, p.source_page, p.source_text, p.code
+		FROM evidence_proposals p JOIN document_versions v ON v.id = p.document_version_id JOIN documents d ON d.id = v.document_id
+		WHERE p.organization_id = ? AND p.id IN ?`,
+		org, append(versions, uuid.Nil), org, append(proposals, uuid.Nil)).Scan(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	byID := map[uuid.UUID]row{}
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	out := make([]ResolvedEvidence, 0, len(refs))
+	for _, ref := range refs {
+		r := byID[ref.ID]
+		out = append(out, ResolvedEvidence{Kind: ref.Kind, ID: ref.ID, Field: ref.Field, DocumentID: r.DocumentID, Title: r.Title,
+			Version: r.Version, FileName: r.FileName, PageCount: r.PageCount, Page: r.Page, Quotation: r.Quotation, Code: r.Code,
+			ReviewStatus: r.Status})
+	}
+	return out, nil
+}
