@@ -1,6 +1,7 @@
 package register
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -97,4 +98,29 @@ func TestQuantitiesAreStoredInTheCanonicalUnit(t *testing.T) {
 	assert.True(t, errs.Has("cadmium.unit"), "a concentration in per cent is refused")
 	assert.False(t, v.Has("cadmium"))
 	assert.True(t, errs.Has("mercury"), "a required value")
+}
+
+func TestDecodeGivesBackWhatBindingProduced(t *testing.T) {
+	v, errs := bind(t, roleDuties, `{"scenario": "0195f5a8-0000-7000-8000-000000000001", "economic_roles": ["producer"], "micro_enterprise": false,
+		"epr_producer": true, "duties": [{"duty_code": "REG", "article": "Art. 44", "status": "done"}]}`)
+	require.False(t, errs.Failed())
+	roleDuties.Complete(v, Subject{})
+	raw, err := json.Marshal(v)
+	require.NoError(t, err)
+	back, err := roleDuties.Decode(raw)
+	require.NoError(t, err)
+	assert.Equal(t, v["scenario"], back["scenario"])
+	assert.Equal(t, []string{"producer"}, back["economic_roles"])
+	assert.Equal(t, "done", back.List("duties")[0].String("status"))
+	assert.False(t, back.Has("epr_registration_number"))
+
+	v, _ = bind(t, emptySpace, `{"outer_length": {"value": "30", "unit": "cm"}, "outer_width": {"value": "200", "unit": "mm"},
+		"outer_height": {"value": "100", "unit": "mm"}, "contained_volume": {"value": "4.2", "unit": "l"}, "packaging_function": "ecommerce"}`)
+	emptySpace.Complete(v, Subject{})
+	raw, _ = json.Marshal(v)
+	back, err = emptySpace.Decode(raw)
+	require.NoError(t, err)
+	esr, ok := back.Quantity("empty_space_ratio")
+	require.True(t, ok)
+	assert.Equal(t, "30", esr.String())
 }

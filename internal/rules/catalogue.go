@@ -1,0 +1,322 @@
+package rules
+
+import (
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Dates of application (ppwr-facts §6.2).
+var (
+	generalApplication = Start{Fixed: day("2026-08-12")}
+	from2030           = Start{Fixed: day("2030-01-01")}
+)
+
+// Limits of Art. 5(4) and 5(5), Annex II Table 3 and Art. 24(1).
+var (
+	heavyMetalsLimit    = decimal.NewFromInt(100) // mg/kg, sum of Pb, Cd, Hg, Cr(VI)
+	pfasIndividualLimit = decimal.NewFromInt(25)  // ppb, fail at or above
+	pfasSumLimit        = decimal.NewFromInt(250) // ppb, fail at or above
+	pfasTotalLimit      = decimal.NewFromInt(50)  // ppm, fail at or above
+	fluorineProofAbove  = decimal.NewFromInt(50)  // mg/kg total fluorine
+	esrLimit            = decimal.NewFromInt(50)  // %
+)
+
+// All are the rules evaluated from data, in the order of the master
+// table.
+var All = []Rule{
+	{Code: "R03", Article: "Art. 5(4)", RuleSet: "substances_heavy_metals", Check: PassFail, Start: generalApplication,
+		Reads: []string{"chemical-safety"}, eval: heavyMetals},
+	{Code: "R04", Article: "Art. 5(5)(a)", RuleSet: "substances_food_contact_pfas", Check: PassFail, Start: generalApplication,
+		Reads: []string{"packaging-classification", "chemical-safety"}, eval: pfas("pfas_max_individual", pfasIndividualLimit)},
+	{Code: "R05", Article: "Art. 5(5)(b)", RuleSet: "substances_food_contact_pfas", Check: PassFail, Start: generalApplication,
+		Reads: []string{"packaging-classification", "chemical-safety"}, eval: pfas("pfas_sum_targeted", pfasSumLimit)},
+	{Code: "R06", Article: "Art. 5(5)(c)", RuleSet: "substances_food_contact_pfas", Check: PassFail, Start: generalApplication,
+		Reads: []string{"packaging-classification", "chemical-safety"}, eval: pfasTotal},
+	{Code: "R08", Article: "Art. 6(1), 6(2)(a), 6(3)", RuleSet: "recyclability_grades", Check: GradedCheck,
+		Start: Start{Fixed: day("2030-01-01"), Act: "dfr_delegated_acts", OffsetMonths: 24},
+		Reads: []string{"packaging-classification", "recyclability"}, eval: recyclabilityGrade(false)},
+	{Code: "R09", Article: "Art. 6(3)", RuleSet: "recyclability_grades_2038", Check: GradedCheck, Start: Start{Fixed: day("2038-01-01")},
+		Reads: []string{"packaging-classification", "recyclability"}, eval: recyclabilityGrade(true)},
+	{Code: "R33", Article: "Art. 15(2), 38, Annex VII", RuleSet: "conformity_documentation", Check: Documentation, Start: generalApplication,
+		Reads: []string{"conformity-dossiers"}, eval: dossier},
+	{Code: "R34", Article: "Art. 15(2), 39, Annex VIII", RuleSet: "conformity_documentation", Check: Documentation, Start: generalApplication,
+		Reads: []string{"eu-declarations"}, eval: declaration},
+	{Code: "R36", Article: "Art. 15(5)", RuleSet: "marking", Check: PassFail, Start: generalApplication,
+		Reads: []string{"communications"}, eval: identifierMarked},
+	{Code: "R37", Article: "Art. 15(6), 18(3)", RuleSet: "marking", Check: PassFail, Start: generalApplication,
+		Reads: []string{"communications", "role-duties"}, eval: contactMarked},
+	{Code: "R41", Article: "Art. 24(1), 24(3)", RuleSet: "minimisation_empty_space", Check: PassFail,
+		Start: Start{Fixed: day("2030-01-01"), Act: "esr_method", OffsetMonths: 36},
+		Reads: []string{"packaging-classification", "empty-space"}, eval: emptySpaceRatio},
+	{Code: "R44", Article: "Art. 25, Annex V", RuleSet: "restricted_formats", Check: PassFail, Start: from2030,
+		Reads: []string{"restricted-formats"}, eval: restrictedFormat},
+	{Code: "R58", Article: "Art. 44(2), 44(4)", RuleSet: "economic_operators", Check: PassFail, Start: generalApplication,
+		Reads: []string{"role-duties"}, eval: eprRegistration},
+}
+
+// classified is the item's accepted classification, which decides which
+// rules are in scope.
+func (in *Input) classified() (Entry, bool) { return in.latest("packaging-classification") }
+
+// exempt reports whether the classification claims an exemption.
+func exempt(c Entry, article string) bool {
+	list, _ := c.Values["exemptions"].([]string)
+	return slices.Contains(list, article)
+}
+
+// perComponent runs check on the newest usable entry of reg for every
+// component of the item; a component without one is missing data.
+func perComponent(in *Input, reg string, check func(v *verdict, e Entry)) Result {
+	v := &verdict{}
+	if len(in.Item.Components) == 0 {
+		v.missing("components")
+	}
+	for _, c := range in.Item.Components {
+		e, ok := in.forComponent(reg, c.ID)
+		if !ok {
+			v.missing(reg + "@" + c.ID.String())
+			continue
+		}
+		v.uses(e)
+		check(v, e)
+	}
+	return v.result()
+}
+
+func heavyMetals(in *Input) Result {
+	return perComponent(in, "chemical-safety", func(v *verdict, e Entry) {
+		sum, ok := e.Values.Quantity("heavy_metals_sum")
+		switch {
+		case !ok:
+			v.missing("chemical-safety.heavy_metals_sum")
+		case sum.GreaterThan(heavyMetalsLimit) && e.Values.Has("derogation"):
+			// Art. 70(3) keeps the derogations of Decisions 2001/171/EC and
+			// 2009/292/EC until they are repealed.
+			v.Reason = "rules.derogation"
+		case sum.GreaterThan(heavyMetalsLimit):
+			v.fail("rules.heavy_metals_above_limit")
+		}
+	})
+}
+
+// foodContact says whether the PFAS limits apply: the accepted
+// classification decides; without one, the catalogue item's status.
+func foodContact(in *Input) (bool, []Entry) {
+	if c, ok := in.classified(); ok {
+		return c.Values.Bool("food_contact"), []Entry{c}
+	}
+	return in.Item.FoodContact, nil
+}
+
+func pfas(field string, limit decimal.Decimal) func(in *Input) Result {
+	return func(in *Input) Result {
+		if fc, used := foodContact(in); !fc {
+			return notApplicable("rules.not_food_contact", used...)
+		}
+		return perComponent(in, "chemical-safety", func(v *verdict, e Entry) {
+			value, ok := e.Values.Quantity(field)
+			switch {
+			case !ok:
+				v.missing("chemical-safety." + field)
+			case value.GreaterThanOrEqual(limit):
+				v.fail("rules.pfas_at_or_above_limit")
+			}
+		})
+	}
+}
+
+func pfasTotal(in *Input) Result {
+	res := pfas("pfas_total", pfasTotalLimit)(in)
+	if res.Outcome != Pass {
+		return res
+	}
+	for _, c := range in.Item.Components {
+		e, _ := in.forComponent("chemical-safety", c.ID)
+		if f, ok := e.Values.Quantity("total_fluorine"); ok && f.GreaterThan(fluorineProofAbove) && !e.Values.Has("fluorine_proof") {
+			res.Outcome = DocumentationMissing
+			res.Missing = append(res.Missing, "chemical-safety.fluorine_proof@"+c.ID.String())
+		}
+	}
+	return res
+}
+
+func recyclabilityGrade(onlyAB bool) func(in *Input) Result {
+	return func(in *Input) Result {
+		if c, ok := in.classified(); ok && exempt(c, "6(11)") {
+			return notApplicable("rules.exempt_6_11", c)
+		}
+		e, ok := in.latest("recyclability")
+		if !ok {
+			return Result{Outcome: InsufficientData, Missing: []string{"recyclability"}}
+		}
+		if e.Values.Has("exemption") {
+			return notApplicable("rules.exempt_6_11", e)
+		}
+		grade := e.Values.String("grade")
+		res := Result{Outcome: Graded, Grade: grade, Entries: []uuid.UUID{e.ID}}
+		switch {
+		case grade == "":
+			res.Outcome, res.Missing = InsufficientData, []string{"recyclability.dfr_score"}
+		case grade == "non_recyclable":
+			res.Outcome, res.Reason = Fail, "rules.not_recyclable"
+		case onlyAB && grade == "C":
+			res.Outcome, res.Reason = Fail, "rules.grade_c_from_2038"
+		}
+		return res
+	}
+}
+
+// documented passes when an accepted, current entry of reg exists and
+// lists nothing missing.
+func documented(in *Input, reg string, missing func(Entry) []string) Result {
+	e, ok := in.latest(reg)
+	if !ok {
+		return Result{Outcome: DocumentationMissing, Missing: []string{reg}}
+	}
+	res := Result{Outcome: Pass, Entries: []uuid.UUID{e.ID}}
+	if m := missing(e); len(m) > 0 {
+		res.Outcome, res.Missing = DocumentationMissing, m
+	}
+	return res
+}
+
+func dossier(in *Input) Result {
+	return documented(in, "conformity-dossiers", func(e Entry) []string {
+		var out []string
+		list, _ := e.Values["missing_elements"].([]string)
+		for _, m := range list {
+			out = append(out, "conformity-dossiers."+m)
+		}
+		return out
+	})
+}
+
+func declaration(in *Input) Result {
+	return documented(in, "eu-declarations", func(Entry) []string { return nil })
+}
+
+func identifierMarked(in *Input) Result {
+	e, ok := in.latest("communications")
+	if !ok {
+		return Result{Outcome: InsufficientData, Missing: []string{"communications"}}
+	}
+	if !e.Values.Has("identifier") {
+		return Result{Outcome: Fail, Reason: "rules.no_identifier", Entries: []uuid.UUID{e.ID}}
+	}
+	return Result{Outcome: Pass, Entries: []uuid.UUID{e.ID}}
+}
+
+func contactMarked(in *Input) Result {
+	e, ok := in.latest("communications")
+	if !ok {
+		return Result{Outcome: InsufficientData, Missing: []string{"communications"}}
+	}
+	v := &verdict{}
+	v.uses(e)
+	if !e.Values.Bool("manufacturer_contact_marked") {
+		v.fail("rules.no_manufacturer_contact")
+	}
+	for _, duty := range in.usable("role-duties") {
+		roles, _ := duty.Values["economic_roles"].([]string)
+		if slices.Contains(roles, "importer") {
+			v.uses(duty)
+			if !e.Values.Bool("importer_contact_marked") {
+				v.fail("rules.no_importer_contact")
+			}
+		}
+	}
+	return v.result()
+}
+
+func emptySpaceRatio(in *Input) Result {
+	c, ok := in.classified()
+	if !ok {
+		return Result{Outcome: InsufficientData, Missing: []string{"packaging-classification"}}
+	}
+	if !slices.Contains([]string{"grouped", "transport", "ecommerce"}, c.Values.String("packaging_function")) {
+		return notApplicable("rules.not_grouped_transport_ecommerce", c)
+	}
+	if exempt(c, "24(5)") {
+		return notApplicable("rules.exempt_24_5", c)
+	}
+	e, ok := in.latest("empty-space")
+	if !ok {
+		return Result{Outcome: InsufficientData, Missing: []string{"empty-space"}}
+	}
+	if e.Values.Has("exemption") {
+		return notApplicable("rules.exempt_24_5", c, e)
+	}
+	ratio, ok := e.Values.Quantity("empty_space_ratio")
+	res := Result{Outcome: Pass, Entries: []uuid.UUID{c.ID, e.ID}}
+	switch {
+	case !ok:
+		res.Outcome, res.Missing = InsufficientData, []string{"empty-space.empty_space_ratio"}
+	case ratio.GreaterThan(esrLimit):
+		res.Outcome, res.Reason = Fail, "rules.esr_above_limit"
+	}
+	return res
+}
+
+// restrictedUses are the Annex V uses of single-use plastic packaging.
+var restrictedUses = []string{"point_of_sale_grouping", "fresh_fruit_vegetables", "horeca_on_premises", "horeca_portion_packs"}
+
+// freshProduceLimit: Annex V point 2 covers pre-packed quantities below
+// 1.5 kg.
+var freshProduceLimit = decimal.NewFromInt(1500)
+
+func restrictedFormat(in *Input) Result {
+	e, ok := in.latest("restricted-formats")
+	if !ok {
+		return Result{Outcome: InsufficientData, Missing: []string{"restricted-formats"}}
+	}
+	used := []uuid.UUID{e.ID}
+	if e.Values.Bool("exemption_claimed") {
+		return Result{Outcome: NotApplicable, Reason: "rules.annex_v_exemption", Entries: used}
+	}
+	use := e.Values.String("use_context")
+	restricted := false
+	switch {
+	case use == "accommodation":
+		restricted = e.Values.Bool("single_use")
+	case use == "very_lightweight_carrier_bag":
+		restricted = true
+	case slices.Contains(restrictedUses, use):
+		restricted = e.Values.Bool("plastic") && e.Values.Bool("single_use")
+		if mass, ok := e.Values.Quantity("pre_packed_mass"); use == "fresh_fruit_vegetables" && ok && !mass.LessThan(freshProduceLimit) {
+			restricted = false
+		}
+	}
+	if restricted {
+		return Result{Outcome: Fail, Reason: "rules.annex_v_format", Entries: used}
+	}
+	return Result{Outcome: Pass, Entries: used}
+}
+
+func eprRegistration(in *Input) Result {
+	duties := in.usable("role-duties")
+	if len(duties) == 0 {
+		return Result{Outcome: InsufficientData, Missing: []string{"role-duties"}}
+	}
+	v := &verdict{}
+	producer := false
+	seen := map[any]bool{}
+	for _, d := range duties {
+		if seen[d.Values["scenario"]] {
+			continue // an older entry of the same market
+		}
+		seen[d.Values["scenario"]] = true
+		v.uses(d)
+		if d.Values.Bool("epr_producer") {
+			producer = true
+			if !d.Values.Has("epr_registration_number") {
+				v.fail("rules.epr_not_registered")
+			}
+		}
+	}
+	if !producer {
+		return notApplicable("rules.not_epr_producer", duties...)
+	}
+	return v.result()
+}

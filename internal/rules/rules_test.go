@@ -1,0 +1,244 @@
+package rules
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/internal/input"
+	"ppwr/internal/register"
+)
+
+var (
+	body    = uuid.New()
+	closure = uuid.New()
+	general = day("2026-11-26")
+)
+
+func q(value, unit string) input.Quantity {
+	return input.Quantity{Value: decimal.RequireFromString(value), Unit: unit}
+}
+
+func accepted(reg string, v register.Values) Entry {
+	return Entry{ID: uuid.New(), Register: reg, Values: v, Accepted: true, Current: true}
+}
+
+func chem(component uuid.UUID, sum string, extra register.Values) Entry {
+	v := register.Values{"component": component, "heavy_metals_sum": q(sum, "mg/kg")}
+	for k, x := range extra {
+		v[k] = x
+	}
+	return accepted("chemical-safety", v)
+}
+
+func classification(v register.Values) Entry { return accepted("packaging-classification", v) }
+
+func itemOn(on time.Time, entries ...Entry) *Input {
+	return &Input{On: on, Acts: Acts{}, Entries: entries, Item: Item{MassG: decimal.NewFromInt(184),
+		Components: []Component{{ID: body, Material: "GLASS", MassG: decimal.NewFromInt(180)}, {ID: closure, Material: "PLASTIC_PP", MassG: decimal.NewFromInt(4)}}}}
+}
+
+func rule(t *testing.T, code string) Rule {
+	t.Helper()
+	for _, r := range All {
+		if r.Code == code {
+			return r
+		}
+	}
+	t.Fatalf("no rule %s", code)
+	return Rule{}
+}
+
+func outcome(t *testing.T, code string, in *Input) Result {
+	t.Helper()
+	res := Evaluate([]Rule{rule(t, code)}, in)
+	require.Len(t, res, 1)
+	return res[0]
+}
+
+func TestHeavyMetalSumAtBelowAndAboveTheLimit(t *testing.T) {
+	for sum, want := range map[string]string{"99.99": Pass, "100": Pass, "100.01": Fail} {
+		res := outcome(t, "R03", itemOn(general, chem(body, sum, nil), chem(closure, "3", nil)))
+		assert.Equal(t, want, res.Outcome, sum)
+		assert.Len(t, res.Entries, 2, "both components' entries are cited")
+	}
+	res := outcome(t, "R03", itemOn(general, chem(body, "150", register.Values{"derogation": "2001/171/EC"}), chem(closure, "3", nil)))
+	assert.Equal(t, Pass, res.Outcome, "a derogation of Art. 70(3) keeps the limit from failing")
+	assert.Equal(t, "rules.derogation", res.Reason)
+
+	res = outcome(t, "R03", itemOn(general, chem(body, "3", nil)))
+	assert.Equal(t, InsufficientData, res.Outcome, "every component needs its laboratory values")
+	assert.Equal(t, []string{"chemical-safety@" + closure.String()}, res.Missing)
+
+	unreviewed := chem(closure, "3", nil)
+	unreviewed.Accepted = false
+	stale := chem(closure, "3", nil)
+	stale.Current = false
+	for _, e := range []Entry{unreviewed, stale} {
+		assert.Equal(t, InsufficientData, outcome(t, "R03", itemOn(general, chem(body, "3", nil), e)).Outcome,
+			"unreviewed entries and entries of an older revision are not read")
+	}
+	assert.Equal(t, Fail, outcome(t, "R03", itemOn(general, chem(body, "101", nil), chem(body, "3", nil), chem(closure, "3", nil))).Outcome,
+		"the newest entry of a component counts")
+}
+
+func TestPFASLimitsOnlyForFoodContact(t *testing.T) {
+	food := classification(register.Values{"food_contact": true})
+	cases := []struct {
+		rule, field, unit, below, at string
+	}{
+		{"R04", "pfas_max_individual", "ppb", "24.99", "25"},
+		{"R05", "pfas_sum_targeted", "ppb", "249.99", "250"},
+		{"R06", "pfas_total", "ppm", "49.99", "50"},
+	}
+	for _, c := range cases {
+		for value, want := range map[string]string{c.below: Pass, c.at: Fail, "1000": Fail} {
+			values := register.Values{c.field: q(value, c.unit)}
+			res := outcome(t, c.rule, itemOn(general, food, chem(body, "1", values), chem(closure, "1", register.Values{c.field: q("0", c.unit)})))
+			assert.Equal(t, want, res.Outcome, "%s at %s", c.rule, value)
+		}
+		res := outcome(t, c.rule, itemOn(general, food, chem(body, "1", nil), chem(closure, "1", nil)))
+		assert.Equal(t, InsufficientData, res.Outcome)
+		assert.Contains(t, res.Missing, "chemical-safety."+c.field)
+
+		res = outcome(t, c.rule, itemOn(general, classification(register.Values{"food_contact": false})))
+		assert.Equal(t, NotApplicable, res.Outcome, "%s is for food-contact packaging", c.rule)
+	}
+	in := itemOn(general)
+	in.Item.FoodContact = true
+	assert.Equal(t, InsufficientData, outcome(t, "R04", in).Outcome, "without a classification the item's own status decides the scope")
+
+	proof := register.Values{"pfas_total": q("1", "ppm"), "total_fluorine": q("50.01", "mg/kg")}
+	res := outcome(t, "R06", itemOn(general, food, chem(body, "1", proof), chem(closure, "1", register.Values{"pfas_total": q("1", "ppm")})))
+	assert.Equal(t, DocumentationMissing, res.Outcome, "above 50 mg/kg total fluorine the supplier's proof is needed")
+}
+
+func TestRulesApplyFromTheirDate(t *testing.T) {
+	entries := []Entry{accepted("restricted-formats", register.Values{"use_context": "none", "plastic": true, "single_use": true})}
+	assert.Equal(t, NotYetApplicable, outcome(t, "R44", itemOn(day("2029-12-31"), entries...)).Outcome)
+	res := outcome(t, "R44", itemOn(day("2030-01-01"), entries...))
+	assert.Equal(t, Pass, res.Outcome)
+	assert.Equal(t, day("2030-01-01"), res.AppliesFrom)
+	assert.False(t, res.Pending)
+
+	assert.Equal(t, NotYetApplicable, outcome(t, "R03", itemOn(day("2026-08-11"))).Outcome)
+	assert.NotEqual(t, NotYetApplicable, outcome(t, "R03", itemOn(day("2026-08-12"))).Outcome)
+}
+
+func TestAPendingActKeepsARuleFromApplying(t *testing.T) {
+	grade := accepted("recyclability", register.Values{"grade": "B"})
+	res := outcome(t, "R08", itemOn(day("2031-06-01"), grade))
+	assert.Equal(t, NotYetApplicable, res.Outcome, "the DfR acts are not in force")
+	assert.True(t, res.Pending)
+	assert.Equal(t, day("2030-01-01"), res.AppliesFrom, "from 1 January 2030 at the earliest")
+
+	in := itemOn(day("2030-05-31"), grade)
+	in.Acts = Acts{"dfr_delegated_acts": day("2028-06-01")}
+	res = outcome(t, "R08", in)
+	assert.Equal(t, NotYetApplicable, res.Outcome, "24 months after the act is later than 2030-01-01")
+	assert.Equal(t, day("2030-06-01"), res.AppliesFrom)
+	assert.False(t, res.Pending)
+	in.On = day("2030-06-01")
+	res = outcome(t, "R08", in)
+	assert.Equal(t, Graded, res.Outcome)
+	assert.Equal(t, "B", res.Grade)
+
+	in.Acts = Acts{"dfr_delegated_acts": day("2026-01-01")}
+	from, pending := rule(t, "R08").Start.From(in.Acts)
+	assert.Equal(t, day("2030-01-01"), from, "the fixed date when the act came early enough")
+	assert.False(t, pending)
+	assert.Empty(t, KnownActs(), "no act is taken as in force until it is checked")
+}
+
+func TestRecyclabilityGrades(t *testing.T) {
+	dfrInForce := Acts{"dfr_delegated_acts": day("2027-01-01")}
+	for grade, want := range map[string][2]string{"A": {Graded, Graded}, "B": {Graded, Graded}, "C": {Graded, Fail}, "non_recyclable": {Fail, Fail}} {
+		e := accepted("recyclability", register.Values{"grade": grade})
+		in := itemOn(day("2030-01-01"), e)
+		in.Acts = dfrInForce
+		assert.Equal(t, want[0], outcome(t, "R08", in).Outcome, "R08 %s", grade)
+		in.On = day("2038-01-01")
+		assert.Equal(t, want[1], outcome(t, "R09", in).Outcome, "R09 %s", grade)
+	}
+	in := itemOn(day("2038-01-01"), classification(register.Values{"exemptions": []string{"6(11)"}}))
+	assert.Equal(t, NotApplicable, outcome(t, "R09", in).Outcome, "Art. 6(11) exempts the item")
+	assert.Equal(t, InsufficientData, outcome(t, "R09", itemOn(day("2038-01-01"))).Outcome)
+}
+
+func TestEmptySpaceRatio(t *testing.T) {
+	esrInForce := Acts{"esr_method": day("2026-12-01")}
+	on := day("2030-01-01")
+	ecommerce := classification(register.Values{"packaging_function": "ecommerce"})
+	for ratio, want := range map[string]string{"49.99": Pass, "50": Pass, "50.01": Fail} {
+		in := itemOn(on, ecommerce, accepted("empty-space", register.Values{"empty_space_ratio": q(ratio, "%")}))
+		in.Acts = esrInForce
+		assert.Equal(t, want, outcome(t, "R41", in).Outcome, ratio)
+	}
+	in := itemOn(on, classification(register.Values{"packaging_function": "sales"}))
+	in.Acts = esrInForce
+	assert.Equal(t, NotApplicable, outcome(t, "R41", in).Outcome, "sales packaging is out of scope")
+	in = itemOn(on, classification(register.Values{"packaging_function": "transport", "exemptions": []string{"24(5)"}}))
+	in.Acts = esrInForce
+	assert.Equal(t, NotApplicable, outcome(t, "R41", in).Outcome, "Art. 24(5) exempts it (R43)")
+	in = itemOn(on)
+	in.Acts = esrInForce
+	res := outcome(t, "R41", in)
+	assert.Equal(t, InsufficientData, res.Outcome, "the scope needs the classification")
+	assert.Equal(t, []string{"packaging-classification"}, res.Missing)
+}
+
+func TestRestrictedFormats(t *testing.T) {
+	on := day("2030-01-01")
+	cases := []struct {
+		values register.Values
+		want   string
+	}{
+		{register.Values{"use_context": "point_of_sale_grouping", "plastic": true, "single_use": true}, Fail},
+		{register.Values{"use_context": "point_of_sale_grouping", "plastic": false, "single_use": true}, Pass},
+		{register.Values{"use_context": "fresh_fruit_vegetables", "plastic": true, "single_use": true, "pre_packed_mass": q("1499.9", "g")}, Fail},
+		{register.Values{"use_context": "fresh_fruit_vegetables", "plastic": true, "single_use": true, "pre_packed_mass": q("1500", "g")}, Pass},
+		{register.Values{"use_context": "horeca_on_premises", "plastic": true, "single_use": true, "exemption_claimed": true}, NotApplicable},
+		{register.Values{"use_context": "accommodation", "plastic": false, "single_use": true}, Fail},
+		{register.Values{"use_context": "none", "plastic": true, "single_use": true}, Pass},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, outcome(t, "R44", itemOn(on, accepted("restricted-formats", c.values))).Outcome, "%v", c.values)
+	}
+}
+
+func TestDocumentationAndMarking(t *testing.T) {
+	res := outcome(t, "R33", itemOn(general))
+	assert.Equal(t, DocumentationMissing, res.Outcome)
+	res = outcome(t, "R33", itemOn(general, accepted("conformity-dossiers", register.Values{"missing_elements": []string{"TD-f"}})))
+	assert.Equal(t, DocumentationMissing, res.Outcome)
+	assert.Equal(t, []string{"conformity-dossiers.TD-f"}, res.Missing)
+	assert.Equal(t, Pass, outcome(t, "R33", itemOn(general, accepted("conformity-dossiers", register.Values{"missing_elements": []string{}}))).Outcome)
+	assert.Equal(t, Pass, outcome(t, "R34", itemOn(general, accepted("eu-declarations", register.Values{}))).Outcome)
+
+	marked := accepted("communications", register.Values{"identifier": "LOT-1", "manufacturer_contact_marked": true})
+	assert.Equal(t, Pass, outcome(t, "R36", itemOn(general, marked)).Outcome)
+	assert.Equal(t, Fail, outcome(t, "R36", itemOn(general, accepted("communications", register.Values{}))).Outcome)
+	assert.Equal(t, Pass, outcome(t, "R37", itemOn(general, marked)).Outcome)
+	importer := accepted("role-duties", register.Values{"scenario": uuid.New(), "economic_roles": []string{"importer"}})
+	assert.Equal(t, Fail, outcome(t, "R37", itemOn(general, marked, importer)).Outcome, "an importer's contact must be marked too")
+}
+
+func TestEPRRegistrationPerMarket(t *testing.T) {
+	pl, de := uuid.New(), uuid.New()
+	producer := func(scenario uuid.UUID, number string) Entry {
+		v := register.Values{"scenario": scenario, "epr_producer": true}
+		if number != "" {
+			v["epr_registration_number"] = number
+		}
+		return accepted("role-duties", v)
+	}
+	assert.Equal(t, Pass, outcome(t, "R58", itemOn(general, producer(pl, "E0001"), producer(de, "DE123"))).Outcome)
+	assert.Equal(t, Fail, outcome(t, "R58", itemOn(general, producer(pl, "E0001"), producer(de, ""))).Outcome)
+	assert.Equal(t, Pass, outcome(t, "R58", itemOn(general, producer(de, "DE123"), producer(de, ""))).Outcome, "the newest entry of a market counts")
+	notProducer := accepted("role-duties", register.Values{"scenario": pl, "epr_producer": false})
+	assert.Equal(t, NotApplicable, outcome(t, "R58", itemOn(general, notProducer)).Outcome)
+}
