@@ -22,11 +22,12 @@ const (
 	IssueEvidenceDocumentWithdrawn = "evidence_document_withdrawn"
 	IssueDocumentExpired           = "document_expired"
 	IssueRegisterEntryRejected     = "register_entry_rejected"
+	IssueRuleFinding               = "ppwr_rule_finding"
 )
 
 // IssueKinds are every kind, in their order.
 var IssueKinds = []string{IssueSupplierLineRejected, IssueSupplierRequestOverdue, IssueEvidenceDocumentWithdrawn, IssueDocumentExpired,
-	IssueRegisterEntryRejected}
+	IssueRegisterEntryRejected, IssueRuleFinding}
 
 // Issue severities and statuses.
 const (

@@ -301,3 +301,20 @@ func (a *API) EventTypes(orgID uuid.UUID) []string {
 	require.NoError(a.t, a.DB.Model(&models.Event{}).Where("organization_id = ?", orgID).Order("id").Pluck("type", &types).Error)
 	return types
 }
+
+// StoredVersion stores a processed PDF version of a new laboratory report
+// in the given review status, as the document workflow and a reviewer
+// would have left it, and returns the version's id: evidence for tests of
+// the areas that cite documents.
+func (a *API) StoredVersion(org uuid.UUID, review string) string {
+	a.t.Helper()
+	doc := models.Document{ID: models.NewID(), OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport z badań " + review,
+		VersionCount: 1, Revision: 1}
+	require.NoError(a.t, a.DB.Create(&doc).Error)
+	pages := 3
+	v := models.DocumentVersion{ID: models.NewID(), OrganizationID: org, DocumentID: doc.ID, Version: 1, FileName: "raport.pdf",
+		ObjectKey: "org/" + org.String() + "/documents/" + doc.ID.String(), SizeBytes: 10, SHA256: strings.Repeat("0", 64),
+		ProcessingStatus: models.ProcessingReviewRequired, PageCount: &pages, ReviewStatus: review, Revision: 1}
+	require.NoError(a.t, a.DB.Create(&v).Error)
+	return v.ID.String()
+}

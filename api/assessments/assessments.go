@@ -1,21 +1,217 @@
-// Package assessments is the spec's PPWR assessments and the item summary.
-// It is not built yet: its operations answer 501 after authentication.
+// Package assessments is the spec's PPWR assessments: running the rules of
+// internal/rules for an item on a date, reading the frozen results, and
+// the internal review that publishes them. The item summary is not built
+// yet: it answers 501 after authentication.
 package assessments
 
 import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/i18n"
+	"ppwr/internal/input"
+	"ppwr/internal/rules"
+	"ppwr/models"
 )
 
 const tag = "assessments"
 
-var item = kit.QueryParam("item", kit.UUID())
+type handlers struct{ kit.Deps }
 
 // Area declares the area's operations.
-var Area = kit.Unbuilt(
-	kit.List("listAssessments", kit.Org+"/assessments", tag, a.AssessmentsRead, a.AssessmentsView).WithQuery(item),
-	kit.Post("createAssessment", kit.Org+"/assessments", tag, a.AssessmentsRun, a.AssessmentsRunPerm),
-	kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView),
-	kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish),
-	kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).WithQuery(kit.QueryParam("date", kit.Date())),
-)
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	assessment := kit.Ref("Assessment")
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listAssessments", kit.Org+"/assessments", tag, a.AssessmentsRead, a.AssessmentsView).
+				Handle(kit.Query(h.list), kit.OK(kit.ListOf("Assessment"))),
+			kit.Post("createAssessment", kit.Org+"/assessments", tag, a.AssessmentsRun, a.AssessmentsRunPerm).
+				Handle(kit.JSON(h.create), kit.CreatedResponse(assessment)),
+			kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView).
+				Handle(kit.Do(h.get), kit.OK(assessment)),
+			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish).
+				Handle(kit.JSON(h.review), kit.OK(assessment)),
+			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
+				WithQuery(kit.QueryParam("date", kit.Date())),
+		},
+		Schemas: map[string]kit.Schema{"Assessment": schema(), "RuleOutcome": outcomeSchema()},
+		Codes: []kit.Code{
+			{Code: models.ErrAssessmentStale.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrAssessmentReviewed.Code, Status: http.StatusUnprocessableEntity},
+		},
+	}
+}
+
+func schema() kit.Schema {
+	counts := map[string]kit.Schema{}
+	for _, o := range rules.Outcomes {
+		counts[o] = kit.Int()
+	}
+	s := kit.Object(map[string]kit.Schema{
+		"id": kit.UUID(), "item": kit.UUID(), "catalog_revision": kit.Int(), "data_version": kit.UUID(), "date": kit.Date(),
+		"rule_sets": kit.ArrayOf(kit.Object(map[string]kit.Schema{"code": kit.Str(), "version": kit.Str()})), "markets": kit.ArrayOf(kit.UUID()),
+		"status": describe(kit.Enum(models.AssessmentStatuses...), "assessment.status"),
+		"stale":  describe(kit.Bool(), "assessment.stale"),
+		"counts": kit.Object(counts), "results": kit.ArrayOf(kit.Ref("RuleOutcome")),
+		"entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()),
+		"review_status": describe(kit.Enum(models.AssessmentReviewStatuses...), "assessment.review_status"),
+		"review_reason": kit.Nullable(kit.Str()), "reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
+		"revision": kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+	})
+	return describe(s, "schema.assessment")
+}
+
+func outcomeSchema() kit.Schema {
+	return kit.Object(map[string]kit.Schema{
+		"rule": kit.Str(), "article": kit.Str(), "rule_set": kit.Str(),
+		"check":   kit.Enum(rules.PassFail, rules.GradedCheck, rules.Documentation, rules.Classification),
+		"outcome": kit.Enum(rules.Outcomes...), "grade": kit.Nullable(kit.Enum("A", "B", "C", "non_recyclable")),
+		"applies_from":             kit.Date(),
+		"applies_from_pending_act": describe(kit.Bool(), "assessment.pending_act"),
+		"reason":                   kit.Nullable(kit.Str()), "reason_text": kit.Nullable(kit.Str()),
+		"missing": kit.ArrayOf(kit.Str()), "entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()),
+	})
+}
+
+func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
+
+type outcomeJSON struct {
+	models.RuleOutcome
+	Reason     *string `json:"reason"`
+	ReasonText *string `json:"reason_text"`
+}
+
+type assessmentJSON struct {
+	ID              uuid.UUID               `json:"id"`
+	Item            uuid.UUID               `json:"item"`
+	CatalogRevision int                     `json:"catalog_revision"`
+	DataVersion     uuid.UUID               `json:"data_version"`
+	Date            string                  `json:"date"`
+	RuleSets        []models.RuleSetVersion `json:"rule_sets"`
+	Markets         []uuid.UUID             `json:"markets"`
+	Status          string                  `json:"status"`
+	Stale           bool                    `json:"stale"`
+	Counts          map[string]int          `json:"counts"`
+	Results         []outcomeJSON           `json:"results"`
+	Entries         []uuid.UUID             `json:"entries"`
+	Evidence        []uuid.UUID             `json:"evidence"`
+	ReviewStatus    string                  `json:"review_status"`
+	ReviewReason    *string                 `json:"review_reason"`
+	ReviewedBy      *uuid.UUID              `json:"reviewed_by"`
+	ReviewedAt      *time.Time              `json:"reviewed_at"`
+	Revision        int                     `json:"revision"`
+	CreatedBy       *uuid.UUID              `json:"created_by"`
+	CreatedAt       time.Time               `json:"created_at"`
+	UpdatedAt       time.Time               `json:"updated_at"`
+}
+
+// render answers an assessment in the request's language.
+func render(locale i18n.Locale, x *models.Assessment, stale bool) assessmentJSON {
+	out := assessmentJSON{ID: x.ID, Item: x.CatalogItemID, CatalogRevision: x.CatalogRevision, DataVersion: x.DataVersionID,
+		Date: *kit.Day(&x.AssessedOn), RuleSets: x.RuleSets, Markets: x.Markets, Status: x.Status, Stale: stale,
+		Counts: map[string]int{}, Results: make([]outcomeJSON, len(x.Results)), Entries: x.Entries, Evidence: x.Evidence,
+		ReviewStatus: x.ReviewStatus, ReviewReason: x.ReviewReason, ReviewedBy: x.ReviewedBy, ReviewedAt: kit.UTC(x.ReviewedAt),
+		Revision: x.Revision, CreatedBy: x.CreatedBy, CreatedAt: x.CreatedAt.UTC(), UpdatedAt: x.UpdatedAt.UTC()}
+	for _, o := range rules.Outcomes {
+		n, _ := x.Counts[o].(float64)
+		if i, ok := x.Counts[o].(int); ok {
+			n = float64(i)
+		}
+		out.Counts[o] = int(n)
+	}
+	for i, r := range x.Results {
+		out.Results[i] = outcomeJSON{RuleOutcome: r}
+		if r.Reason != nil {
+			code, text := strings.TrimPrefix(*r.Reason, "rules."), i18n.T(locale, *r.Reason)
+			out.Results[i].Reason, out.Results[i].ReasonText = &code, &text
+		}
+	}
+	return out
+}
+
+// assessmentQuery filters assessments.
+type assessmentQuery struct {
+	input.Errors
+	Item input.Opt[uuid.UUID]
+}
+
+func (q *assessmentQuery) Declare(f *input.Fields) { f.Ref("item", &q.Item, input.Ref{}) }
+
+func (h *handlers) list(c *gin.Context, q *assessmentQuery) error {
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	db := kit.Filter(models.Tenant(ctx, h.DB, org).Model(&models.Assessment{}), "catalog_item_id", q.Item)
+	var failed error
+	err := kit.Paginate(c, db, kit.NewestFirst, func(x *models.Assessment) assessmentJSON {
+		stale, err := models.AssessmentStale(ctx, h.DB, org, []uuid.UUID{x.ID})
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return render(kit.State(c).Locale, x, stale[x.ID])
+	})
+	return firstErr(failed, err)
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// answer renders x with its freshness read from db.
+func answer(c *gin.Context, db *gorm.DB, status int, x *models.Assessment) error {
+	stale, err := models.AssessmentStale(c.Request.Context(), db, kit.OrgID(c), []uuid.UUID{x.ID})
+	if err != nil {
+		return err
+	}
+	out := render(kit.State(c).Locale, x, stale[x.ID])
+	if status == http.StatusCreated {
+		return kit.Created(c, x.ID, out)
+	}
+	c.JSON(status, out)
+	return nil
+}
+
+func (h *handlers) get(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	x, err := models.Find[models.Assessment](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	if err != nil {
+		return err
+	}
+	return answer(c, h.DB, http.StatusOK, x)
+}
+
+func (h *handlers) create(c *gin.Context, in *models.AssessmentCreate) error {
+	w := kit.Work(c)
+	x, err := models.CreateAssessment(w, in)
+	if err != nil {
+		return err
+	}
+	return answer(c, w.Tx(), http.StatusCreated, x)
+}
+
+func (h *handlers) review(c *gin.Context, in *models.AssessmentReview) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	w := kit.Work(c)
+	x, err := models.ReviewAssessment(w, id, in)
+	if err != nil {
+		return err
+	}
+	return answer(c, w.Tx(), http.StatusOK, x)
+}

@@ -35,10 +35,10 @@ func newWorld(t *testing.T, foodContact string) *world {
 	w.reviewer = a.AddUser(w.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{string(access.EvidenceReviewPerm), string(access.CatalogView)}})
 	w.item, w.component, w.scenario = w.itemWithParts(t, foodContact)
 	w.otherItem, w.otherComponent, w.otherScenario = w.itemWithParts(t, "not_food_contact")
-	w.approved = w.version(t, w.tn.Org, models.ReviewApproved)
-	w.second = w.version(t, w.tn.Org, models.ReviewApproved)
-	w.unapproved = w.version(t, w.tn.Org, models.ReviewUnreviewed)
-	w.foreign = w.version(t, a.NewTenant(apitest.TenantSpec{}).Org, models.ReviewApproved)
+	w.approved = w.StoredVersion(w.tn.Org, models.ReviewApproved)
+	w.second = w.StoredVersion(w.tn.Org, models.ReviewApproved)
+	w.unapproved = w.StoredVersion(w.tn.Org, models.ReviewUnreviewed)
+	w.foreign = w.StoredVersion(a.NewTenant(apitest.TenantSpec{}).Org, models.ReviewApproved)
 	return w
 }
 
@@ -76,21 +76,6 @@ func (w *world) revision(t *testing.T, item string) int {
 	res := w.get(t, "/catalog-items/"+item)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	return int(res.JSON["revision"].(float64))
-}
-
-// version stores a processed document version in the given review status,
-// as the document workflow and a reviewer would have left it.
-func (w *world) version(t *testing.T, org uuid.UUID, review string) string {
-	t.Helper()
-	doc := models.Document{ID: models.NewID(), OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport z badań " + review,
-		VersionCount: 1, Revision: 1}
-	require.NoError(t, w.DB.Create(&doc).Error)
-	pages := 3
-	v := models.DocumentVersion{ID: models.NewID(), OrganizationID: org, DocumentID: doc.ID, Version: 1, FileName: "raport.pdf",
-		ObjectKey: "org/x", SizeBytes: 10, SHA256: "00", ProcessingStatus: models.ProcessingReviewRequired, PageCount: &pages,
-		ReviewStatus: review, Revision: 1}
-	require.NoError(t, w.DB.Create(&v).Error)
-	return v.ID.String()
 }
 
 // acceptedProposal stores an accepted evidence value about the item.

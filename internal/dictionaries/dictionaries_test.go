@@ -40,7 +40,7 @@ func TestVersion(t *testing.T) {
 	s := Default()
 	assert.Equal(t,
 		"countries@2026.11.1,document_types@2026.11.1,economic_roles@2026.11.1,materials@2026.11.1,"+
-			"packaging_categories@2026.11.1,packaging_formats@2026.11.1,rule_sets@2026.11.1",
+			"packaging_categories@2026.11.1,packaging_formats@2026.11.1,rule_sets@2026.11.2",
 		s.Version())
 	assert.Equal(t, s.Version(), s.For(LocalePL).Version)
 

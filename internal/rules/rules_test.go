@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"os"
+	"regexp"
 	"testing"
 	"time"
 
@@ -9,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/internal/dictionaries"
+	"ppwr/internal/i18n"
 	"ppwr/internal/input"
 	"ppwr/internal/register"
 )
@@ -241,4 +245,29 @@ func TestEPRRegistrationPerMarket(t *testing.T) {
 	assert.Equal(t, Pass, outcome(t, "R58", itemOn(general, producer(de, "DE123"), producer(de, ""))).Outcome, "the newest entry of a market counts")
 	notProducer := accepted("role-duties", register.Values{"scenario": pl, "epr_producer": false})
 	assert.Equal(t, NotApplicable, outcome(t, "R58", itemOn(general, notProducer)).Outcome)
+}
+
+func TestEveryRuleBelongsToAPublishedRuleSet(t *testing.T) {
+	codes := map[string]bool{}
+	for _, r := range All {
+		assert.False(t, codes[r.Code], "%s is declared twice", r.Code)
+		codes[r.Code] = true
+		set, ok := dictionaries.Default().RuleSet(r.RuleSet)
+		require.True(t, ok, "%s names %s, which is not a published rule set", r.Code, r.RuleSet)
+		assert.False(t, r.Start.Fixed.Before(set.EffectiveFrom), "%s starts before its rule set", r.Code)
+		assert.NotEmpty(t, r.Reads, r.Code)
+	}
+}
+
+// Every reason a rule gives is a message in both languages.
+func TestReasonsAreTranslated(t *testing.T) {
+	src, err := os.ReadFile("catalogue.go")
+	require.NoError(t, err)
+	reasons := regexp.MustCompile(`"(rules\.[a-z0-9_]+)"`).FindAllStringSubmatch(string(src), -1)
+	require.NotEmpty(t, reasons)
+	for _, m := range reasons {
+		for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {
+			assert.True(t, i18n.Has(l, m[1]), "%s has no %s message", m[1], l)
+		}
+	}
 }

@@ -1,0 +1,216 @@
+package assessments_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/api/apitest"
+	"ppwr/internal/access"
+	"ppwr/models"
+)
+
+// bench is a food-contact jar with a glass body and a plastic closure on
+// the Polish market, and a second user who reviews.
+type bench struct {
+	*apitest.API
+	tn, reviewer    apitest.Tenant
+	item            string
+	body, closure   string
+	scenario, proof string
+}
+
+func newBench(t *testing.T) *bench {
+	a := apitest.New(t)
+	b := &bench{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
+	b.reviewer = a.AddUser(b.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{
+		string(access.EvidenceReviewPerm), string(access.CatalogView), string(access.AssessmentsPublish), string(access.AssessmentsView)}})
+	b.item = b.created(t, b.tn, "/catalog-items", map[string]any{"internalCode": "JAR-" + uuid.NewString()[:8], "name": "Słoik 500 ml",
+		"sourcingType": "own_production", "massG": "184", "mainMaterialCode": "GLASS", "stockUnit": "piece",
+		"reuseType": "single_use", "foodContactStatus": "food_contact"})["id"].(string)
+	b.body = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Korpus", "role": "body", "materialCode": "GLASS", "massG": "180"})["id"].(string)
+	b.closure = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Zakrętka", "role": "closure", "materialCode": "PLASTIC_PP", "massG": "4"})["id"].(string)
+	res := b.send(t, b.tn, http.MethodPut, "/catalog-items/"+b.item+"/markets", map[string]any{"market_revision": b.revision(t), "markets": []string{"PL"}})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	b.scenario = res.JSON["markets"].([]any)[0].(map[string]any)["id"].(string)
+	b.proof = a.StoredVersion(b.tn.Org, models.ReviewApproved)
+	return b
+}
+
+func (b *bench) send(t *testing.T, tn apitest.Tenant, method, path string, body any) *apitest.Response {
+	t.Helper()
+	return b.Do(apitest.Req{Method: method, Path: tn.Path(path), Token: tn.Token, Body: body, Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
+}
+
+func (b *bench) created(t *testing.T, tn apitest.Tenant, path string, body any) map[string]any {
+	t.Helper()
+	res := b.send(t, tn, http.MethodPost, path, body)
+	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	return res.JSON
+}
+
+func (b *bench) get(t *testing.T, path string) map[string]any {
+	t.Helper()
+	res := b.Do(apitest.Req{Method: http.MethodGet, Path: b.tn.Path(path), Token: b.tn.Token})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	return res.JSON
+}
+
+func (b *bench) revision(t *testing.T) int {
+	return int(b.get(t, "/catalog-items/"+b.item)["revision"].(float64))
+}
+
+// accepted records a register entry, superseding another when given, and
+// has the reviewer accept it.
+func (b *bench) accepted(t *testing.T, register string, values map[string]any, supersedes string) string {
+	t.Helper()
+	body := map[string]any{"catalog_revision": b.revision(t), "method": "test_method", "values": values}
+	if supersedes != "" {
+		body["supersedes"] = supersedes
+	}
+	path := "/catalog-items/" + b.item + "/ppwr/" + register
+	id := b.created(t, b.tn, path, body)["id"].(string)
+	res := b.send(t, b.reviewer, http.MethodPost, path+"/"+id+"/review", map[string]any{"decision": "accepted", "reason": "Sprawdzone", "revision": 1})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	return id
+}
+
+func qty(value, unit string) map[string]any { return map[string]any{"value": value, "unit": unit} }
+
+func (b *bench) chemistry(component, pfas string) map[string]any {
+	return map[string]any{"component": component, "lab_report": b.proof, "lab_name": "Laboratorium", "sampling_date": "2026-10-01",
+		"lead": qty("10", "mg/kg"), "cadmium": qty("1", "mg/kg"), "mercury": qty("1", "mg/kg"), "chromium_vi": qty("1", "mg/kg"),
+		"pfas_max_individual": qty(pfas, "ppb"), "pfas_sum_targeted": qty("40", "ppb"), "pfas_total": qty("2", "ppm"),
+		"total_fluorine": qty("5", "mg/kg")}
+}
+
+// complete fills every register the rules read in force today; it
+// returns the closure's chemical-safety entry.
+func (b *bench) complete(t *testing.T) string {
+	b.accepted(t, "packaging-classification", map[string]any{"packaging_function": "sales", "is_packaging": true, "reuse_type": "single_use",
+		"contact_sensitive": true, "contact_sensitive_basis": "food_contact", "food_contact": true, "annex_ii_category": 1,
+		"predominant_material": "glass", "composite": false}, "")
+	b.accepted(t, "chemical-safety", b.chemistry(b.body, "3"), "")
+	closure := b.accepted(t, "chemical-safety", b.chemistry(b.closure, "3"), "")
+	elements := []any{}
+	for _, e := range []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk"} {
+		elements = append(elements, map[string]any{"element": e, "complete": true, "document": b.proof})
+	}
+	b.accepted(t, "conformity-dossiers", map[string]any{"manufacturer": "Huta Szkła S.A.", "placed_on_market_on": "2026-09-01", "elements": elements}, "")
+	b.accepted(t, "eu-declarations", map[string]any{"declaration_number": "DoC-1", "packaging_identification": "Słoik 500 ml",
+		"manufacturer": "Huta Szkła S.A.", "sole_responsibility_statement": true, "object_description": "Słoik",
+		"union_legislation": "Regulation (EU) 2025/40", "languages": "pl", "signature_status": "unsigned", "placed_on_market_on": "2026-09-01"}, "")
+	b.accepted(t, "communications", map[string]any{"identifier": "LOT-2026-11", "manufacturer_contact_marked": true}, "")
+	b.accepted(t, "role-duties", map[string]any{"scenario": b.scenario, "economic_roles": []string{"manufacturer", "producer"},
+		"micro_enterprise": false, "epr_producer": true, "epr_registration_number": "000012345"}, "")
+	b.accepted(t, "restricted-formats", map[string]any{"plastic": false, "single_use": true, "use_context": "none"}, "")
+	return closure
+}
+
+func (b *bench) assess(t *testing.T, date string) map[string]any {
+	t.Helper()
+	return b.created(t, b.tn, "/assessments", map[string]any{"item": b.item, "date": date})
+}
+
+func outcomes(a map[string]any) map[string]string {
+	out := map[string]string{}
+	for _, r := range a["results"].([]any) {
+		out[r.(map[string]any)["rule"].(string)] = r.(map[string]any)["outcome"].(string)
+	}
+	return out
+}
+
+func (b *bench) openFindings(t *testing.T) []any {
+	return b.get(t, "/issues?status=open&kind=ppwr_rule_finding")["data"].([]any)
+}
+
+func TestACompleteItemPassesAndAPFASFailureIsFoundAndResolved(t *testing.T) {
+	b := newBench(t)
+	closure := b.complete(t)
+
+	first := b.assess(t, "2026-11-26")
+	assert.Equal(t, "pass", first["status"], first)
+	got := outcomes(first)
+	for _, rule := range []string{"R03", "R04", "R05", "R06", "R33", "R34", "R36", "R37", "R58"} {
+		assert.Equal(t, "pass", got[rule], rule)
+	}
+	for _, rule := range []string{"R08", "R09", "R41", "R44"} {
+		assert.Equal(t, "not_yet_applicable", got[rule], rule)
+	}
+	assert.Equal(t, false, first["stale"])
+	assert.Equal(t, []any{b.scenario}, first["markets"], "the item's active scenarios by default")
+	assert.Empty(t, b.openFindings(t))
+
+	failing := b.accepted(t, "chemical-safety", b.chemistry(b.closure, "30"), closure)
+	assert.Equal(t, true, b.get(t, "/assessments/"+first["id"].(string))["stale"], "a newer entry makes the assessment stale")
+	second := b.assess(t, "2026-11-26")
+	assert.Equal(t, "fail", second["status"])
+	assert.Equal(t, "fail", outcomes(second)["R04"], "30 ppb is above 25 ppb")
+	assert.Equal(t, "pass", outcomes(second)["R05"])
+	findings := b.openFindings(t)
+	require.Len(t, findings, 1)
+	assert.Contains(t, findings[0].(map[string]any)["message"], "R04")
+
+	b.accepted(t, "chemical-safety", b.chemistry(b.closure, "24.99"), failing)
+	third := b.assess(t, "2026-11-26")
+	assert.Equal(t, "pass", outcomes(third)["R04"])
+	assert.Empty(t, b.openFindings(t), "a passing assessment resolves the finding")
+	assert.Subset(t, b.EventTypes(b.tn.Org), []string{"assessment.created", "compliance_issue.opened", "compliance_issue.resolved"})
+
+	path := "/assessments/" + third["id"].(string) + "/review"
+	review := map[string]any{"decision": "published", "reason": "Dane kompletne", "revision": 1}
+	res := b.send(t, b.tn, http.MethodPost, path, review)
+	assert.Equal(t, http.StatusForbidden, res.Code, "whoever ran it does not publish it")
+	res = b.send(t, b.reviewer, http.MethodPost, path, review)
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	assert.Equal(t, "published", res.JSON["review_status"])
+	res = b.send(t, b.reviewer, http.MethodPost, "/assessments/"+second["id"].(string)+"/review", review)
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code, "a stale assessment is not published")
+	assert.Equal(t, "assessment_stale", res.ErrorCode())
+
+	list := b.get(t, "/assessments?item="+b.item+"&per_page=2")
+	require.Len(t, list["data"], 2)
+	assert.Equal(t, third["id"], list["data"].([]any)[0].(map[string]any)["id"], "newest first")
+}
+
+func TestTheFirstOfJanuary2030AddsExactlyTheRulesStartingThatDay(t *testing.T) {
+	b := newBench(t)
+	b.complete(t)
+	before, after := outcomes(b.assess(t, "2029-12-31")), outcomes(b.assess(t, "2030-01-01"))
+	var changed []string
+	for rule, outcome := range before {
+		if after[rule] != outcome {
+			changed = append(changed, rule)
+		}
+	}
+	assert.Equal(t, []string{"R44"}, changed, "R44 starts on 1 January 2030; R08 and R41 wait for pending acts")
+	assert.Equal(t, "pass", after["R44"])
+}
+
+func TestAnAssessmentNamesWhatIsMissing(t *testing.T) {
+	b := newBench(t)
+	a := b.assess(t, "2026-11-26")
+	assert.Equal(t, "incomplete", a["status"])
+	for _, r := range a["results"].([]any) {
+		r := r.(map[string]any)
+		if r["rule"] == "R33" {
+			assert.Equal(t, "documentation_missing", r["outcome"])
+			assert.Equal(t, []any{"conformity-dossiers"}, r["missing"])
+		}
+		if r["rule"] == "R03" {
+			assert.Equal(t, "insufficient_data", r["outcome"], "no data never passes")
+			assert.Len(t, r["missing"], 2, "one laboratory entry per component")
+		}
+	}
+	res := b.send(t, b.tn, http.MethodPost, "/assessments", map[string]any{"item": uuid.NewString(), "rule_sets": []string{"no_such_set"}})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Contains(t, res.FieldErrors(), "rule_sets")
+	res = b.send(t, b.tn, http.MethodPost, "/assessments", map[string]any{"item": uuid.NewString()})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Contains(t, res.FieldErrors(), "item")
+	only := b.created(t, b.tn, "/assessments", map[string]any{"item": b.item, "rule_sets": []string{"marking"}})
+	assert.Len(t, only["results"], 2, "R36 and R37 only")
+}
