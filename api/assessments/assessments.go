@@ -1,7 +1,7 @@
 // Package assessments is the spec's PPWR assessments: running the rules of
 // internal/rules for an item on a date, reading the frozen results, and
-// the internal review that publishes them. The item summary is not built
-// yet: it answers 501 after authentication.
+// the internal review that publishes them, and the item's PPWR summary on
+// a date.
 package assessments
 
 import (
@@ -40,9 +40,9 @@ func Area(d kit.Deps) kit.Area {
 			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish).
 				Handle(kit.JSON(h.review), kit.OK(assessment)),
 			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
-				WithQuery(kit.QueryParam("date", kit.Date())),
+				Handle(kit.Query(h.summary), kit.OK(kit.Ref("PPWRSummary"))),
 		},
-		Schemas: map[string]kit.Schema{"Assessment": schema(), "RuleOutcome": outcomeSchema()},
+		Schemas: map[string]kit.Schema{"Assessment": schema(), "RuleOutcome": outcomeSchema(), "PPWRSummary": summarySchema()},
 		Codes: []kit.Code{
 			{Code: models.ErrAssessmentStale.Code, Status: http.StatusUnprocessableEntity},
 			{Code: models.ErrAssessmentReviewed.Code, Status: http.StatusUnprocessableEntity},
@@ -214,4 +214,135 @@ func (h *handlers) review(c *gin.Context, in *models.AssessmentReview) error {
 		return err
 	}
 	return answer(c, w.Tx(), http.StatusOK, x)
+}
+
+// summaryQuery is the date of a summary.
+type summaryQuery struct {
+	input.Errors
+	Date input.Opt[time.Time]
+}
+
+func (q *summaryQuery) Declare(f *input.Fields) { f.Date("date", &q.Date, input.Date{}) }
+
+type ruleDateJSON struct {
+	Rule        string `json:"rule"`
+	Article     string `json:"article"`
+	AppliesFrom string `json:"applies_from"`
+	Pending     bool   `json:"applies_from_pending_act"`
+}
+
+type summaryJSON struct {
+	Item            uuid.UUID              `json:"item"`
+	Date            string                 `json:"date"`
+	CatalogRevision int                    `json:"catalog_revision"`
+	Notice          string                 `json:"notice"`
+	Markets         []summaryMarketJSON    `json:"markets"`
+	Applicable      []ruleDateJSON         `json:"applicable"`
+	Upcoming        []ruleDateJSON         `json:"upcoming"`
+	NextDeadline    *ruleDateJSON          `json:"next_deadline"`
+	Assessment      *summaryAssessmentJSON `json:"assessment"`
+	Registers       []coverageJSON         `json:"registers"`
+	OpenIssues      []summaryIssueJSON     `json:"open_issues"`
+}
+
+type summaryMarketJSON struct {
+	Scenario     uuid.UUID `json:"scenario"`
+	Country      string    `json:"country"`
+	EconomicRole *string   `json:"economic_role"`
+}
+
+type summaryAssessmentJSON struct {
+	ID           uuid.UUID         `json:"id"`
+	Date         string            `json:"date"`
+	Status       string            `json:"status"`
+	ReviewStatus string            `json:"review_status"`
+	Outcomes     map[string]string `json:"outcomes"`
+}
+
+type coverageJSON struct {
+	Register     string     `json:"register"`
+	Covered      bool       `json:"covered"`
+	Entry        *uuid.UUID `json:"entry"`
+	ReviewStatus *string    `json:"review_status"`
+}
+
+type summaryIssueJSON struct {
+	ID       uuid.UUID `json:"id"`
+	Kind     string    `json:"kind"`
+	Severity string    `json:"severity"`
+	Message  string    `json:"message"`
+	OpenedAt time.Time `json:"opened_at"`
+}
+
+func summarySchema() kit.Schema {
+	ruleDate := kit.Object(map[string]kit.Schema{"rule": kit.Str(), "article": kit.Str(), "applies_from": kit.Date(),
+		"applies_from_pending_act": kit.Bool()})
+	return describe(kit.Object(map[string]kit.Schema{
+		"item": kit.UUID(), "date": kit.Date(), "catalog_revision": kit.Int(), "notice": kit.Str(),
+		"markets":    kit.ArrayOf(kit.Object(map[string]kit.Schema{"scenario": kit.UUID(), "country": kit.Str(), "economic_role": kit.Nullable(kit.Str())})),
+		"applicable": kit.ArrayOf(ruleDate), "upcoming": kit.ArrayOf(ruleDate), "next_deadline": kit.Nullable(ruleDate),
+		"assessment": kit.Nullable(kit.Object(map[string]kit.Schema{"id": kit.UUID(), "date": kit.Date(),
+			"status": kit.Enum(models.AssessmentStatuses...), "review_status": kit.Enum(models.AssessmentReviewStatuses...),
+			"outcomes": kit.Schema{"type": "object", "additionalProperties": kit.Enum(rules.Outcomes...)}})),
+		"registers": kit.ArrayOf(kit.Object(map[string]kit.Schema{"register": kit.Str(), "covered": kit.Bool(),
+			"entry": kit.Nullable(kit.UUID()), "review_status": kit.Nullable(kit.Str())})),
+		"open_issues": kit.ArrayOf(kit.Object(map[string]kit.Schema{"id": kit.UUID(), "kind": kit.Str(), "severity": kit.Str(),
+			"message": kit.Str(), "opened_at": kit.DateTime()})),
+	}), "schema.ppwr_summary")
+}
+
+func ruleDate(r models.RuleDate) ruleDateJSON {
+	return ruleDateJSON{Rule: r.Rule, Article: r.Article, AppliesFrom: r.From.Format(time.DateOnly), Pending: r.Pending}
+}
+
+// summary answers the item's PPWR position on a date (default today).
+func (h *handlers) summary(c *gin.Context, q *summaryQuery) error {
+	itemID, err := kit.PathID(c, "catalogItemId")
+	if err != nil {
+		return err
+	}
+	on := time.Now().UTC().Truncate(24 * time.Hour)
+	if q.Date.Set() {
+		on = q.Date.Value
+	}
+	s, err := models.SummarizeItem(c.Request.Context(), h.DB, kit.OrgID(c), itemID, on)
+	if err != nil {
+		return err
+	}
+	locale := kit.State(c).Locale
+	out := summaryJSON{Item: s.Item.ID, Date: on.Format(time.DateOnly), CatalogRevision: s.Item.Revision,
+		Notice: i18n.T(locale, "summary.notice"), Markets: []summaryMarketJSON{}, Applicable: []ruleDateJSON{},
+		Upcoming: []ruleDateJSON{}, Registers: []coverageJSON{}, OpenIssues: []summaryIssueJSON{}}
+	for _, m := range s.Markets {
+		out.Markets = append(out.Markets, summaryMarketJSON{Scenario: m.ID, Country: m.CountryCode, EconomicRole: m.EconomicRole})
+	}
+	for _, r := range s.Applicable {
+		out.Applicable = append(out.Applicable, ruleDate(r))
+	}
+	for _, r := range s.Upcoming {
+		out.Upcoming = append(out.Upcoming, ruleDate(r))
+		if next := ruleDate(r); out.NextDeadline == nil || next.AppliesFrom < out.NextDeadline.AppliesFrom {
+			out.NextDeadline = &next
+		}
+	}
+	if a := s.Assessment; a != nil {
+		sa := &summaryAssessmentJSON{ID: a.ID, Date: *kit.Day(&a.AssessedOn), Status: a.Status, ReviewStatus: a.ReviewStatus, Outcomes: map[string]string{}}
+		for _, r := range a.Results {
+			sa.Outcomes[r.Rule] = r.Outcome
+		}
+		out.Assessment = sa
+	}
+	for _, r := range s.Registers {
+		cov := coverageJSON{Register: r.Register, Covered: r.Covered}
+		if r.Entry != nil {
+			cov.Entry, cov.ReviewStatus = &r.Entry.ID, &r.Entry.ReviewStatus
+		}
+		out.Registers = append(out.Registers, cov)
+	}
+	for _, i := range s.Issues {
+		out.OpenIssues = append(out.OpenIssues, summaryIssueJSON{ID: i.ID, Kind: i.Kind, Severity: i.Severity,
+			Message: i18n.T(locale, i.MessageKey, i.MessageArgs...), OpenedAt: i.OpenedAt.UTC()})
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
 }

@@ -2,6 +2,7 @@ package assessments_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -213,4 +214,48 @@ func TestAnAssessmentNamesWhatIsMissing(t *testing.T) {
 	assert.Contains(t, res.FieldErrors(), "item")
 	only := b.created(t, b.tn, "/assessments", map[string]any{"item": b.item, "rule_sets": []string{"marking"}})
 	assert.Len(t, only["results"], 2, "R36 and R37 only")
+}
+
+func TestTheSummaryOnEitherSideOf2030(t *testing.T) {
+	b := newBench(t)
+	b.complete(t)
+	b.assess(t, "2026-11-26")
+	rulesOf := func(list []any) []string {
+		var out []string
+		for _, r := range list {
+			out = append(out, r.(map[string]any)["rule"].(string))
+		}
+		return out
+	}
+	before := b.get(t, "/catalog-items/"+b.item+"/ppwr-summary?date=2029-12-31")
+	after := b.get(t, "/catalog-items/"+b.item+"/ppwr-summary?date=2030-01-01")
+	added := []string{}
+	for _, r := range rulesOf(after["applicable"].([]any)) {
+		if !slices.Contains(rulesOf(before["applicable"].([]any)), r) {
+			added = append(added, r)
+		}
+	}
+	assert.Equal(t, []string{"R44"}, added, "exactly the rules starting on 1 January 2030")
+	assert.Contains(t, rulesOf(before["upcoming"].([]any)), "R44")
+	assert.Contains(t, rulesOf(after["upcoming"].([]any)), "R08", "a pending act keeps R08 upcoming")
+	assert.Equal(t, "R08", after["next_deadline"].(map[string]any)["rule"])
+	assert.Equal(t, true, after["next_deadline"].(map[string]any)["applies_from_pending_act"])
+
+	today := b.get(t, "/catalog-items/"+b.item+"/ppwr-summary")
+	assert.NotEmpty(t, today["notice"])
+	require.NotNil(t, today["assessment"], "the fresh assessment")
+	assert.Equal(t, "pass", today["assessment"].(map[string]any)["outcomes"].(map[string]any)["R03"])
+	covered := map[string]bool{}
+	for _, r := range today["registers"].([]any) {
+		covered[r.(map[string]any)["register"].(string)] = r.(map[string]any)["covered"].(bool)
+	}
+	assert.True(t, covered["chemical-safety"])
+	assert.False(t, covered["recyclability"])
+	assert.Len(t, today["markets"], 1)
+
+	res := b.Do(apitest.Req{Method: http.MethodGet, Path: b.tn.Path("/catalog-items/" + b.item + "/ppwr-summary?date=2030-13-01"), Token: b.tn.Token})
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	other := b.NewTenant(apitest.TenantSpec{})
+	res = b.Do(apitest.Req{Method: http.MethodGet, Path: other.Path("/catalog-items/" + b.item + "/ppwr-summary"), Token: other.Token})
+	assert.Equal(t, http.StatusNotFound, res.Code)
 }
