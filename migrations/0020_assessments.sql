@@ -18,6 +18,10 @@ CREATE TABLE assessments (
     results           jsonb NOT NULL,
     entries           jsonb NOT NULL DEFAULT '[]',
     evidence          jsonb NOT NULL DEFAULT '[]',
+    -- Set by the item's refresh workflow when it found the assessment
+    -- stale and announced it (assessment.stale); reads compute staleness
+    -- themselves and never wait for it.
+    stale_since       timestamptz,
     review_status     text NOT NULL CHECK (review_status IN ('unreviewed', 'published', 'rejected')),
     review_reason     text,
     reviewed_by       uuid REFERENCES users (id),

@@ -62,6 +62,7 @@ type Assessment struct {
 	Results         datatypes.JSONSlice[RuleOutcome] `gorm:"type:jsonb"`
 	Entries         datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
 	Evidence        datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
+	StaleSince      *time.Time
 	ReviewStatus    string
 	ReviewReason    *string
 	ReviewedBy      *uuid.UUID `gorm:"type:uuid"`

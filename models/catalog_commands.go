@@ -275,6 +275,11 @@ func itemRevised(w *work.Unit, item *CatalogItem, event Payload) error {
 	if err := w.Defer(version); err != nil {
 		return err
 	}
+	if item.Revision > 1 {
+		if err := refreshAssessments(w, item.ID); err != nil {
+			return err
+		}
+	}
 	w.Touch("catalog_item", item.ID)
 	return Emit(w, event)
 }

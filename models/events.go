@@ -18,7 +18,7 @@ var EventCatalogue = []Payload{
 	EvidenceProposalCreated{}, EvidenceProposalDecided{}, TraceabilityLinkCreated{}, GeneratedDocumentCreated{},
 	SupplierRequestCreated{}, SupplierRequestSent{}, SupplierRequestCancelled{}, SupplierRequestLineReviewed{}, SupplierRequestReplyReceived{}, ComplianceIssueOpened{}, ComplianceIssueResolved{},
 	ImportReady{}, ImportCompleted{}, ImportFailed{},
-	AssessmentCreated{}, AssessmentReviewed{}, RegisterEntryCreated{}, RegisterEntryReviewed{},
+	AssessmentCreated{}, AssessmentReviewed{}, AssessmentStaleEvent{}, RegisterEntryCreated{}, RegisterEntryReviewed{},
 	BDOReportPrepared{}, CarbonCalculationCreated{}, CarbonFactorCreated{}, CarbonFactorArchived{},
 }
 
@@ -180,6 +180,12 @@ type SupplierRequestReplyReceived struct {
 }
 
 func (SupplierRequestReplyReceived) EventType() string { return "supplier_request.reply_received" }
+
+// AssessmentStaleEvent announces that what an assessment read has changed
+// since: run a new one.
+type AssessmentStaleEvent RecordCreated
+
+func (AssessmentStaleEvent) EventType() string { return "assessment.stale" }
 
 // RegisterEntryCreated announces a new entry of a PPWR register about an
 // item.

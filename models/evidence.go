@@ -279,6 +279,9 @@ func CreateProposal(w *work.Unit, versionID uuid.UUID, in *ProposalCreate) (*Evi
 	if err := startReview(w, v); err != nil {
 		return nil, err
 	}
+	if err := refreshAssessments(w, p.CatalogItemID); err != nil {
+		return nil, err
+	}
 	w.Touch("evidence_proposal", p.ID)
 	return p, Emit(w, EvidenceProposalCreated{ID: p.ID})
 }
@@ -373,6 +376,9 @@ func DecideProposal(w *work.Unit, id uuid.UUID, in *ProposalDecision) (*Evidence
 		return nil, err
 	}
 	if err := startReview(w, v); err != nil {
+		return nil, err
+	}
+	if err := refreshAssessments(w, p.CatalogItemID); err != nil {
 		return nil, err
 	}
 	w.Touch("evidence_proposal", p.ID)

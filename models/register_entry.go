@@ -257,6 +257,9 @@ func CreateRegisterEntry(w *work.Unit, itemID uuid.UUID, in *RegisterEntryCreate
 			return nil, ErrEntryCorrected
 		}
 	}
+	if err := refreshAssessments(w, item.ID); err != nil {
+		return nil, err
+	}
 	w.Touch("ppwr_register_entry", e.ID)
 	return e, Emit(w, RegisterEntryCreated{ID: e.ID, Register: reg.Slug, Item: item.ID})
 }

@@ -77,6 +77,9 @@ func ReviewRegisterEntry(w *work.Unit, itemID uuid.UUID, reg string, id uuid.UUI
 			return nil, err
 		}
 	}
+	if err := refreshAssessments(w, e.CatalogItemID); err != nil {
+		return nil, err
+	}
 	w.Touch("ppwr_register_entry", e.ID)
 	return e, Emit(w, RegisterEntryReviewed{ID: e.ID, Register: e.Register, Decision: decision})
 }

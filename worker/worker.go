@@ -18,6 +18,7 @@ import (
 	"ppwr/internal/clamav"
 	"ppwr/internal/storage"
 	"ppwr/internal/temporalclient"
+	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -51,6 +52,8 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterWorkflowWithOptions(workflows.ImportPreview, workflow.RegisterOptions{Name: workflows.ImportPreviewType})
 	w.RegisterWorkflowWithOptions(workflows.ImportApply, workflow.RegisterOptions{Name: workflows.ImportApplyType})
 	w.RegisterActivity(&activities.Imports{DB: d.DB, Storage: d.Storage})
+	w.RegisterWorkflowWithOptions(workflows.AssessmentRefresh, workflow.RegisterOptions{Name: models.AssessmentRefreshType})
+	w.RegisterActivity(&activities.Assessments{DB: d.DB})
 	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})
 	w.RegisterActivity(&activities.Reservations{DB: d.DB})
 	w.RegisterWorkflowWithOptions(workflows.DocumentProcessing, workflow.RegisterOptions{Name: workflows.DocumentProcessingType})

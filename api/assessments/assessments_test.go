@@ -1,6 +1,7 @@
 package assessments_test
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/internal/access"
+	"ppwr/internal/work"
 	"ppwr/models"
 )
 
@@ -258,4 +260,38 @@ func TestTheSummaryOnEitherSideOf2030(t *testing.T) {
 	other := b.NewTenant(apitest.TenantSpec{})
 	res = b.Do(apitest.Req{Method: http.MethodGet, Path: other.Path("/catalog-items/" + b.item + "/ppwr-summary"), Token: other.Token})
 	assert.Equal(t, http.StatusNotFound, res.Code)
+}
+
+// A change to what an assessment read records the item's refresh, whose
+// activity marks the assessment stale once, with an event.
+func TestAChangeRecordsTheRefreshThatMarksStale(t *testing.T) {
+	b := newBench(t)
+	b.accepted(t, "communications", map[string]any{"identifier": "LOT-1", "manufacturer_contact_marked": true}, "")
+	item := uuid.MustParse(b.item)
+	assert.Zero(t, b.refreshStarts(t), "an item never assessed needs no refresh")
+
+	first := b.assess(t, "2026-11-26")
+	b.accepted(t, "restricted-formats", map[string]any{"plastic": false, "single_use": true, "use_context": "none"}, "")
+	assert.Equal(t, int64(2), b.refreshStarts(t), "the new entry and its review each record the refresh of their window")
+
+	w := work.New(context.Background(), b.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: b.tn.Org, Reference: "test"})
+	marked, err := models.MarkAssessmentsStale(w, item)
+	require.NoError(t, err)
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "refreshAssessments"}))
+	assert.Equal(t, 1, marked)
+	assert.Contains(t, b.EventTypes(b.tn.Org), "assessment.stale")
+	assert.Equal(t, true, b.get(t, "/assessments/"+first["id"].(string))["stale"])
+
+	w = work.New(context.Background(), b.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: b.tn.Org, Reference: "test"})
+	marked, err = models.MarkAssessmentsStale(w, item)
+	require.NoError(t, err)
+	w.Rollback()
+	assert.Zero(t, marked, "a retried refresh marks nothing twice")
+}
+
+func (b *bench) refreshStarts(t *testing.T) int64 {
+	var n int64
+	require.NoError(t, b.DB.Model(&models.WorkflowStart{}).Where("workflow_id LIKE ? AND workflow_type = ?",
+		"assessment/"+b.item+"/refresh/%", models.AssessmentRefreshType).Count(&n).Error)
+	return n
 }

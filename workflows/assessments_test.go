@@ -1,0 +1,43 @@
+package workflows
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+
+	"ppwr/activities"
+	"ppwr/models"
+)
+
+func TestARefreshWaitsOutItsWindowThenMarksOnce(t *testing.T) {
+	env := newTestEnv()
+	env.RegisterActivity(&activities.Assessments{})
+	in := models.AssessmentRefreshInput{OrganizationID: uuid.New(), ItemID: uuid.New()}
+	start := env.Now()
+	var calledAt time.Time
+	env.OnActivity((*activities.Assessments)(nil).MarkStale, mock.Anything, in).Return(func(context.Context, models.AssessmentRefreshInput) (int, error) {
+		calledAt = env.Now()
+		return 2, nil
+	}).Once()
+	env.ExecuteWorkflow(AssessmentRefresh, in)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var marked int
+	require.NoError(t, env.GetWorkflowResult(&marked))
+	assert.Equal(t, 2, marked)
+	assert.GreaterOrEqual(t, calledAt.Sub(start), models.RefreshWindow, "changes made within the window are seen together")
+	env.AssertExpectations(t)
+}
+
+func TestChangesInOneWindowShareARun(t *testing.T) {
+	item := uuid.New()
+	at := time.Date(2026, 11, 26, 12, 0, 5, 0, time.UTC)
+	assert.Equal(t, models.AssessmentRefreshWorkflowID(item, at), models.AssessmentRefreshWorkflowID(item, at.Add(50*time.Second)))
+	assert.NotEqual(t, models.AssessmentRefreshWorkflowID(item, at), models.AssessmentRefreshWorkflowID(item, at.Add(time.Minute)))
+	assert.Equal(t, "assessment/"+item.String()+"/refresh/20261126T1200Z", models.AssessmentRefreshWorkflowID(item, at))
+}
