@@ -53,6 +53,7 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterWorkflowWithOptions(workflows.ImportApply, workflow.RegisterOptions{Name: workflows.ImportApplyType})
 	w.RegisterActivity(&activities.Imports{DB: d.DB, Storage: d.Storage})
 	w.RegisterWorkflowWithOptions(workflows.AssessmentRefresh, workflow.RegisterOptions{Name: models.AssessmentRefreshType})
+	w.RegisterWorkflowWithOptions(workflows.AssessmentRun, workflow.RegisterOptions{Name: models.AssessmentRunType})
 	w.RegisterActivity(&activities.Assessments{DB: d.DB})
 	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})
 	w.RegisterActivity(&activities.Reservations{DB: d.DB})

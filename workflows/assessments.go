@@ -28,3 +28,33 @@ func AssessmentRefresh(ctx workflow.Context, in models.AssessmentRefreshInput) (
 	err := workflow.ExecuteActivity(ctx, a.MarkStale, in).Get(ctx, &marked)
 	return marked, err
 }
+
+// runBatchesPerRun bounds a run's history: after this many batches the
+// workflow continues as new, where it left off.
+const runBatchesPerRun = 100
+
+// AssessmentRun assesses every active item of the organization in
+// batches, then marks the run completed. Progress lives in the database
+// with each item's assessment, so a batch retried after a worker crash
+// resumes after the last item done. It returns how many items this run
+// (up to a continue-as-new) assessed.
+func AssessmentRun(ctx workflow.Context, in models.AssessmentRunInput) (int, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Minute,
+		HeartbeatTimeout:    time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	})
+	var a *activities.Assessments
+	total := 0
+	for range runBatchesPerRun {
+		var n int
+		if err := workflow.ExecuteActivity(ctx, a.AssessBatch, in).Get(ctx, &n); err != nil {
+			return total, err
+		}
+		if n == 0 {
+			return total, workflow.ExecuteActivity(ctx, a.FinishRun, in).Get(ctx, nil)
+		}
+		total += n
+	}
+	return total, workflow.NewContinueAsNewError(ctx, AssessmentRun, in)
+}

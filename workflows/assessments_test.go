@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
 	"ppwr/models"
@@ -40,4 +41,34 @@ func TestChangesInOneWindowShareARun(t *testing.T) {
 	assert.Equal(t, models.AssessmentRefreshWorkflowID(item, at), models.AssessmentRefreshWorkflowID(item, at.Add(50*time.Second)))
 	assert.NotEqual(t, models.AssessmentRefreshWorkflowID(item, at), models.AssessmentRefreshWorkflowID(item, at.Add(time.Minute)))
 	assert.Equal(t, "assessment/"+item.String()+"/refresh/20261126T1200Z", models.AssessmentRefreshWorkflowID(item, at))
+}
+
+func TestARunAssessesBatchesUntilNoneIsLeft(t *testing.T) {
+	env := newTestEnv()
+	env.RegisterActivity(&activities.Assessments{})
+	in := models.AssessmentRunInput{OrganizationID: uuid.New(), RunID: uuid.New()}
+	batches := []int{200, 200, 37, 0}
+	env.OnActivity((*activities.Assessments)(nil).AssessBatch, mock.Anything, in).Return(func(context.Context, models.AssessmentRunInput) (int, error) {
+		n := batches[0]
+		batches = batches[1:]
+		return n, nil
+	}).Times(4)
+	env.OnActivity((*activities.Assessments)(nil).FinishRun, mock.Anything, in).Return(nil).Once()
+	env.ExecuteWorkflow(AssessmentRun, in)
+	require.NoError(t, env.GetWorkflowError())
+	var total int
+	require.NoError(t, env.GetWorkflowResult(&total))
+	assert.Equal(t, 437, total)
+	env.AssertExpectations(t)
+}
+
+func TestALongRunContinuesAsNew(t *testing.T) {
+	env := newTestEnv()
+	env.RegisterActivity(&activities.Assessments{})
+	in := models.AssessmentRunInput{OrganizationID: uuid.New(), RunID: uuid.New()}
+	env.OnActivity((*activities.Assessments)(nil).AssessBatch, mock.Anything, in).Return(1, nil)
+	env.ExecuteWorkflow(AssessmentRun, in)
+	require.True(t, env.IsWorkflowCompleted())
+	var cont *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &cont, "the history stays bounded")
 }

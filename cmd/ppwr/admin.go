@@ -30,7 +30,7 @@ import (
 func adminCommand() *cobra.Command {
 	admin := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports); every command accepts --json",
+		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments); every command accepts --json",
 	}
 	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout")
 	// Cobra rejects bad flags and missing required flags before RunE, so
@@ -54,7 +54,7 @@ func adminCommand() *cobra.Command {
 		groupCommand("user", "Manage users", userCreateCommand(), userListCommand()),
 		groupCommand("member", "Manage memberships", memberAddCommand()),
 		groupCommand("key", "Manage API keys", keyCreateCommand(), keyListCommand(), keyRevokeCommand()),
-		webhookCommand(), importsCommand())
+		webhookCommand(), importsCommand(), assessmentsCommand())
 	reportArgErrors(admin)
 	return admin
 }

@@ -1,0 +1,72 @@
+package assessments_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+
+	"ppwr/api/apitest"
+	"ppwr/internal/testenv"
+	"ppwr/models"
+	"ppwr/worker"
+)
+
+// A bulk run survives its worker: stopped mid-run, the run goes on on the
+// next worker from the last item done, and assesses every item once.
+func TestABulkRunSurvivesAWorkerRestart(t *testing.T) {
+	a := apitest.New(t, apitest.WithServices())
+	tn := a.NewTenant(apitest.TenantSpec{})
+	const items = 260 // two batches
+	for i := range items {
+		res := a.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path("/catalog-items"), Token: tn.Token,
+			Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()},
+			Body: map[string]any{"internalCode": "BULK-" + uuid.NewString()[:8], "name": "Karton " + string(rune('A'+i%26)),
+				"sourcingType": "purchased", "massG": "120", "mainMaterialCode": "PAPER_CARDBOARD", "stockUnit": "piece",
+				"reuseType": "single_use", "foodContactStatus": "not_food_contact"}})
+		require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	}
+	ctx := context.Background()
+	c, queue := testenv.Temporal(t), "ppwr-assessments-"+uuid.NewString()
+	deps := worker.Deps{DB: a.DB, Temporal: c, TaskQueue: queue}
+	first := worker.New(deps)
+	require.NoError(t, first.Start())
+
+	run, err := models.StartAssessmentRun(ctx, a.DB, tn.Org, "marking")
+	require.NoError(t, err)
+	assert.Equal(t, items, run.Total)
+	_, err = (&worker.Relay{DB: a.DB, Temporal: c, TaskQueue: queue}).StartWorkflows(ctx)
+	require.NoError(t, err)
+
+	progress := func() models.AssessmentRun {
+		var r models.AssessmentRun
+		require.NoError(t, a.DB.Take(&r, "id = ?", run.ID).Error)
+		return r
+	}
+	require.Eventually(t, func() bool { return progress().Done >= 20 }, time.Minute, 10*time.Millisecond)
+	first.Stop()
+	stoppedAt := progress().Done
+	require.Less(t, stoppedAt, items, "the worker stopped mid-run")
+
+	second := worker.New(deps)
+	require.NoError(t, second.Start())
+	t.Cleanup(second.Stop)
+	require.Eventually(t, func() bool { return progress().Status == models.RunCompleted }, 3*time.Minute, 50*time.Millisecond)
+	assert.Equal(t, items, progress().Done)
+
+	var counts []int
+	require.NoError(t, a.DB.Model(&models.Assessment{}).Where("organization_id = ?", tn.Org).Group("catalog_item_id").
+		Pluck("count(*)", &counts).Error)
+	require.Len(t, counts, items, "every item assessed")
+	for _, n := range counts {
+		require.Equal(t, 1, n, "no item assessed twice")
+	}
+	desc, err := c.DescribeWorkflowExecution(ctx, models.AssessmentRunWorkflowID(run.ID), "")
+	require.NoError(t, err)
+	assert.Equal(t, enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
+}

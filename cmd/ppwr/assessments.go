@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+	"gorm.io/gorm"
+
+	"ppwr/models"
+)
+
+func assessmentsCommand() *cobra.Command {
+	return groupCommand("assessments", "Run assessments in bulk", assessmentsRunCommand())
+}
+
+func assessmentsRunCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run --org ORG [--rule-set CODE]",
+		Short: "Assess every active item of an organization, for all published rule sets or one",
+		Long: "Record a bulk assessment run and the start of its workflow assessment-run/<id>, which the worker's relay\n" +
+			"starts: it assesses the organization's active items in batches, resuming after the last item done if a\n" +
+			"worker dies. Run one rule set after a new version of it is published. Watch it in the Temporal UI.",
+		Args: cobra.NoArgs,
+	}
+	cmd.Flags().String("org", "", "organization id (required)")
+	_ = cmd.MarkFlagRequired("org")
+	cmd.Flags().String("rule-set", "", "code of a published rule set (default: all)")
+	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+		orgID, err := parseOrgFlag(cmd, tx)
+		if err != nil {
+			return nil, err
+		}
+		ruleSet, _ := cmd.Flags().GetString("rule-set")
+		run, err := models.StartAssessmentRun(ctx, tx, orgID, ruleSet)
+		if err != nil {
+			return nil, err
+		}
+		workflowID := models.AssessmentRunWorkflowID(run.ID)
+		out := map[string]any{"id": run.ID, "workflowId": workflowID, "organizationId": orgID, "items": run.Total}
+		return out, auditOperator(ctx, tx, orgID, "admin.assessments.run", "assessment_run", run.ID, map[string]any{
+			"workflow_id": workflowID, "rule_set": ruleSet,
+		})
+	})
+	return cmd
+}

@@ -1,0 +1,111 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// Bulk assessment runs assess every active item of an organization, for
+// all published rule sets or one (after a new version is published). The
+// workflow works in batches; each item's assessment commits with the
+// run's progress, so a resumed run never repeats an item.
+
+// AssessmentRunType is the registered type name of the bulk workflow.
+const AssessmentRunType = "AssessmentRun"
+
+// Run statuses.
+const (
+	RunRunning   = "running"
+	RunCompleted = "completed"
+)
+
+// AssessmentRunWorkflowID is the workflow of a run.
+func AssessmentRunWorkflowID(id uuid.UUID) string { return "assessment-run/" + id.String() }
+
+// AssessmentRun is one bulk run.
+type AssessmentRun struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	RuleSet        *string
+	AssessedOn     time.Time `gorm:"type:date"`
+	Status         string
+	Total          int
+	Done           int
+	LastItem       *uuid.UUID `gorm:"type:uuid"`
+	CreatedAt      time.Time
+	FinishedAt     *time.Time
+}
+
+// AssessmentRunInput names the run a workflow drives.
+type AssessmentRunInput struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+	RunID          uuid.UUID `json:"run_id"`
+}
+
+// StartAssessmentRun records, in tx, a run over the organization's active
+// items and the start of its workflow, which the relay makes once tx
+// commits.
+func StartAssessmentRun(ctx context.Context, tx *gorm.DB, org uuid.UUID, ruleSet string) (*AssessmentRun, error) {
+	if ruleSet != "" && !publishedRuleSet(ruleSet) {
+		return nil, fmt.Errorf("rule set %q is not published (see the dictionaries' rule_sets)", ruleSet)
+	}
+	run := &AssessmentRun{ID: NewID(), OrganizationID: org, AssessedOn: today(), Status: RunRunning, CreatedAt: now()}
+	if ruleSet != "" {
+		run.RuleSet = &ruleSet
+	}
+	var total int64
+	if err := Tenant(ctx, tx, org).Model(&CatalogItem{}).Where("status = ?", ItemActive).Count(&total).Error; err != nil {
+		return nil, err
+	}
+	run.Total = int(total)
+	if err := tx.WithContext(ctx).Create(run).Error; err != nil {
+		return nil, err
+	}
+	start, err := NewWorkflowStart(AssessmentRunWorkflowID(run.ID), AssessmentRunType, org.String(), run.ID.String(),
+		AssessmentRunInput{OrganizationID: org, RunID: run.ID})
+	if err != nil {
+		return nil, err
+	}
+	return run, tx.WithContext(ctx).Create(start).Error
+}
+
+// NextRunItems are up to limit active items of the run's organization
+// after the last one it assessed.
+func NextRunItems(ctx context.Context, db *gorm.DB, run *AssessmentRun, limit int) ([]uuid.UUID, error) {
+	q := Tenant(ctx, db, run.OrganizationID).Model(&CatalogItem{}).Where("status = ?", ItemActive).Order("id").Limit(limit)
+	if run.LastItem != nil {
+		q = q.Where("id > ?", *run.LastItem)
+	}
+	var ids []uuid.UUID
+	return ids, q.Pluck("id", &ids).Error
+}
+
+// AssessRunItem assesses one item for the run and moves the run past it,
+// in the unit's transaction. An item the run already passed (a retried
+// batch) is skipped; it reports whether the item was assessed.
+func AssessRunItem(w *work.Unit, run *AssessmentRun, itemID uuid.UUID) (bool, error) {
+	res := w.Tx().Model(&AssessmentRun{}).Where("id = ? AND (last_item IS NULL OR last_item < ?)", run.ID, itemID).
+		Updates(map[string]any{"last_item": itemID, "done": gorm.Expr("done + 1")})
+	if res.Error != nil || res.RowsAffected == 0 {
+		return false, res.Error
+	}
+	in := &AssessmentCreate{Item: input.Of(itemID), Date: input.Of(run.AssessedOn)}
+	if run.RuleSet != nil {
+		in.RuleSets = input.Of([]string{*run.RuleSet})
+	}
+	_, err := CreateAssessment(w, in)
+	return err == nil, err
+}
+
+// FinishAssessmentRun marks the run completed.
+func FinishAssessmentRun(ctx context.Context, db *gorm.DB, runID uuid.UUID) error {
+	return db.WithContext(ctx).Model(&AssessmentRun{}).Where("id = ? AND status = ?", runID, RunRunning).
+		Updates(map[string]any{"status": RunCompleted, "finished_at": now()}).Error
+}
