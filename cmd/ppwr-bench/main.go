@@ -18,6 +18,9 @@
 // from upload through Temporal and a ppwr worker process, measured
 // against the cheapest workflow on the same Temporal server.
 //
+// The assessments scenario (assessments.go) runs after these: one item
+// assessed with every rule, and a bulk run over 10,000 items.
+//
 // The documents scenario (documents.go) runs last: a 100 MB upload beside
 // a plain S3 PutObject of the same bytes, and the processing and analysis
 // of a 200-page PDF.
@@ -90,6 +93,11 @@ func main() {
 	}
 	if strings.Contains(importsScenario, *only) {
 		if err := runImports(*importTimeout); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if strings.Contains(assessmentsScenario, *only) {
+		if err := runAssessments(); err != nil {
 			log.Fatal(err)
 		}
 	}

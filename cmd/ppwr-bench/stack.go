@@ -34,6 +34,7 @@ type workerStack struct {
 	dev      *testsuite.DevServer
 	store    *storage.Store
 	base     string // the organization's API URL
+	org      uuid.UUID
 	token    string
 	worker   *workerProcess
 	closers  []func()
@@ -99,7 +100,7 @@ func startWorkerStack() (*workerStack, error) {
 	if err != nil {
 		return fail(err)
 	}
-	st.base, st.token = base+"/api/v1/organizations/"+orgID.String(), tokens[0]
+	st.base, st.org, st.token = base+"/api/v1/organizations/"+orgID.String(), orgID, tokens[0]
 	if st.worker, err = startWorker(bin, st.cfg); err != nil {
 		return fail(err)
 	}

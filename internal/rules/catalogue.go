@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -39,6 +40,9 @@ var All = []Rule{
 		Reads: []string{"packaging-classification", "recyclability"}, eval: recyclabilityGrade(false)},
 	{Code: "R09", Article: "Art. 6(3)", RuleSet: "recyclability_grades_2038", Check: GradedCheck, Start: Start{Fixed: day("2038-01-01")},
 		Reads: []string{"packaging-classification", "recyclability"}, eval: recyclabilityGrade(true)},
+	{Code: "R14", Article: "Art. 7(1), 7(4)-(5)", RuleSet: "recycled_content_plastic", Check: PassFail,
+		Start: Start{Fixed: day("2030-01-01"), Act: "recycled_content_method", OffsetMonths: 36},
+		Reads: []string{"packaging-classification", "RECYCLED_CONTENT_PCT"}, eval: recycledContent},
 	{Code: "R33", Article: "Art. 15(2), 38, Annex VII", RuleSet: "conformity_documentation", Check: Documentation, Start: generalApplication,
 		Reads: []string{"conformity-dossiers"}, eval: dossier},
 	{Code: "R34", Article: "Art. 15(2), 39, Annex VIII", RuleSet: "conformity_documentation", Check: Documentation, Start: generalApplication,
@@ -320,3 +324,66 @@ func eprRegistration(in *Input) Result {
 	}
 	return v.result()
 }
+
+// Minimum post-consumer recycled content from 2030 by plastic category
+// (Art. 7(1); ppwr-facts §1.2), in per cent.
+var (
+	pcrContactSensitivePET   = decimal.NewFromInt(30) // RC_A
+	pcrContactSensitiveOther = decimal.NewFromInt(10) // RC_B
+	pcrBeverageBottle        = decimal.NewFromInt(30) // RC_C
+	pcrOther                 = decimal.NewFromInt(35) // RC_D
+	// minorPartShare: a plastic part under 5 % of the unit's mass has no
+	// minimum (Art. 7(5)).
+	minorPartShare = decimal.NewFromInt(5)
+)
+
+// pcrMinimum is the 2030 minimum of a plastic part, by the category the
+// classification gives the packaging and the part's polymer.
+func pcrMinimum(c Entry, material string) decimal.Decimal {
+	switch {
+	case c.Values.Bool("sup_beverage_bottle"):
+		return pcrBeverageBottle
+	case c.Values.Bool("contact_sensitive") && material == "PLASTIC_PET":
+		return pcrContactSensitivePET
+	case c.Values.Bool("contact_sensitive"):
+		return pcrContactSensitiveOther
+	}
+	return pcrOther
+}
+
+func recycledContent(in *Input) Result {
+	c, ok := in.classified()
+	if !ok {
+		return Result{Outcome: InsufficientData, Missing: []string{"packaging-classification"}}
+	}
+	if exempt(c, "7(4)") || exempt(c, "7(5)") {
+		return notApplicable("rules.exempt_7_4", c)
+	}
+	v := &verdict{}
+	v.uses(c)
+	plastic := 0
+	for _, part := range in.Item.Components {
+		if !strings.HasPrefix(part.Material, "PLASTIC") {
+			continue
+		}
+		plastic++
+		if in.Item.MassG.IsPositive() && part.MassG.Mul(hundred).Div(in.Item.MassG).LessThan(minorPartShare) {
+			continue
+		}
+		fact, ok := in.fact("RECYCLED_CONTENT_PCT", part.ID)
+		if !ok {
+			v.missing("RECYCLED_CONTENT_PCT@" + part.ID.String())
+			continue
+		}
+		v.Evidence = append(v.Evidence, fact.Proposal)
+		if fact.Value.LessThan(pcrMinimum(c, part.Material)) {
+			v.fail("rules.recycled_content_below_minimum")
+		}
+	}
+	if plastic == 0 {
+		return notApplicable("rules.no_plastic_part", c)
+	}
+	return v.result()
+}
+
+var hundred = decimal.NewFromInt(100)

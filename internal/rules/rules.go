@@ -159,6 +159,15 @@ func (in *Input) forComponent(reg string, component uuid.UUID) (Entry, bool) {
 	return in.usable(reg)[i], true
 }
 
+// fact is the item's accepted value of an evidence code for a component.
+func (in *Input) fact(code string, component uuid.UUID) (Fact, bool) {
+	i := slices.IndexFunc(in.Facts, func(f Fact) bool { return f.Code == code && f.Component != nil && *f.Component == component })
+	if i < 0 {
+		return Fact{}, false
+	}
+	return in.Facts[i], true
+}
+
 // verdict accumulates the outcome of a rule over several parts: a failure
 // wins over missing data, which wins over a pass.
 type verdict struct {

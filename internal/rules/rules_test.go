@@ -271,3 +271,41 @@ func TestReasonsAreTranslated(t *testing.T) {
 		}
 	}
 }
+
+func TestRecycledContentPerPlasticPart(t *testing.T) {
+	tray, film := uuid.New(), uuid.New()
+	on := day("2030-01-01")
+	item := Item{MassG: decimal.NewFromInt(184), Components: []Component{
+		{ID: body, Material: "GLASS", MassG: decimal.NewFromInt(160)},
+		{ID: tray, Material: "PLASTIC_PET", MassG: decimal.NewFromInt(23)},
+		{ID: film, Material: "PLASTIC_PP", MassG: decimal.RequireFromString("0.5")},
+	}}
+	recycled := func(value string) Fact {
+		return Fact{Code: "RECYCLED_CONTENT_PCT", Component: &tray, Value: decimal.RequireFromString(value), Proposal: uuid.New()}
+	}
+	evaluate := func(c register.Values, facts ...Fact) Result {
+		in := &Input{On: on, Item: item, Facts: facts, Acts: Acts{"recycled_content_method": day("2026-06-01")},
+			Entries: []Entry{classification(c)}}
+		return outcome(t, "R14", in)
+	}
+	contact := register.Values{"contact_sensitive": true}
+	for value, want := range map[string]string{"29.99": Fail, "30": Pass} {
+		res := evaluate(contact, recycled(value))
+		assert.Equal(t, want, res.Outcome, "contact-sensitive PET needs 30 %%: %s", value)
+		assert.Len(t, res.Evidence, 1, "the evidence is cited")
+	}
+	assert.Equal(t, Fail, evaluate(register.Values{}, recycled("34.9")).Outcome, "other plastic packaging needs 35 %")
+	assert.Equal(t, Pass, evaluate(register.Values{"contact_sensitive": true, "sup_beverage_bottle": true}, recycled("30")).Outcome)
+	res := evaluate(contact)
+	assert.Equal(t, InsufficientData, res.Outcome)
+	assert.Equal(t, []string{"RECYCLED_CONTENT_PCT@" + tray.String()}, res.Missing, "the film under 5 per cent of the unit's mass needs nothing")
+	assert.Equal(t, NotApplicable, evaluate(register.Values{"exemptions": []string{"7(4)"}}).Outcome)
+
+	glass := &Input{On: on, Item: Item{MassG: decimal.NewFromInt(180), Components: []Component{{ID: body, Material: "GLASS", MassG: decimal.NewFromInt(180)}}},
+		Acts: Acts{"recycled_content_method": day("2026-06-01")}, Entries: []Entry{classification(register.Values{})}}
+	assert.Equal(t, NotApplicable, outcome(t, "R14", glass).Outcome, "no plastic part")
+
+	pending := outcome(t, "R14", &Input{On: day("2032-01-01"), Acts: Acts{}})
+	assert.Equal(t, NotYetApplicable, pending.Outcome, "the method act is not in force")
+	assert.True(t, pending.Pending)
+}

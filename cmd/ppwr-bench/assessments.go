@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"ppwr/internal/input"
+	"ppwr/internal/register"
+	"ppwr/internal/work"
+	"ppwr/models"
+)
+
+// assessmentsScenario is the name -scenario matches to run the assessment
+// benchmark: one item assessed with every rule through the API, beside
+// the same API's cheapest read of that item, and a bulk run over
+// bulkItems items through the worker process, beside the same domain
+// work done in a plain loop without Temporal.
+const assessmentsScenario = "assessments"
+
+const (
+	assessWarmup, assessRuns = 20, 300
+	bulkItems, bareItems     = 10_000, 1_000
+	// The issue's targets.
+	assessP99Target = 100 * time.Millisecond
+	bulkTarget      = 60 * time.Second
+)
+
+func runAssessments() error {
+	st, err := startWorkerStack()
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	ctx := context.Background()
+	fmt.Printf("assessments: %s\n\n", st.describe())
+	fmt.Printf("%-36s %-22s %-46s %s\n", "scenario", "target", "measured", "verdict")
+
+	template, err := seedAssessedItem(ctx, st.db, st.org)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	c := st.client(time.Minute)
+	timed := func(method, path string, body string, status int) (result, error) {
+		var r result
+		for i := range assessWarmup + assessRuns {
+			start := time.Now()
+			var out map[string]any
+			if err := c.do(method, path, strings.NewReader(body), "application/json", status, &out); err != nil {
+				return r, err
+			}
+			if i >= assessWarmup {
+				r.latencies = append(r.latencies, time.Since(start))
+			}
+		}
+		return r, nil
+	}
+	read, err := timed(http.MethodGet, "/catalog-items/"+template.String(), "", http.StatusOK)
+	if err != nil {
+		return err
+	}
+	assess, err := timed(http.MethodPost, "/assessments", `{"item":"`+template.String()+`"}`, http.StatusCreated)
+	if err != nil {
+		return err
+	}
+	line("GET /catalog-items/{id} (baseline)", "-", p50p99(read, assessRuns), "")
+	line("POST /assessments, all rules", "p99 <= "+ms(assessP99Target), p50p99(assess, assessRuns), verdict(assess.percentile(0.99) <= assessP99Target))
+
+	if err := cloneItem(ctx, st.db, st.org, template, bulkItems+bareItems); err != nil {
+		return fmt.Errorf("clone items: %w", err)
+	}
+	bare, err := bareRun(ctx, st.db, st.org, bareItems)
+	if err != nil {
+		return err
+	}
+	line(fmt.Sprintf("%d items in a plain loop (baseline)", bareItems), "-", fmt.Sprintf("%.0f items/s", float64(bareItems)/bare.Seconds()), "")
+
+	if err := st.worker.resetPeak(); err != nil {
+		return err
+	}
+	run, err := models.StartAssessmentRun(ctx, st.db, st.org, "")
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	for {
+		var r models.AssessmentRun
+		if err := st.db.Take(&r, "id = ?", run.ID).Error; err != nil {
+			return err
+		}
+		if r.Status == models.RunCompleted {
+			break
+		}
+		if err := st.worker.alive(); err != nil {
+			return err
+		}
+		if time.Since(start) > 10*bulkTarget {
+			return fmt.Errorf("bulk run: %d of %d items after %s", r.Done, r.Total, time.Since(start).Round(time.Second))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	took := time.Since(start)
+	peak, err := st.worker.status("VmHWM")
+	if err != nil {
+		return err
+	}
+	line(fmt.Sprintf("bulk run, %d items", run.Total), "<= "+bulkTarget.String(),
+		fmt.Sprintf("%s, %.0f items/s, worker peak %s", took.Round(100*time.Millisecond), float64(run.Total)/took.Seconds(), mb(peak)),
+		verdict(took <= bulkTarget*time.Duration(run.Total)/bulkItems))
+	fmt.Println()
+	return nil
+}
+
+func p50p99(r result, runs int) string {
+	return fmt.Sprintf("p50 %s, p99 %s (%d runs)", ms(r.percentile(0.5)), ms(r.percentile(0.99)), runs)
+}
+
+// seedAssessedItem makes, through the domain commands, an item with two
+// components and an accepted entry in every register the rules read.
+func seedAssessedItem(ctx context.Context, db *gorm.DB, org uuid.UUID) (uuid.UUID, error) {
+	system := func() *work.Unit {
+		return work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: org, Reference: "bench"})
+	}
+	bind := func(body string, in input.Body) error { return input.FromJSON([]byte(body), in) }
+	commit := func(w *work.Unit, err error) error {
+		if err != nil {
+			w.Rollback()
+			return err
+		}
+		return models.Commit(w, models.AuditEntry{Operation: "benchSeed"})
+	}
+	item := &models.CatalogItemCreate{}
+	if err := bind(`{"internalCode":"TEMPLATE","name":"Słoik","sourcingType":"own_production","massG":"184","mainMaterialCode":"GLASS",
+		"stockUnit":"piece","reuseType":"single_use","foodContactStatus":"food_contact"}`, item); err != nil {
+		return uuid.Nil, err
+	}
+	w := system()
+	created, err := models.CreateCatalogItem(w, item)
+	if err := commit(w, err); err != nil {
+		return uuid.Nil, err
+	}
+	var parts []uuid.UUID
+	for _, c := range []string{`{"name":"Korpus","role":"body","materialCode":"GLASS","massG":"180"}`,
+		`{"name":"Zakrętka","role":"closure","materialCode":"PLASTIC_PP","massG":"4"}`} {
+		in := &models.ComponentCreate{}
+		if err := bind(c, in); err != nil {
+			return uuid.Nil, err
+		}
+		w := system()
+		comp, err := models.CreateComponent(w, created.ID, in)
+		if err := commit(w, err); err != nil {
+			return uuid.Nil, err
+		}
+		parts = append(parts, comp.ID)
+	}
+	doc := models.Document{ID: models.NewID(), OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport", VersionCount: 1, Revision: 1}
+	report := models.DocumentVersion{ID: models.NewID(), OrganizationID: org, DocumentID: doc.ID, Version: 1, FileName: "raport.pdf",
+		ObjectKey: "bench", SHA256: strings.Repeat("0", 64), ProcessingStatus: models.ProcessingReviewRequired, ReviewStatus: models.ReviewApproved, Revision: 1}
+	if err := db.Create(&doc).Error; err != nil {
+		return uuid.Nil, err
+	}
+	if err := db.Create(&report).Error; err != nil {
+		return uuid.Nil, err
+	}
+	chem := func(part uuid.UUID) string {
+		return `{"component":"` + part.String() + `","lab_report":"` + report.ID.String() + `","lab_name":"Lab","sampling_date":"2026-10-01",
+			"lead":{"value":"10","unit":"mg/kg"},"cadmium":{"value":"1","unit":"mg/kg"},"mercury":{"value":"1","unit":"mg/kg"},
+			"chromium_vi":{"value":"1","unit":"mg/kg"},"pfas_max_individual":{"value":"3","unit":"ppb"},"pfas_sum_targeted":{"value":"40","unit":"ppb"},
+			"pfas_total":{"value":"2","unit":"ppm"},"total_fluorine":{"value":"5","unit":"mg/kg"}}`
+	}
+	entries := [][2]string{
+		{"packaging-classification", `{"packaging_function":"sales","is_packaging":true,"reuse_type":"single_use","contact_sensitive":true,
+			"contact_sensitive_basis":"food_contact","food_contact":true,"annex_ii_category":1,"predominant_material":"glass","composite":false}`},
+		{"chemical-safety", chem(parts[0])}, {"chemical-safety", chem(parts[1])},
+		{"recyclability", `{"annex_ii_category":1,"dfr_score":{"value":"96","unit":"%"}}`},
+		{"conformity-dossiers", `{"manufacturer":"Huta","placed_on_market_on":"2026-09-01","elements":[{"element":"TD-a","complete":true}]}`},
+		{"eu-declarations", `{"declaration_number":"D1","packaging_identification":"Słoik","manufacturer":"Huta","sole_responsibility_statement":true,
+			"object_description":"Słoik","union_legislation":"PPWR","languages":"pl","signature_status":"unsigned","placed_on_market_on":"2026-09-01"}`},
+		{"communications", `{"identifier":"LOT-1","manufacturer_contact_marked":true}`},
+		{"restricted-formats", `{"plastic":false,"single_use":true,"use_context":"none"}`},
+	}
+	for _, e := range entries {
+		reg, _ := register.ByName(e[0])
+		in := models.NewRegisterEntryCreate(reg)
+		if err := bind(`{"catalog_revision":3,"method":"test_method","values":`+e[1]+`}`, in); err != nil {
+			return uuid.Nil, err
+		}
+		w := system()
+		entry, err := models.CreateRegisterEntry(w, created.ID, in)
+		if err := commit(w, err); err != nil {
+			return uuid.Nil, fmt.Errorf("%s: %w", e[0], err)
+		}
+		review := &models.RegisterReview{}
+		if err := bind(`{"decision":"accepted","reason":"bench","revision":1}`, review); err != nil {
+			return uuid.Nil, err
+		}
+		w = system()
+		_, err = models.ReviewRegisterEntry(w, created.ID, e[0], entry.ID, review)
+		if err := commit(w, err); err != nil {
+			return uuid.Nil, err
+		}
+	}
+	return created.ID, nil
+}
+
+// cloneItem copies the template item n times, with its data version,
+// components and register entries, in a few statements: the bulk run then
+// reads items as full as the template.
+func cloneItem(ctx context.Context, db *gorm.DB, org, template uuid.UUID, n int) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		steps := []string{
+			`CREATE TEMP TABLE clones ON COMMIT DROP AS SELECT gen_random_uuid() AS id, g AS n FROM generate_series(1, ?) g`,
+			`INSERT INTO catalog_items (id, organization_id, internal_code, name, sourcing_type, mass_g, main_material_code, stock_unit,
+				stock_tracked, food_contact_status, reuse_type, status, revision)
+			 SELECT c.id, i.organization_id, 'CLONE-' || c.n, i.name, i.sourcing_type, i.mass_g, i.main_material_code, i.stock_unit,
+				i.stock_tracked, i.food_contact_status, i.reuse_type, i.status, i.revision FROM clones c, catalog_items i WHERE i.id = @template`,
+			`INSERT INTO catalog_item_data_versions (id, organization_id, catalog_item_id, revision, specifications, components, markets, sha256)
+			 SELECT gen_random_uuid(), v.organization_id, c.id, v.revision, v.specifications, v.components, v.markets, v.sha256
+			 FROM clones c, catalog_item_data_versions v WHERE v.catalog_item_id = @template`,
+			`CREATE TEMP TABLE clone_parts ON COMMIT DROP AS SELECT c.id AS item, p.id AS template_part, gen_random_uuid() AS part
+			 FROM clones c, catalog_item_components p WHERE p.catalog_item_id = @template`,
+			`INSERT INTO catalog_item_components (id, organization_id, catalog_item_id, name, role, material_code, mass_g)
+			 SELECT cp.part, p.organization_id, cp.item, p.name, p.role, p.material_code, p.mass_g
+			 FROM clone_parts cp JOIN catalog_item_components p ON p.id = cp.template_part`,
+			`INSERT INTO ppwr_register_entries (id, organization_id, catalog_item_id, register, catalog_revision, data_version_id, "values",
+				method, evidence, valid_from, status, review_status, reviewed_at, revision, created_at, updated_at)
+			 SELECT gen_random_uuid(), e.organization_id, c.id, e.register, e.catalog_revision, e.data_version_id,
+				CASE WHEN e."values" ? 'component' THEN jsonb_set(e."values", '{component}',
+					to_jsonb((SELECT cp.part FROM clone_parts cp WHERE cp.item = c.id AND cp.template_part::text = e."values"->>'component')))
+				ELSE e."values" END,
+				e.method, e.evidence, e.valid_from, e.status, e.review_status, e.reviewed_at, e.revision, e.created_at, e.updated_at
+			 FROM clones c, ppwr_register_entries e WHERE e.catalog_item_id = @template`,
+		}
+		args := map[string]any{"template": template}
+		if err := tx.Exec(steps[0], n).Error; err != nil {
+			return err
+		}
+		for _, s := range steps[1:] {
+			if err := tx.Exec(s, args).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// bareRun assesses n items with the same domain command a bulk run's
+// activity uses, in a plain loop in this process: what the run costs
+// without Temporal, heartbeats and the worker.
+func bareRun(ctx context.Context, db *gorm.DB, org uuid.UUID, n int) (time.Duration, error) {
+	var ids []uuid.UUID
+	if err := db.Model(&models.CatalogItem{}).Where("organization_id = ? AND internal_code LIKE 'CLONE-%'", org).Order("id").Limit(n).
+		Pluck("id", &ids).Error; err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for _, id := range ids {
+		w := work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: org, Reference: "bench"})
+		in := &models.AssessmentCreate{Item: input.Of(id)}
+		if _, err := models.CreateAssessment(w, in); err != nil {
+			w.Rollback()
+			return 0, err
+		}
+		if err := models.Commit(w, models.AuditEntry{Operation: "benchAssess"}); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
