@@ -131,8 +131,11 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 		return nil, err
 	}
 	markets, err := in.markets(ctx, tx, org, item.ID)
-	if err != nil || in.Failed() {
-		return nil, firstErr(err, in.Err())
+	if err != nil {
+		return nil, err
+	}
+	if in.Failed() {
+		return nil, in.Err()
 	}
 	input.On = today()
 	if in.Date.Set() {
@@ -158,15 +161,6 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 	}
 	w.Touch("assessment", a.ID)
 	return a, Emit(w, AssessmentCreated{ID: a.ID})
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // markets are the scenarios in scope: the listed ones, each an active
@@ -278,6 +272,7 @@ func ruleSubject(itemID uuid.UUID, rule string) uuid.UUID {
 }
 
 func findingIssues(w *work.Unit, a *Assessment) error {
+	var met []uuid.UUID
 	for _, r := range a.Results {
 		subject := ruleSubject(a.CatalogItemID, r.Rule)
 		switch {
@@ -288,12 +283,10 @@ func findingIssues(w *work.Unit, a *Assessment) error {
 				return err
 			}
 		case r.Outcome != rules.NotYetApplicable:
-			if err := ResolveIssues(w, IssueRuleFinding, subject, "issue.resolved_by_assessment"); err != nil {
-				return err
-			}
+			met = append(met, subject)
 		}
 	}
-	return nil
+	return resolveIssuesOf(w, IssueRuleFinding, met, "issue.resolved_by_assessment")
 }
 
 func findingSeverity(outcome string) string {
@@ -363,25 +356,15 @@ func AssessmentStale(ctx context.Context, db *gorm.DB, org uuid.UUID, ids []uuid
 	return out, err
 }
 
-// AssessmentReview is an internal decision on an assessment: publishing it
-// or rejecting it, with a reason. It is not a certification.
-type AssessmentReview struct {
-	input.Errors
-	Decision input.Opt[string]
-	Reason   input.Opt[string]
-	Revision input.Opt[int]
-}
-
-// Declare names the decision's fields.
-func (in *AssessmentReview) Declare(f *input.Fields) {
-	f.Enum("decision", &in.Decision, input.Enum{Required: true, Values: AssessmentDecisions, Desc: "assessment.decision"})
-	f.Text("reason", &in.Reason, input.Text{Required: true, Max: EntryReasonMax})
-	f.Int("revision", &in.Revision, input.Revision(true))
+// NewAssessmentReview is the body of a decision on an assessment:
+// publishing it or rejecting it, with a reason. It is not a certification.
+func NewAssessmentReview() *ReviewBody {
+	return &ReviewBody{decisions: AssessmentDecisions, desc: "assessment.decision"}
 }
 
 // ReviewAssessment records the one decision on an assessment. Whoever ran
 // it cannot decide on it, and a stale assessment cannot be published.
-func ReviewAssessment(w *work.Unit, id uuid.UUID, in *AssessmentReview) (*Assessment, error) {
+func ReviewAssessment(w *work.Unit, id uuid.UUID, in *ReviewBody) (*Assessment, error) {
 	a, err := take[Assessment](Tenant(w.Context(), w.Tx(), w.Organization()).Clauses(clause.Locking{Strength: "NO KEY UPDATE"}).Where("id = ?", id))
 	if err != nil {
 		return nil, err

@@ -79,10 +79,19 @@ func OpenIssue(w *work.Unit, issue ComplianceIssue) (bool, error) {
 // ResolveIssues resolves the open issues of a kind about a subject,
 // saying why (a message key).
 func ResolveIssues(w *work.Unit, kind string, subject uuid.UUID, resolution string) error {
+	return resolveIssuesOf(w, kind, []uuid.UUID{subject}, resolution)
+}
+
+// resolveIssuesOf resolves the open issues of a kind about any of the
+// subjects, in one statement.
+func resolveIssuesOf(w *work.Unit, kind string, subjects []uuid.UUID, resolution string) error {
+	if len(subjects) == 0 {
+		return nil
+	}
 	var resolved []uuid.UUID
 	err := w.Tx().Raw(`UPDATE compliance_issues SET status = ?, resolved_at = ?, resolution_key = ?
-		WHERE organization_id = ? AND kind = ? AND subject_id = ? AND status = ? RETURNING id`,
-		IssueResolved, now(), resolution, w.Organization(), kind, subject, IssueOpen).Scan(&resolved).Error
+		WHERE organization_id = ? AND kind = ? AND subject_id IN ? AND status = ? RETURNING id`,
+		IssueResolved, now(), resolution, w.Organization(), kind, subjects, IssueOpen).Scan(&resolved).Error
 	if err != nil {
 		return err
 	}

@@ -11,18 +11,27 @@ import (
 	"ppwr/internal/work"
 )
 
-// RegisterReview is an internal review decision on an entry. It is not an
-// authority decision nor a certification (the spec's boundary 4).
-type RegisterReview struct {
+// ReviewBody is the body of an internal review decision: one of the
+// record's decisions, a reason (always required) and the record's
+// revision. Such a decision is never an authority decision nor a
+// certification (the spec's boundary 4).
+type ReviewBody struct {
 	input.Errors
-	Decision input.Opt[string]
-	Reason   input.Opt[string]
-	Revision input.Opt[int]
+	decisions []string
+	desc      input.Msg
+	Decision  input.Opt[string]
+	Reason    input.Opt[string]
+	Revision  input.Opt[int]
 }
 
-// Declare names the decision's fields; every decision says why.
-func (in *RegisterReview) Declare(f *input.Fields) {
-	f.Enum("decision", &in.Decision, input.Enum{Required: true, Values: EntryDecisions, Desc: "register.decision"})
+// NewRegisterReview is the body of a decision on a register entry.
+func NewRegisterReview() *ReviewBody {
+	return &ReviewBody{decisions: EntryDecisions, desc: "register.decision"}
+}
+
+// Declare names the decision's fields.
+func (in *ReviewBody) Declare(f *input.Fields) {
+	f.Enum("decision", &in.Decision, input.Enum{Required: true, Values: in.decisions, Desc: in.desc})
 	f.Text("reason", &in.Reason, input.Text{Required: true, Max: EntryReasonMax})
 	f.Int("revision", &in.Revision, input.Revision(true))
 }
@@ -36,7 +45,7 @@ func FindRegisterEntry(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID, 
 // active entry. Four eyes: whoever created the entry cannot decide on it.
 // A rejection opens a compliance issue on the item; accepting the entry
 // that corrects a rejected one resolves that issue.
-func ReviewRegisterEntry(w *work.Unit, itemID uuid.UUID, reg string, id uuid.UUID, in *RegisterReview) (*RegisterEntry, error) {
+func ReviewRegisterEntry(w *work.Unit, itemID uuid.UUID, reg string, id uuid.UUID, in *ReviewBody) (*RegisterEntry, error) {
 	e, err := take[RegisterEntry](Tenant(w.Context(), w.Tx(), w.Organization()).Clauses(clause.Locking{Strength: "NO KEY UPDATE"}).
 		Where("catalog_item_id = ? AND register = ? AND id = ?", itemID, reg, id))
 	if err != nil {

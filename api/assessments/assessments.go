@@ -5,6 +5,7 @@
 package assessments
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView).
 				Handle(kit.Do(h.get), kit.OK(assessment)),
 			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish).
-				Handle(kit.JSON(h.review), kit.OK(assessment)),
+				Handle(kit.JSONBody("AssessmentReview", models.NewAssessmentReview, h.review), kit.OK(assessment)),
 			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Query(h.summary), kit.OK(kit.Ref("PPWRSummary"))),
 		},
@@ -151,21 +152,10 @@ func (h *handlers) list(c *gin.Context, q *assessmentQuery) error {
 	var failed error
 	err := kit.Paginate(c, db, kit.NewestFirst, func(x *models.Assessment) assessmentJSON {
 		stale, err := models.AssessmentStale(ctx, h.DB, org, []uuid.UUID{x.ID})
-		if err != nil && failed == nil {
-			failed = err
-		}
+		failed = cmp.Or(failed, err)
 		return render(kit.State(c).Locale, x, stale[x.ID])
 	})
-	return firstErr(failed, err)
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return cmp.Or(failed, err)
 }
 
 // answer renders x with its freshness read from db.
@@ -203,7 +193,7 @@ func (h *handlers) create(c *gin.Context, in *models.AssessmentCreate) error {
 	return answer(c, w.Tx(), http.StatusCreated, x)
 }
 
-func (h *handlers) review(c *gin.Context, in *models.AssessmentReview) error {
+func (h *handlers) review(c *gin.Context, in *models.ReviewBody) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err

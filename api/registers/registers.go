@@ -7,6 +7,7 @@
 package registers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -74,7 +75,8 @@ func (h *handlers) operations(reg *register.Register) []kit.Operation {
 	}
 	if reg.Reviewable {
 		ops = append(ops, kit.Post("review"+name, base+"/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
-			Handle(kit.JSON(func(c *gin.Context, in *models.RegisterReview) error { return h.review(c, reg, in) }), kit.OK(entry)))
+			Handle(kit.JSONBody("RegisterReview", models.NewRegisterReview,
+				func(c *gin.Context, in *models.ReviewBody) error { return h.review(c, reg, in) }), kit.OK(entry)))
 	}
 	return ops
 }
@@ -226,15 +228,10 @@ func (h *handlers) list(c *gin.Context, reg *register.Register, q *entryQuery) e
 	var failed error
 	err = kit.Paginate(c, db, kit.NewestFirst, func(e *models.RegisterEntry) entryJSON {
 		out, err := render(ctx, h.DB, e, item.Revision)
-		if err != nil && failed == nil {
-			failed = err
-		}
+		failed = cmp.Or(failed, err)
 		return out
 	})
-	if failed != nil {
-		return failed
-	}
-	return err
+	return cmp.Or(failed, err)
 }
 
 func (h *handlers) get(c *gin.Context, reg *register.Register) error {
@@ -276,7 +273,7 @@ func (h *handlers) create(c *gin.Context, in *models.RegisterEntryCreate) error 
 	return kit.Created(c, e.ID, out)
 }
 
-func (h *handlers) review(c *gin.Context, reg *register.Register, in *models.RegisterReview) error {
+func (h *handlers) review(c *gin.Context, reg *register.Register, in *models.ReviewBody) error {
 	itemID, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err

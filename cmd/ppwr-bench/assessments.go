@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,7 @@ func runAssessments() error {
 				r.latencies = append(r.latencies, time.Since(start))
 			}
 		}
+		slices.Sort(r.latencies)
 		return r, nil
 	}
 	read, err := timed(http.MethodGet, "/catalog-items/"+template.String(), "", http.StatusOK)
@@ -195,7 +197,7 @@ func seedAssessedItem(ctx context.Context, db *gorm.DB, org uuid.UUID) (uuid.UUI
 		if err := commit(w, err); err != nil {
 			return uuid.Nil, fmt.Errorf("%s: %w", e[0], err)
 		}
-		review := &models.RegisterReview{}
+		review := models.NewRegisterReview()
 		if err := bind(`{"decision":"accepted","reason":"bench","revision":1}`, review); err != nil {
 			return uuid.Nil, err
 		}
@@ -230,18 +232,21 @@ func cloneItem(ctx context.Context, db *gorm.DB, org, template uuid.UUID, n int)
 			`INSERT INTO ppwr_register_entries (id, organization_id, catalog_item_id, register, catalog_revision, data_version_id, "values",
 				method, evidence, valid_from, status, review_status, reviewed_at, revision, created_at, updated_at)
 			 SELECT gen_random_uuid(), e.organization_id, c.id, e.register, e.catalog_revision, e.data_version_id,
-				CASE WHEN e."values" ? 'component' THEN jsonb_set(e."values", '{component}',
+				CASE WHEN e."values"->>'component' IS NOT NULL THEN jsonb_set(e."values", '{component}',
 					to_jsonb((SELECT cp.part FROM clone_parts cp WHERE cp.item = c.id AND cp.template_part::text = e."values"->>'component')))
 				ELSE e."values" END,
 				e.method, e.evidence, e.valid_from, e.status, e.review_status, e.reviewed_at, e.revision, e.created_at, e.updated_at
 			 FROM clones c, ppwr_register_entries e WHERE e.catalog_item_id = @template`,
 		}
-		args := map[string]any{"template": template}
 		if err := tx.Exec(steps[0], n).Error; err != nil {
 			return err
 		}
 		for _, s := range steps[1:] {
-			if err := tx.Exec(s, args).Error; err != nil {
+			var args []any
+			if strings.Contains(s, "@template") {
+				args = append(args, map[string]any{"template": template})
+			}
+			if err := tx.Exec(s, args...).Error; err != nil {
 				return err
 			}
 		}
