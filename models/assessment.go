@@ -90,6 +90,7 @@ type RuleOutcome struct {
 	AppliesFrom string      `json:"applies_from"`
 	Pending     bool        `json:"applies_from_pending_act"`
 	Reason      *string     `json:"reason"`
+	ReasonArgs  []string    `json:"reason_args"`
 	Missing     []string    `json:"missing"`
 	Entries     []uuid.UUID `json:"entries"`
 	Evidence    []uuid.UUID `json:"evidence"`
@@ -214,7 +215,7 @@ func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (dat
 	status := AssessmentPass
 	for i, r := range results {
 		o := RuleOutcome{Rule: r.Rule, Article: r.Article, RuleSet: selected[i].RuleSet, Check: r.Check, Outcome: r.Outcome,
-			AppliesFrom: r.AppliesFrom.Format(time.DateOnly), Pending: r.Pending, Missing: nonNilStrings(r.Missing),
+			AppliesFrom: r.AppliesFrom.Format(time.DateOnly), Pending: r.Pending, ReasonArgs: nonNilStrings(r.ReasonArgs), Missing: nonNilStrings(r.Missing),
 			Entries: nonNilIDs(r.Entries), Evidence: nonNilIDs(r.Evidence)}
 		if r.Grade != "" {
 			o.Grade = &r.Grade

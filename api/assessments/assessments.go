@@ -77,7 +77,7 @@ func outcomeSchema() kit.Schema {
 		"outcome": kit.Enum(rules.Outcomes...), "grade": kit.Nullable(kit.Enum("A", "B", "C", "non_recyclable")),
 		"applies_from":             kit.Date(),
 		"applies_from_pending_act": describe(kit.Bool(), "assessment.pending_act"),
-		"reason":                   kit.Nullable(kit.Str()), "reason_text": kit.Nullable(kit.Str()),
+		"reason":                   kit.Nullable(kit.Str()), "reason_text": kit.Nullable(kit.Str()), "reason_args": kit.ArrayOf(kit.Str()),
 		"missing": kit.ArrayOf(kit.Str()), "entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()),
 	})
 }
@@ -131,7 +131,11 @@ func render(locale i18n.Locale, x *models.Assessment, stale bool) assessmentJSON
 	for i, r := range x.Results {
 		out.Results[i] = outcomeJSON{RuleOutcome: r}
 		if r.Reason != nil {
-			code, text := strings.TrimPrefix(*r.Reason, "rules."), i18n.T(locale, *r.Reason)
+			args := make([]any, len(r.ReasonArgs))
+			for i, a := range r.ReasonArgs {
+				args[i] = a
+			}
+			code, text := strings.TrimPrefix(*r.Reason, "rules."), i18n.T(locale, *r.Reason, args...)
 			out.Results[i].Reason, out.Results[i].ReasonText = &code, &text
 		}
 	}

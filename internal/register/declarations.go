@@ -32,6 +32,9 @@ var (
 	CarrierBagClasses = []string{"very_lightweight", "lightweight", "thick", "very_thick"}
 	// DossierElements are the Annex VII technical-documentation elements.
 	DossierElements = []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk"}
+	// CompostableFormats are the formats Art. 9(1) requires to be
+	// compostable.
+	CompostableFormats = []string{"tea_coffee_bag", "soft_single_serve_pod", "fruit_vegetable_sticky_label"}
 	// ReusabilityCriteria are the points of Art. 11(1).
 	ReusabilityCriteria = []string{"11(1)(a)", "11(1)(b)", "11(1)(c)", "11(1)(d)", "11(1)(e)", "11(1)(f)", "11(1)(g)", "11(1)(h)", "11(1)(i)"}
 )
@@ -121,6 +124,7 @@ var packagingClassification = &Register{
 		quantity("carrier_bag_wall_thickness", Micrometres),
 		boolean("innovative"),
 		enums("exemptions", "6(11)", "7(4)", "7(5)", "24(5)", "29(4)"),
+		enum("art_9_format", CompostableFormats...),
 	},
 	Derived: []Derived{
 		{Name: "treated_as_mono_material", Kind: Bool, Compute: func(v Values, _ Subject) any {
@@ -509,7 +513,7 @@ var compostability = &Register{
 	Slug: "compostability", Reviewable: true,
 	Articles: []string{"Art. 9", "Annex III", "Art. 3(1)(50)-(51)", "Art. 12(1)", "Art. 7(4)(e)"},
 	Fields: []Field{
-		must(enum("format", "tea_coffee_bag", "soft_single_serve_pod", "fruit_vegetable_sticky_label", "member_state_mandated")),
+		must(enum("format", append(CompostableFormats, "member_state_mandated")...)),
 		must(document("industrial_certificate")),
 		must(text("standard", 300)),
 		must(boolean("home_compostable")),

@@ -43,10 +43,14 @@ var All = []Rule{
 	{Code: "R14", Article: "Art. 7(1), 7(4)-(5)", RuleSet: "recycled_content_plastic", Check: PassFail,
 		Start: Start{Fixed: day("2030-01-01"), Act: "recycled_content_method", OffsetMonths: 36},
 		Reads: []string{"packaging-classification", "RECYCLED_CONTENT_PCT"}, eval: recycledContent},
+	{Code: "R19", Article: "Art. 9(1)", RuleSet: "compostability", Check: PassFail, Start: Start{Fixed: day("2028-02-12")},
+		Reads: []string{"packaging-classification", "compostability"}, eval: compostable},
 	{Code: "R33", Article: "Art. 15(2), 38, Annex VII", RuleSet: "conformity_documentation", Check: Documentation, Start: generalApplication,
 		Reads: []string{"conformity-dossiers"}, eval: dossier},
 	{Code: "R34", Article: "Art. 15(2), 39, Annex VIII", RuleSet: "conformity_documentation", Check: Documentation, Start: generalApplication,
 		Reads: []string{"eu-declarations"}, eval: declaration},
+	{Code: "R35", Article: "Art. 15(3), Annex VII pt 4", RuleSet: "conformity_documentation", Check: PassFail, Start: generalApplication,
+		Reads: []string{"conformity-dossiers", "eu-declarations"}, eval: retention},
 	{Code: "R36", Article: "Art. 15(5)", RuleSet: "marking", Check: PassFail, Start: generalApplication,
 		Reads: []string{"communications"}, eval: identifierMarked},
 	{Code: "R37", Article: "Art. 15(6), 18(3)", RuleSet: "marking", Check: PassFail, Start: generalApplication,
@@ -387,3 +391,43 @@ func recycledContent(in *Input) Result {
 }
 
 var hundred = decimal.NewFromInt(100)
+
+func compostable(in *Input) Result {
+	c, ok := in.classified()
+	if !ok {
+		return Result{Outcome: InsufficientData, Missing: []string{"packaging-classification"}}
+	}
+	format := c.Values.String("art_9_format")
+	if format == "" {
+		return notApplicable("rules.not_art_9_format", c)
+	}
+	for _, e := range in.usable("compostability") {
+		if e.Values.String("format") == format {
+			return Result{Outcome: Pass, Entries: []uuid.UUID{c.ID, e.ID}}
+		}
+	}
+	return Result{Outcome: DocumentationMissing, Missing: []string{"compostability"}, Entries: []uuid.UUID{c.ID}}
+}
+
+// retention says until when the technical documentation and the EU
+// declaration must be kept: the later retention end of the two.
+func retention(in *Input) Result {
+	v := &verdict{}
+	until := ""
+	for _, reg := range []string{"conformity-dossiers", "eu-declarations"} {
+		e, ok := in.latest(reg)
+		if !ok {
+			v.missing(reg)
+			continue
+		}
+		v.uses(e)
+		until = max(until, e.Values.String("retention_until"))
+	}
+	if len(v.Missing) > 0 {
+		v.Outcome = DocumentationMissing
+		return v.result()
+	}
+	res := v.result()
+	res.Reason, res.ReasonArgs = "rules.retain_until", []string{until}
+	return res
+}

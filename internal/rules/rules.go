@@ -62,9 +62,11 @@ type Result struct {
 	// Pending: AppliesFrom is only the earliest date, because the
 	// Commission act the date depends on is not in force.
 	Pending bool
-	// Reason is the i18n key saying why (not applicable, failed).
-	Reason  string
-	Missing []string
+	// Reason is the i18n key saying why (not applicable, failed) or what
+	// follows (a retention date), with its arguments.
+	Reason     string
+	ReasonArgs []string
+	Missing    []string
 	// Entries and Evidence are the register entries and evidence
 	// proposals the outcome rests on.
 	Entries  []uuid.UUID

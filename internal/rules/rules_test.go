@@ -309,3 +309,27 @@ func TestRecycledContentPerPlasticPart(t *testing.T) {
 	assert.Equal(t, NotYetApplicable, pending.Outcome, "the method act is not in force")
 	assert.True(t, pending.Pending)
 }
+
+func TestCompostableFormats(t *testing.T) {
+	on := day("2028-02-12")
+	bag := classification(register.Values{"art_9_format": "tea_coffee_bag"})
+	assert.Equal(t, NotYetApplicable, outcome(t, "R19", itemOn(day("2028-02-11"), bag)).Outcome)
+	assert.Equal(t, NotApplicable, outcome(t, "R19", itemOn(on, classification(register.Values{}))).Outcome, "not an Art. 9(1) format")
+	assert.Equal(t, DocumentationMissing, outcome(t, "R19", itemOn(on, bag)).Outcome, "the format needs its compostability entry")
+	certified := accepted("compostability", register.Values{"format": "tea_coffee_bag"})
+	assert.Equal(t, Pass, outcome(t, "R19", itemOn(on, bag, certified)).Outcome)
+	other := accepted("compostability", register.Values{"format": "soft_single_serve_pod"})
+	assert.Equal(t, DocumentationMissing, outcome(t, "R19", itemOn(on, bag, other)).Outcome, "an entry for another format does not count")
+}
+
+func TestRetentionGivesTheLaterEndDate(t *testing.T) {
+	dossier := accepted("conformity-dossiers", register.Values{"retention_until": "2031-09-01"})
+	declaration := accepted("eu-declarations", register.Values{"retention_until": "2031-10-01"})
+	res := outcome(t, "R35", itemOn(general, dossier, declaration))
+	assert.Equal(t, Pass, res.Outcome)
+	assert.Equal(t, "rules.retain_until", res.Reason)
+	assert.Equal(t, []string{"2031-10-01"}, res.ReasonArgs)
+	res = outcome(t, "R35", itemOn(general, dossier))
+	assert.Equal(t, DocumentationMissing, res.Outcome)
+	assert.Equal(t, []string{"eu-declarations"}, res.Missing)
+}
