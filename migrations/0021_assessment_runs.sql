@@ -1,8 +1,9 @@
 -- Bulk assessment runs: every active item of an organization assessed by
--- the workflow assessment-run/<id>, in item-id order. last_item and done
--- move with each item's assessment, in its transaction, so a run resumed
--- after a worker crash continues after the last item assessed and never
--- assesses one twice.
+-- the workflow assessment-run/<id>, in batches in item-id order. An
+-- assessment made by a run names it, at most once per item (the unique
+-- index), so a batch retried after a worker crash skips the items already
+-- done. last_item is the end of the last finished batch; done counts the
+-- items assessed.
 CREATE TABLE assessment_runs (
     id               uuid PRIMARY KEY,
     organization_id  uuid NOT NULL REFERENCES organizations (id),
@@ -16,3 +17,6 @@ CREATE TABLE assessment_runs (
     created_at       timestamptz NOT NULL DEFAULT now(),
     finished_at      timestamptz
 );
+
+ALTER TABLE assessments ADD COLUMN run_id uuid REFERENCES assessment_runs (id);
+CREATE UNIQUE INDEX assessments_run_item_key ON assessments (run_id, catalog_item_id) WHERE run_id IS NOT NULL;

@@ -63,6 +63,7 @@ type Assessment struct {
 	Entries         datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
 	Evidence        datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
 	StaleSince      *time.Time
+	RunID           *uuid.UUID `gorm:"type:uuid"`
 	ReviewStatus    string
 	ReviewReason    *string
 	ReviewedBy      *uuid.UUID `gorm:"type:uuid"`
@@ -103,6 +104,8 @@ type AssessmentCreate struct {
 	RuleSets input.Opt[[]string]
 	Date     input.Opt[time.Time]
 	Markets  input.Opt[[]string]
+	// run is the bulk run the assessment belongs to, set by the run.
+	run *uuid.UUID
 }
 
 // Declare names the assessment's fields.
@@ -151,7 +154,7 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 	at := now()
 	a := &Assessment{ID: NewID(), OrganizationID: org, CatalogItemID: item.ID, CatalogRevision: item.Revision, DataVersionID: dataVersion,
 		AssessedOn: input.On, RuleSets: sets, Markets: markets, Counts: datatypes.JSONMap{}, ReviewStatus: AssessmentUnreviewed,
-		Revision: 1, CreatedBy: w.Actor().UserID, CreatedAt: at, UpdatedAt: at,
+		Revision: 1, RunID: in.run, CreatedBy: w.Actor().UserID, CreatedAt: at, UpdatedAt: at,
 		Entries: datatypes.JSONSlice[uuid.UUID]{}, Evidence: datatypes.JSONSlice[uuid.UUID]{}}
 	a.Results, a.Status = outcomes(selected, results, a)
 	if err := tx.Create(a).Error; err != nil {

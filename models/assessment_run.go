@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 
 // Bulk assessment runs assess every active item of an organization, for
 // all published rule sets or one (after a new version is published). The
-// workflow works in batches; each item's assessment commits with the
-// run's progress, so a resumed run never repeats an item.
+// workflow works in batches of items in id order, several items of a
+// batch at once; an assessment names its run, once per item, so a batch
+// retried after a crash skips what is done and never repeats an item.
 
 // AssessmentRunType is the registered type name of the bulk workflow.
 const AssessmentRunType = "AssessmentRun"
@@ -77,7 +79,7 @@ func StartAssessmentRun(ctx context.Context, tx *gorm.DB, org uuid.UUID, ruleSet
 }
 
 // NextRunItems are up to limit active items of the run's organization
-// after the last one it assessed.
+// after the last batch it finished.
 func NextRunItems(ctx context.Context, db *gorm.DB, run *AssessmentRun, limit int) ([]uuid.UUID, error) {
 	q := Tenant(ctx, db, run.OrganizationID).Model(&CatalogItem{}).Where("status = ?", ItemActive).Order("id").Limit(limit)
 	if run.LastItem != nil {
@@ -87,21 +89,34 @@ func NextRunItems(ctx context.Context, db *gorm.DB, run *AssessmentRun, limit in
 	return ids, q.Pluck("id", &ids).Error
 }
 
-// AssessRunItem assesses one item for the run and moves the run past it,
-// in the unit's transaction. An item the run already passed (a retried
-// batch) is skipped; it reports whether the item was assessed.
+// errRunItemDone: the run already assessed the item (a retried batch).
+var errRunItemDone = errors.New("the run already assessed the item")
+
+// AssessRunItem assesses one item for the run, unless the run already
+// did (a retried batch): it reports whether it assessed it.
 func AssessRunItem(w *work.Unit, run *AssessmentRun, itemID uuid.UUID) (bool, error) {
-	res := w.Tx().Model(&AssessmentRun{}).Where("id = ? AND (last_item IS NULL OR last_item < ?)", run.ID, itemID).
-		Updates(map[string]any{"last_item": itemID, "done": gorm.Expr("done + 1")})
-	if res.Error != nil || res.RowsAffected == 0 {
-		return false, res.Error
+	var done bool
+	if err := w.Tx().Raw(`SELECT EXISTS (SELECT 1 FROM assessments WHERE run_id = ? AND catalog_item_id = ?)`, run.ID, itemID).
+		Scan(&done).Error; err != nil || done {
+		return false, err
 	}
-	in := &AssessmentCreate{Item: input.Of(itemID), Date: input.Of(run.AssessedOn)}
+	in := &AssessmentCreate{Item: input.Of(itemID), Date: input.Of(run.AssessedOn), run: &run.ID}
 	if run.RuleSet != nil {
 		in.RuleSets = input.Of([]string{*run.RuleSet})
 	}
 	_, err := CreateAssessment(w, in)
 	return err == nil, err
+}
+
+// RunItemDone tells a failed commit of AssessRunItem that only found the
+// item assessed by a concurrent attempt, which is no failure.
+func RunItemDone(err error) bool { return errors.Is(FromDatabase(err), errRunItemDone) }
+
+// FinishRunBatch moves the run past a batch that ended with item last and
+// counts what it has assessed.
+func FinishRunBatch(ctx context.Context, db *gorm.DB, runID, last uuid.UUID) error {
+	return db.WithContext(ctx).Exec(`UPDATE assessment_runs SET last_item = ?,
+		done = (SELECT count(*) FROM assessments WHERE run_id = ?) WHERE id = ?`, last, runID, runID).Error
 }
 
 // FinishAssessmentRun marks the run completed.
