@@ -93,9 +93,9 @@ func stem(reg *register.Register) string {
 
 func entryProperties(reg *register.Register) map[string]kit.Schema {
 	desc := func(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
-	reviewStatuses := models.EntryReviewStatuses[1:]
+	reviewStatuses := []string{models.EntryUnreviewed, models.EntryAccepted, models.EntryRejected, models.EntryNeedsChanges}
 	if !reg.Reviewable {
-		reviewStatuses = models.EntryReviewStatuses[:1]
+		reviewStatuses = []string{models.EntryNotReviewable}
 	}
 	return map[string]kit.Schema{
 		"id": kit.UUID(), "register": kit.Enum(reg.Slug), "item": kit.UUID(), "catalog_revision": kit.Int(),

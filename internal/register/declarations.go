@@ -173,6 +173,7 @@ var roleDuties = &Register{
 		must(boolean("micro_enterprise")),
 		must(boolean("epr_producer")),
 		text("epr_registration_number", 100),
+		boolean("direct_sales_from_other_member_state"),
 		text("epr_authorised_representative", 300),
 		text("producer_responsibility_organisation", 300),
 		objects("duties", 100,

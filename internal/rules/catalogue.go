@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+
+	"ppwr/internal/register"
 )
 
 // Dates of application (ppwr-facts §6.2).
@@ -62,6 +64,10 @@ var All = []Rule{
 		Reads: []string{"restricted-formats"}, eval: restrictedFormat},
 	{Code: "R58", Article: "Art. 44(2), 44(4)", RuleSet: "economic_operators", Check: PassFail, Start: generalApplication,
 		Reads: []string{"role-duties"}, eval: eprRegistration},
+	// A Commission proposal (COM(2025) 982) would suspend Art. 45(3); its
+	// adoption is unverified, so the rule applies from the general date.
+	{Code: "R60", Article: "Art. 45(3)", RuleSet: "economic_operators", Check: PassFail, Start: generalApplication,
+		Reads: []string{"role-duties"}, eval: eprRepresentative},
 }
 
 // classified is the item's accepted classification, which decides which
@@ -303,12 +309,27 @@ func restrictedFormat(in *Input) Result {
 }
 
 func eprRegistration(in *Input) Result {
+	return perMarket(in, "rules.not_epr_producer",
+		func(v register.Values) bool { return v.Bool("epr_producer") },
+		func(v register.Values) bool { return v.Has("epr_registration_number") }, "rules.epr_not_registered")
+}
+
+func eprRepresentative(in *Input) Result {
+	return perMarket(in, "rules.no_direct_sales_abroad",
+		func(v register.Values) bool { return v.Bool("direct_sales_from_other_member_state") },
+		func(v register.Values) bool { return v.Has("epr_authorised_representative") }, "rules.no_epr_representative")
+}
+
+// perMarket checks the newest role-duties entry of each market: where
+// applies holds, met must hold too; where it holds in no market, the rule
+// does not apply.
+func perMarket(in *Input, notApplicableReason string, applies, met func(register.Values) bool, failReason string) Result {
 	duties := in.usable("role-duties")
 	if len(duties) == 0 {
 		return Result{Outcome: InsufficientData, Missing: []string{"role-duties"}}
 	}
 	v := &verdict{}
-	producer := false
+	inScope := false
 	seen := map[any]bool{}
 	for _, d := range duties {
 		if seen[d.Values["scenario"]] {
@@ -316,15 +337,15 @@ func eprRegistration(in *Input) Result {
 		}
 		seen[d.Values["scenario"]] = true
 		v.uses(d)
-		if d.Values.Bool("epr_producer") {
-			producer = true
-			if !d.Values.Has("epr_registration_number") {
-				v.fail("rules.epr_not_registered")
+		if applies(d.Values) {
+			inScope = true
+			if !met(d.Values) {
+				v.fail(failReason)
 			}
 		}
 	}
-	if !producer {
-		return notApplicable("rules.not_epr_producer", duties...)
+	if !inScope {
+		return notApplicable(notApplicableReason, duties...)
 	}
 	return v.result()
 }

@@ -333,3 +333,18 @@ func TestRetentionGivesTheLaterEndDate(t *testing.T) {
 	assert.Equal(t, DocumentationMissing, res.Outcome)
 	assert.Equal(t, []string{"eu-declarations"}, res.Missing)
 }
+
+func TestEPRRepresentativeForDirectSalesFromAnotherMemberState(t *testing.T) {
+	pl, de := uuid.New(), uuid.New()
+	market := func(scenario uuid.UUID, direct bool, representative string) Entry {
+		v := register.Values{"scenario": scenario, "direct_sales_from_other_member_state": direct}
+		if representative != "" {
+			v["epr_authorised_representative"] = representative
+		}
+		return accepted("role-duties", v)
+	}
+	assert.Equal(t, NotApplicable, outcome(t, "R60", itemOn(general, market(pl, false, ""))).Outcome)
+	assert.Equal(t, Fail, outcome(t, "R60", itemOn(general, market(pl, false, ""), market(de, true, ""))).Outcome)
+	assert.Equal(t, Pass, outcome(t, "R60", itemOn(general, market(pl, false, ""), market(de, true, "EPR Rep GmbH"))).Outcome)
+	assert.Equal(t, InsufficientData, outcome(t, "R60", itemOn(general)).Outcome)
+}
