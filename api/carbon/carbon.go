@@ -1,22 +1,238 @@
-// Package carbon is the spec's carbon factors and calculations.
-// It is not built yet: its operations answer 501 after authentication.
+// Package carbon is the spec's carbon factors and calculations: the
+// reference factor sets the service ships, an organization's own factors,
+// and cradle-to-gate calculations of items and packing sets.
 package carbon
 
 import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/carbonref"
+	"ppwr/internal/input"
+	"ppwr/models"
 )
 
 const tag = "carbon"
 
+type handlers struct{ kit.Deps }
+
 // Area declares the area's operations.
-var Area = kit.Unbuilt(
-	kit.List("listCarbonCalculations", kit.Org+"/carbon-calculations", tag, a.ReportsRead, a.ReportsView).WithQuery(kit.QueryParam("subject", kit.UUID()), kit.QueryParam("type", kit.Enum("item", "system"))),
-	kit.Post("createCarbonCalculation", kit.Org+"/carbon-calculations", tag, a.ReportsRun, a.ReportsExport),
-	kit.Get("getCarbonCalculation", kit.Org+"/carbon-calculations/{recordId}", tag, a.ReportsRead, a.ReportsView),
-	kit.List("listCarbonFactors", kit.Org+"/carbon-factors", tag, a.ReportsRead, a.ReportsView).WithQuery(kit.QueryParam("active", kit.Bool())),
-	kit.Post("createCarbonFactor", kit.Org+"/carbon-factors", tag, a.ReportsRun, a.ReportsExport),
-	kit.Get("getCarbonFactorReference", kit.Org+"/carbon-factors/reference", tag, a.ReportsRead, a.ReportsView),
-	kit.Get("getCarbonFactor", kit.Org+"/carbon-factors/{recordId}", tag, a.ReportsRead, a.ReportsView),
-	kit.Post("archiveCarbonFactor", kit.Org+"/carbon-factors/{recordId}/archive", tag, a.ReportsRun, a.ReportsExport),
-)
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	factor, calculation := kit.Ref("CarbonFactor"), kit.Ref("CarbonCalculation")
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listCarbonCalculations", kit.Org+"/carbon-calculations", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Query(h.listCalculations), kit.OK(kit.ListOf("CarbonCalculation"))),
+			kit.Post("createCarbonCalculation", kit.Org+"/carbon-calculations", tag, a.ReportsRun, a.ReportsExport).
+				Handle(kit.JSON(h.createCalculation), kit.CreatedResponse(calculation)),
+			kit.Get("getCarbonCalculation", kit.Org+"/carbon-calculations/{recordId}", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Do(h.getCalculation), kit.OK(calculation)),
+			kit.List("listCarbonFactors", kit.Org+"/carbon-factors", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Query(h.listFactors), kit.OK(kit.ListOf("CarbonFactor"))),
+			kit.Post("createCarbonFactor", kit.Org+"/carbon-factors", tag, a.ReportsRun, a.ReportsExport).
+				Handle(kit.JSON(h.createFactor), kit.CreatedResponse(factor)),
+			kit.Get("getCarbonFactorReference", kit.Org+"/carbon-factors/reference", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Do(h.reference), kit.OK(kit.Ref("CarbonFactorReference"))),
+			kit.Get("getCarbonFactor", kit.Org+"/carbon-factors/{recordId}", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Do(h.getFactor), kit.OK(factor)),
+			kit.Post("archiveCarbonFactor", kit.Org+"/carbon-factors/{recordId}/archive", tag, a.ReportsRun, a.ReportsExport).
+				Handle(kit.JSON(h.archiveFactor), kit.OK(factor)),
+		},
+		Schemas: schemas(),
+		Codes:   []kit.Code{{Code: models.ErrFactorArchived.Code, Status: http.StatusUnprocessableEntity}},
+	}
+}
+
+func schemas() map[string]kit.Schema {
+	dec, nullDec := kit.DecimalString(), kit.Nullable(kit.DecimalString())
+	factorUsed := kit.Object(map[string]kit.Schema{
+		"variant": kit.Enum(models.CarbonVariants...), "factor": kit.Nullable(kit.UUID()), "reference_set": kit.Nullable(kit.Str()),
+		"row_id": kit.Nullable(kit.Str()), "source": kit.Str(), "year": kit.Nullable(kit.Int()), "name": kit.Str(), "value": dec,
+		"unit": kit.Str(), "kg_co2e_per_kg": dec, "scope": kit.Str(), "boundary": kit.Nullable(kit.Str()),
+	})
+	return map[string]kit.Schema{
+		"CarbonFactor": kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "name": kit.Str(), "material_code": kit.Str(), "variant": kit.Enum(models.CarbonVariants...),
+			"value": dec, "unit": kit.Enum(models.CarbonUnits...), "kg_co2e_per_kg": dec, "scope": kit.Enum(models.CarbonScopes...),
+			"source": kit.Str(), "boundary": kit.Nullable(kit.Str()), "valid_from": kit.Nullable(kit.Date()),
+			"valid_until": kit.Nullable(kit.Date()), "supplier_document": kit.Nullable(kit.UUID()), "active": kit.Bool(),
+			"archived_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+		}),
+		"CarbonCalculation": describe(kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "subject": kit.UUID(), "type": kit.Enum(models.CarbonTypes...), "date": kit.Date(),
+			"data_version": kit.Nullable(kit.UUID()), "total_kg_co2e": describe(nullDec, "schema.carbon_total"), "complete": kit.Bool(),
+			"lines": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"item": kit.UUID(), "data_version": kit.UUID(), "component": kit.Nullable(kit.UUID()), "material": kit.Str(),
+				"mass_g": dec, "quantity_per_set": nullDec, "recycled_share": dec, "recycled_share_evidence": kit.Nullable(kit.UUID()),
+				"factors": kit.ArrayOf(factorUsed), "kg_co2e": nullDec,
+			})),
+			"missing": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"item": kit.UUID(), "component": kit.Nullable(kit.UUID()), "material": kit.Str(),
+				"missing": kit.Enum(models.MissingPrimaryFactor, models.MissingRecycledFactor, models.MissingUnitConversion, models.MissingLines),
+			})),
+			"method": kit.Str(), "created_at": kit.DateTime(),
+		}), "schema.carbon_calculation"),
+		"CarbonFactorReference": kit.Object(map[string]kit.Schema{
+			"sources": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"code": kit.Str(), "title": kit.Str(), "publisher": kit.Str(), "year": kit.Int(), "licence": kit.Str(),
+				"scope": kit.Str(), "unit": kit.Str(), "note": kit.Str(),
+				"rows": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+					"row_id": kit.Str(), "name": kit.Str(), "variant": kit.Enum(carbonref.Primary, carbonref.Recycled, carbonref.ReUsed),
+					"variant_text": kit.Str(), "value": dec, "kg_co2e_per_kg": dec, "boundary": kit.Nullable(kit.Str()),
+					"materials": kit.ArrayOf(kit.Str()),
+				})),
+			})),
+			"scopes": kit.ArrayOf(kit.Enum(models.CarbonScopes...)), "units": kit.ArrayOf(kit.Enum(models.CarbonUnits...)),
+			"variants": kit.ArrayOf(kit.Enum(models.CarbonVariants...)),
+		}),
+	}
+}
+
+func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
+
+type referenceRowJSON struct {
+	carbonref.Row
+	PerKg decimal.Decimal `json:"kg_co2e_per_kg"`
+}
+
+type referenceSetJSON struct {
+	carbonref.Set
+	Rows []referenceRowJSON `json:"rows"`
+}
+
+func (h *handlers) reference(c *gin.Context) error {
+	sets := make([]referenceSetJSON, len(carbonref.Sets))
+	for i, s := range carbonref.Sets {
+		sets[i] = referenceSetJSON{Set: s, Rows: make([]referenceRowJSON, len(s.Rows))}
+		for j, r := range s.Rows {
+			sets[i].Rows[j] = referenceRowJSON{Row: r, PerKg: r.PerKg()}
+		}
+	}
+	c.JSON(http.StatusOK, gin.H{"sources": sets, "scopes": models.CarbonScopes, "units": models.CarbonUnits, "variants": models.CarbonVariants})
+	return nil
+}
+
+type factorJSON struct {
+	ID               uuid.UUID       `json:"id"`
+	Name             string          `json:"name"`
+	MaterialCode     string          `json:"material_code"`
+	Variant          string          `json:"variant"`
+	Value            decimal.Decimal `json:"value"`
+	Unit             string          `json:"unit"`
+	PerKg            decimal.Decimal `json:"kg_co2e_per_kg"`
+	Scope            string          `json:"scope"`
+	Source           string          `json:"source"`
+	Boundary         *string         `json:"boundary"`
+	ValidFrom        *string         `json:"valid_from"`
+	ValidUntil       *string         `json:"valid_until"`
+	SupplierDocument *uuid.UUID      `json:"supplier_document"`
+	Active           bool            `json:"active"`
+	ArchivedAt       *time.Time      `json:"archived_at"`
+	Revision         int             `json:"revision"`
+	CreatedAt        time.Time       `json:"created_at"`
+	UpdatedAt        time.Time       `json:"updated_at"`
+}
+
+func factorToJSON(f *models.CarbonFactor) factorJSON {
+	return factorJSON{ID: f.ID, Name: f.Name, MaterialCode: f.MaterialCode, Variant: f.Variant, Value: f.Value, Unit: f.Unit,
+		PerKg: f.PerKg(), Scope: f.Scope, Source: f.Source, Boundary: f.Boundary, ValidFrom: kit.Day(f.ValidFrom),
+		ValidUntil: kit.Day(f.ValidUntil), SupplierDocument: f.SupplierDocument, Active: f.Active, ArchivedAt: kit.UTC(f.ArchivedAt),
+		Revision: f.Revision, CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()}
+}
+
+// factorQuery filters factors.
+type factorQuery struct {
+	input.Errors
+	Active input.Opt[bool]
+}
+
+func (q *factorQuery) Declare(f *input.Fields) { f.Bool("active", &q.Active, input.Bool{}) }
+
+func (h *handlers) listFactors(c *gin.Context, q *factorQuery) error {
+	db := kit.Filter(models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.CarbonFactor{}), "active", q.Active)
+	return kit.Paginate(c, db, kit.NewestFirst, factorToJSON)
+}
+
+func (h *handlers) getFactor(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", factorToJSON)
+}
+
+func (h *handlers) createFactor(c *gin.Context, in *models.CarbonFactorCreate) error {
+	f, err := models.CreateCarbonFactor(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, f.ID, factorToJSON(f))
+}
+
+func (h *handlers) archiveFactor(c *gin.Context, in *models.RevisionRequired) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	f, err := models.ArchiveCarbonFactor(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, factorToJSON(f))
+	return nil
+}
+
+type calculationJSON struct {
+	ID          uuid.UUID              `json:"id"`
+	Subject     uuid.UUID              `json:"subject"`
+	Type        string                 `json:"type"`
+	Date        string                 `json:"date"`
+	DataVersion *uuid.UUID             `json:"data_version"`
+	Total       *decimal.Decimal       `json:"total_kg_co2e"`
+	Complete    bool                   `json:"complete"`
+	Lines       []models.CarbonLine    `json:"lines"`
+	Missing     []models.CarbonMissing `json:"missing"`
+	Method      string                 `json:"method"`
+	CreatedAt   time.Time              `json:"created_at"`
+}
+
+func calculationToJSON(x *models.CarbonCalculation) calculationJSON {
+	out := calculationJSON{ID: x.ID, Subject: x.Subject, Type: x.Type, Date: *kit.Day(&x.CalculatedOn), DataVersion: x.DataVersionID,
+		Complete: x.TotalKgCO2e.Valid, Lines: x.Lines, Missing: x.Missing, Method: x.Method, CreatedAt: x.CreatedAt.UTC()}
+	if x.TotalKgCO2e.Valid {
+		out.Total = &x.TotalKgCO2e.Decimal
+	}
+	return out
+}
+
+// calculationQuery filters calculations.
+type calculationQuery struct {
+	input.Errors
+	Subject input.Opt[uuid.UUID]
+	Type    input.Opt[string]
+}
+
+func (q *calculationQuery) Declare(f *input.Fields) {
+	f.Ref("subject", &q.Subject, input.Ref{})
+	f.Enum("type", &q.Type, input.Enum{Values: models.CarbonTypes})
+}
+
+func (h *handlers) listCalculations(c *gin.Context, q *calculationQuery) error {
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.CarbonCalculation{})
+	return kit.Paginate(c, kit.Filter(kit.Filter(db, "subject", q.Subject), "type", q.Type), kit.NewestFirst, calculationToJSON)
+}
+
+func (h *handlers) getCalculation(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", calculationToJSON)
+}
+
+func (h *handlers) createCalculation(c *gin.Context, in *models.CarbonCalculationCreate) error {
+	x, err := models.CreateCarbonCalculation(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, x.ID, calculationToJSON(x))
+}
