@@ -1,20 +1,180 @@
 // Package bdo is the spec's BDO area: the Polish annual packaging report's
-// source data, classifications, report runs and their downloads.
-// It is not built yet: its operations answer 501 after authentication.
+// source data and their classification. Report runs and their downloads
+// are not built yet: they answer 501 after authentication.
 package bdo
 
 import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/dictionaries"
+	"ppwr/internal/input"
+	"ppwr/models"
 )
 
 const tag = "bdo"
 
+type handlers struct{ kit.Deps }
+
 // Area declares the area's operations.
-var Area = kit.Unbuilt(
-	kit.Get("listBDOSources", kit.Org+"/bdo-reports/sources", tag, a.ReportsRead, a.ReportsView).WithQuery(kit.RequiredQueryParam("year", kit.Schema{"type": "integer", "minimum": 2024, "maximum": 2026}), kit.QueryParam("page", kit.Schema{"type": "integer", "minimum": 1, "default": 1}), kit.QueryParam("per_page", kit.Schema{"type": "integer", "minimum": 1, "maximum": kit.MaxPerPage, "default": kit.DefaultPerPage})),
-	kit.Post("classifyBDOSources", kit.Org+"/bdo-reports/classifications", tag, a.ReportsRun, a.ReportsExport),
-	kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport),
-	kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView),
-	kit.Get("downloadBDOReport", kit.Org+"/bdo-reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).WithQuery(kit.QueryParam("format", kit.Enum("xlsx", "json"))),
-)
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Get("listBDOSources", kit.Org+"/bdo-reports/sources", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Query(h.sources), kit.OK(kit.Ref("BDOSourcePage"))),
+			kit.Post("classifyBDOSources", kit.Org+"/bdo-reports/classifications", tag, a.ReportsRun, a.ReportsExport).
+				Handle(kit.JSON(h.classify), kit.OK(kit.Ref("BDOClassificationResult"))),
+			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport),
+			kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView),
+			kit.Get("downloadBDOReport", kit.Org+"/bdo-reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
+				WithQuery(kit.QueryParam("format", kit.Enum("xlsx", "json"))),
+		},
+		Schemas: schemas(),
+		Codes:   []kit.Code{{Code: models.ErrInvalidSources.Code, Status: http.StatusUnprocessableEntity}},
+	}
+}
+
+func schemas() map[string]kit.Schema {
+	dec := kit.DecimalString()
+	groups := kit.Enum(dictionaries.BDOGroups()...)
+	return map[string]kit.Schema{
+		"BDOSourcePage": describe(kit.Object(map[string]kit.Schema{
+			"data": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"key": kit.Str(), "kind": kit.Enum("flow", "supply"), "id": kit.UUID(), "date": kit.Date(), "item": kit.UUID(),
+				"material_code": kit.Str(), "material_group": kit.Nullable(groups), "reusable": kit.Bool(),
+				"packaging_function": kit.Nullable(kit.Str()), "mass_g": dec, "mass_mg": dec,
+				"suggested_section": kit.Enum(models.BDOSections...), "state": kit.Enum(models.BDOStates...),
+				"classification": kit.Nullable(kit.Object(map[string]kit.Schema{
+					"section": kit.Enum(models.BDOSections...), "material_group": kit.Nullable(groups), "reusable": kit.Nullable(kit.Bool()),
+					"excluded": kit.Bool(), "exclusion_reason": kit.Nullable(kit.Str()), "classified_at": kit.DateTime(),
+				})),
+			})),
+			"page": kit.Int(), "per_page": kit.Int(), "total": kit.Int(), "year": kit.Int(),
+			"summary": kit.Object(map[string]kit.Schema{
+				"totals": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+					"material_group": kit.Nullable(groups), "single_use_mg": dec, "reusable_mg": dec, "total_mg": dec,
+				})),
+				"total_mg": dec, "unclassified": kit.Int(), "excluded": kit.Int(),
+			}),
+			"requestId": kit.UUID(),
+		}), "schema.bdo_sources"),
+		"BDOClassificationResult": kit.Object(map[string]kit.Schema{
+			"year": kit.Int(), "classified": kit.Int(), "sources": kit.ArrayOf(kit.Str()), "requestId": kit.UUID(),
+		}),
+	}
+}
+
+func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
+
+// sourcesQuery is the year and page of the sources; this endpoint pages
+// by number, as the spec says.
+type sourcesQuery struct {
+	input.Errors
+	Year    input.Opt[int]
+	Page    input.Opt[int]
+	PerPage input.Opt[int]
+}
+
+func (q *sourcesQuery) Declare(f *input.Fields) {
+	f.Int("year", &q.Year, models.BDOYears)
+	f.Int("page", &q.Page, input.Int{Min: 1, Max: 1_000_000})
+	f.Int("per_page", &q.PerPage, input.Int{Min: 1, Max: kit.MaxPerPage})
+}
+
+type classificationJSON struct {
+	Section         string    `json:"section"`
+	MaterialGroup   *string   `json:"material_group"`
+	Reusable        *bool     `json:"reusable"`
+	Excluded        bool      `json:"excluded"`
+	ExclusionReason *string   `json:"exclusion_reason"`
+	ClassifiedAt    time.Time `json:"classified_at"`
+}
+
+type sourceJSON struct {
+	Key               string              `json:"key"`
+	Kind              string              `json:"kind"`
+	ID                uuid.UUID           `json:"id"`
+	Date              string              `json:"date"`
+	Item              uuid.UUID           `json:"item"`
+	MaterialCode      string              `json:"material_code"`
+	MaterialGroup     *string             `json:"material_group"`
+	Reusable          bool                `json:"reusable"`
+	PackagingFunction *string             `json:"packaging_function"`
+	MassG             decimal.Decimal     `json:"mass_g"`
+	MassMg            decimal.Decimal     `json:"mass_mg"`
+	SuggestedSection  string              `json:"suggested_section"`
+	State             string              `json:"state"`
+	Classification    *classificationJSON `json:"classification"`
+}
+
+type totalJSON struct {
+	MaterialGroup *string         `json:"material_group"`
+	SingleUseMg   decimal.Decimal `json:"single_use_mg"`
+	ReusableMg    decimal.Decimal `json:"reusable_mg"`
+	TotalMg       decimal.Decimal `json:"total_mg"`
+}
+
+// sources answers a page of the year's sources and the year's summary.
+func (h *handlers) sources(c *gin.Context, q *sourcesQuery) error {
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	page, perPage := max(q.Page.Value, 1), kit.DefaultPerPage
+	if q.PerPage.Set() {
+		perPage = q.PerPage.Value
+	}
+	rows, total, err := models.BDOSourcesPage(ctx, h.DB, org, q.Year.Value, page, perPage)
+	if err != nil {
+		return err
+	}
+	summary, err := models.SummarizeBDOYear(ctx, h.DB, org, q.Year.Value)
+	if err != nil {
+		return err
+	}
+	groups := dictionaries.Default().BDOGroupsByMaterial()
+	data := make([]sourceJSON, len(rows))
+	for i := range rows {
+		s := &rows[i]
+		data[i] = sourceJSON{Key: s.Key(), Kind: s.Kind, ID: s.ID, Date: s.EventOn.Format(time.DateOnly), Item: s.CatalogItemID,
+			MaterialCode: s.MainMaterialCode, MaterialGroup: nullable(s.Group(groups)), Reusable: s.CountsAsReusable(),
+			PackagingFunction: s.PackagingFunction, MassG: s.MassG, MassMg: models.GramsToMg(s.MassG),
+			SuggestedSection: s.SuggestedSection, State: s.State()}
+		if s.Section != nil {
+			data[i].Classification = &classificationJSON{Section: *s.Section, MaterialGroup: s.MaterialGroup, Reusable: s.ReusableOverride,
+				Excluded: s.Excluded != nil && *s.Excluded, ExclusionReason: s.ExclusionReason, ClassifiedAt: s.ClassifiedAt.UTC()}
+		}
+	}
+	totals, all := make([]totalJSON, len(summary.Totals)), decimal.Zero
+	for i, t := range summary.Totals {
+		sum := t.SingleUseG.Add(t.ReusableG)
+		totals[i] = totalJSON{MaterialGroup: nullable(t.MaterialGroup), SingleUseMg: models.GramsToMg(t.SingleUseG),
+			ReusableMg: models.GramsToMg(t.ReusableG), TotalMg: models.GramsToMg(sum)}
+		all = all.Add(sum)
+	}
+	c.JSON(http.StatusOK, gin.H{"data": data, "page": page, "per_page": perPage, "total": total, "year": q.Year.Value,
+		"summary":   gin.H{"totals": totals, "total_mg": models.GramsToMg(all), "unclassified": summary.Unclassified, "excluded": summary.Excluded},
+		"requestId": kit.State(c).ID})
+	return nil
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// classify records the classification of sources and acknowledges it.
+func (h *handlers) classify(c *gin.Context, in *models.BDOClassification) error {
+	keys, err := models.ClassifyBDOSources(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"year": in.Year.Value, "classified": len(keys), "sources": keys, "requestId": kit.State(c).ID})
+	return nil
+}

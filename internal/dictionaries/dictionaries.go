@@ -12,6 +12,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -124,6 +125,19 @@ func (s *Set) HasCountry(code string) bool { return has(s.countryCodes, code) }
 
 // HasMaterial reports whether code is a known material or material group.
 func (s *Set) HasMaterial(code string) bool { return has(s.materialCodes, code) }
+
+// BDOGroups are the material groups of the Polish annual packaging report
+// (BDO), as the materials' bdo_group names them.
+func BDOGroups() []string { return slices.Clone(bdoGroups) }
+
+// BDOGroupsByMaterial maps every material code to its BDO material group.
+func (s *Set) BDOGroupsByMaterial() map[string]string {
+	out := make(map[string]string, len(s.materials))
+	for _, m := range s.materials {
+		out[m.Code] = m.BDOGroup
+	}
+	return out
+}
 
 // HasEconomicRole reports whether code is a known economic operator role.
 func (s *Set) HasEconomicRole(code string) bool { return has(s.roleCodes, code) }
