@@ -18,3 +18,7 @@ CREATE TABLE bdo_classifications (
     PRIMARY KEY (organization_id, source_kind, source_id),
     CHECK (excluded = (exclusion_reason IS NOT NULL))
 );
+
+-- A year's sources are read by date.
+CREATE INDEX flows_org_event_idx ON flows (organization_id, event_on, id);
+CREATE INDEX supply_events_org_event_idx ON supply_events (organization_id, event_on, id);
