@@ -376,11 +376,8 @@ func ReviewAssessment(w *work.Unit, id uuid.UUID, in *ReviewBody) (*Assessment, 
 	if in.Failed() {
 		return nil, in.Err()
 	}
-	if by := w.Actor().UserID; by != nil && a.CreatedBy != nil && *by == *a.CreatedBy {
-		return nil, ErrSelfReview
-	}
-	if a.Revision != in.Revision.Value {
-		return nil, ErrRevisionConflict
+	if err := checkReviewer(w, a.CreatedBy, a.Revision, in); err != nil {
+		return nil, err
 	}
 	if a.ReviewStatus != AssessmentUnreviewed {
 		return nil, ErrAssessmentReviewed.On("decision", "field.entry_decided", a.ReviewStatus)
@@ -398,8 +395,7 @@ func ReviewAssessment(w *work.Unit, id uuid.UUID, in *ReviewBody) (*Assessment, 
 	a.ReviewStatus, a.ReviewReason, a.ReviewedBy, a.ReviewedAt = in.Decision.Value, &in.Reason.Value, w.Actor().UserID, &at
 	a.Revision++
 	a.UpdatedAt = at
-	if err := w.Tx().Model(a).Select("review_status", "review_reason", "reviewed_by", "reviewed_at", "revision", "updated_at").
-		Updates(a).Error; err != nil {
+	if err := w.Tx().Model(a).Select(reviewColumns).Updates(a).Error; err != nil {
 		return nil, err
 	}
 	w.Touch("assessment", a.ID)

@@ -36,6 +36,22 @@ func (in *ReviewBody) Declare(f *input.Fields) {
 	f.Int("revision", &in.Revision, input.Revision(true))
 }
 
+// checkReviewer applies what every review decision requires: four eyes
+// (whoever created the record cannot decide on it) and the revision the
+// reviewer read.
+func checkReviewer(w *work.Unit, createdBy *uuid.UUID, revision int, in *ReviewBody) error {
+	if by := w.Actor().UserID; by != nil && createdBy != nil && *by == *createdBy {
+		return ErrSelfReview
+	}
+	if revision != in.Revision.Value {
+		return ErrRevisionConflict
+	}
+	return nil
+}
+
+// reviewColumns are the columns a review decision writes.
+var reviewColumns = []string{"review_status", "review_reason", "reviewed_by", "reviewed_at", "revision", "updated_at"}
+
 // FindRegisterEntry reads an entry of one register about one item.
 func FindRegisterEntry(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID, reg string, id uuid.UUID) (*RegisterEntry, error) {
 	return take[RegisterEntry](Tenant(ctx, db, org).Where("catalog_item_id = ? AND register = ? AND id = ?", itemID, reg, id))
@@ -54,11 +70,8 @@ func ReviewRegisterEntry(w *work.Unit, itemID uuid.UUID, reg string, id uuid.UUI
 	if in.Failed() {
 		return nil, in.Err()
 	}
-	if by := w.Actor().UserID; by != nil && e.CreatedBy != nil && *by == *e.CreatedBy {
-		return nil, ErrSelfReview
-	}
-	if e.Revision != in.Revision.Value {
-		return nil, ErrRevisionConflict
+	if err := checkReviewer(w, e.CreatedBy, e.Revision, in); err != nil {
+		return nil, err
 	}
 	switch {
 	case e.Status == EntrySuperseded:
@@ -70,8 +83,7 @@ func ReviewRegisterEntry(w *work.Unit, itemID uuid.UUID, reg string, id uuid.UUI
 	e.ReviewStatus, e.ReviewReason, e.ReviewedBy, e.ReviewedAt = decision, &in.Reason.Value, w.Actor().UserID, &at
 	e.Revision++
 	e.UpdatedAt = at
-	if err := w.Tx().Model(e).Select("review_status", "review_reason", "reviewed_by", "reviewed_at", "revision", "updated_at").
-		Updates(e).Error; err != nil {
+	if err := w.Tx().Model(e).Select(reviewColumns).Updates(e).Error; err != nil {
 		return nil, err
 	}
 	switch {
