@@ -449,6 +449,10 @@ ensure_clamd() {
 # the tests of generated PDFs read them back with.
 ensure_poppler() { ensure_debian_package poppler-utils /usr/bin/pdftotext; }
 
+# ensure_openpyxl installs Debian's openpyxl for /usr/bin/python3, the
+# independent XLSX reader the tests of BDO exports read them back with.
+ensure_openpyxl() { ensure_debian_package python3-openpyxl /usr/lib/python3/dist-packages/openpyxl; }
+
 # ---------------------------------------------------------------- services
 
 start_temporal() {
@@ -795,11 +799,12 @@ run_checks() {
 }
 
 # The tests start private clamds of their own; they need only the binary,
-# and pdftotext to read generated PDFs back.
+# pdftotext to read generated PDFs back and openpyxl to read XLSX exports.
 cmd_test() {
 	require_tools
 	ensure_clamd
 	ensure_poppler
+	ensure_openpyxl
 	with_test_pg run_checks
 }
 

@@ -55,6 +55,8 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterWorkflowWithOptions(workflows.AssessmentRefresh, workflow.RegisterOptions{Name: models.AssessmentRefreshType})
 	w.RegisterWorkflowWithOptions(workflows.AssessmentRun, workflow.RegisterOptions{Name: models.AssessmentRunType})
 	w.RegisterActivity(&activities.Assessments{DB: d.DB})
+	w.RegisterWorkflowWithOptions(workflows.BDOReport, workflow.RegisterOptions{Name: models.BDOReportType})
+	w.RegisterActivity(&activities.BDO{DB: d.DB, Storage: d.Storage})
 	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})
 	w.RegisterActivity(&activities.Reservations{DB: d.DB})
 	w.RegisterWorkflowWithOptions(workflows.DocumentProcessing, workflow.RegisterOptions{Name: workflows.DocumentProcessingType})

@@ -1,10 +1,11 @@
 // Package bdo is the spec's BDO area: the Polish annual packaging report's
-// source data and their classification. Report runs and their downloads
-// are not built yet: they answer 501 after authentication.
+// source data, their classification, report runs and their downloads.
 package bdo
 
 import (
+	"mime"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -31,13 +32,17 @@ func Area(d kit.Deps) kit.Area {
 				Handle(kit.Query(h.sources), kit.OK(kit.Ref("BDOSourcePage"))),
 			kit.Post("classifyBDOSources", kit.Org+"/bdo-reports/classifications", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.classify), kit.OK(kit.Ref("BDOClassificationResult"))),
-			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport),
-			kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView),
+			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport).
+				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"))),
+			kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Do(h.getReport), kit.OK(kit.Ref("ReportRun"))),
 			kit.Get("downloadBDOReport", kit.Org+"/bdo-reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
-				WithQuery(kit.QueryParam("format", kit.Enum("xlsx", "json"))),
+				Handle(kit.Query(h.download), kit.Response{Status: http.StatusOK, ContentType: "application/octet-stream",
+					Schema: kit.Binary(), Headers: []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
 		Schemas: schemas(),
-		Codes:   []kit.Code{{Code: models.ErrInvalidSources.Code, Status: http.StatusUnprocessableEntity}},
+		Codes: []kit.Code{{Code: models.ErrInvalidSources.Code, Status: http.StatusUnprocessableEntity},
+			{Code: codeExportNotReady, Status: http.StatusConflict}},
 	}
 }
 
@@ -65,6 +70,20 @@ func schemas() map[string]kit.Schema {
 			}),
 			"requestId": kit.UUID(),
 		}), "schema.bdo_sources"),
+		"ReportRun": describe(kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "year": kit.Int(), "status": kit.Enum(models.BDOReportStatuses...),
+			"settlement_mode": kit.Enum(models.NotCalculated), "rounding": kit.Str(), "source_count": kit.Int(),
+			"totals": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"section": kit.Enum(models.BDOSections...), "material_group": kit.Nullable(groups), "single_use_g": dec, "reusable_g": dec,
+				"single_use_mg": dec, "reusable_mg": dec, "total_mg": dec, "sources": kit.Int(),
+			})),
+			"warnings": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"code": kit.Enum(models.WarningUnclassified, models.WarningNoMass, models.WarningNoGroup), "count": kit.Int(),
+				"sources": kit.ArrayOf(kit.Str()),
+			})),
+			"export_status": kit.Enum(models.ExportStatuses...), "export_error": kit.Nullable(kit.Str()),
+			"rendered_at": kit.Nullable(kit.DateTime()), "created_at": kit.DateTime(),
+		}), "schema.bdo_report"),
 		"BDOClassificationResult": kit.Object(map[string]kit.Schema{
 			"year": kit.Int(), "classified": kit.Int(), "sources": kit.ArrayOf(kit.Str()), "requestId": kit.UUID(),
 		}),
@@ -176,5 +195,86 @@ func (h *handlers) classify(c *gin.Context, in *models.BDOClassification) error 
 		return err
 	}
 	c.JSON(http.StatusOK, gin.H{"year": in.Year.Value, "classified": len(keys), "sources": keys, "requestId": kit.State(c).ID})
+	return nil
+}
+
+// codeExportNotReady answers a download asked for before the workflow
+// rendered the exports.
+const codeExportNotReady = "export_not_ready"
+
+type reportJSON struct {
+	ID             uuid.UUID                 `json:"id"`
+	Year           int                       `json:"year"`
+	Status         string                    `json:"status"`
+	SettlementMode string                    `json:"settlement_mode"`
+	Rounding       string                    `json:"rounding"`
+	SourceCount    int                       `json:"source_count"`
+	Totals         []models.BDOReportTotal   `json:"totals"`
+	Warnings       []models.BDOReportWarning `json:"warnings"`
+	ExportStatus   string                    `json:"export_status"`
+	ExportError    *string                   `json:"export_error"`
+	RenderedAt     *time.Time                `json:"rendered_at"`
+	CreatedAt      time.Time                 `json:"created_at"`
+}
+
+func reportToJSON(r *models.BDOReport) reportJSON {
+	return reportJSON{ID: r.ID, Year: r.Year, Status: r.Status, SettlementMode: r.SettlementMode, Rounding: r.Rounding,
+		SourceCount: r.SourceCount, Totals: r.Totals, Warnings: r.Warnings, ExportStatus: r.ExportStatus, ExportError: r.ExportError,
+		RenderedAt: kit.UTC(r.RenderedAt), CreatedAt: r.CreatedAt.UTC()}
+}
+
+// createReport takes the snapshot in the request and answers it prepared
+// or needs_review; the workflow renders the exports after.
+func (h *handlers) createReport(c *gin.Context, in *models.BDOReportCreate) error {
+	r, err := models.CreateBDOReport(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, r.ID, reportToJSON(r))
+}
+
+func (h *handlers) getReport(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", reportToJSON)
+}
+
+// downloadQuery is the export's format.
+type downloadQuery struct {
+	input.Errors
+	Format input.Opt[string]
+}
+
+func (q *downloadQuery) Declare(f *input.Fields) {
+	f.Enum("format", &q.Format, input.Enum{Values: []string{"xlsx", "json"}})
+}
+
+// download streams an export, as application/octet-stream with a file
+// name; before it is rendered the answer is 409 with Retry-After.
+func (h *handlers) download(c *gin.Context, q *downloadQuery) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request.Context()
+	r, err := models.Find[models.BDOReport](ctx, h.DB, kit.OrgID(c), id)
+	if err != nil {
+		return err
+	}
+	format, key := "xlsx", r.XLSXKey
+	if q.Format.Value == "json" {
+		format, key = "json", r.JSONKey
+	}
+	if r.ExportStatus != models.ExportReady || key == nil {
+		p := kit.NewProblem(http.StatusConflict, codeExportNotReady, "error.export_not_ready", r.ExportStatus)
+		p.Headers = map[string]string{"Retry-After": "5"}
+		return p
+	}
+	obj, err := h.Storage.Get(ctx, *key)
+	if err != nil {
+		return err
+	}
+	defer obj.Body.Close()
+	name := "bdo-" + strconv.Itoa(r.Year) + "-" + r.ID.String() + "." + format
+	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	c.DataFromReader(http.StatusOK, obj.Size, "application/octet-stream", obj.Body, nil)
 	return nil
 }

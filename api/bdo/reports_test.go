@@ -1,0 +1,149 @@
+package bdo_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"go.temporal.io/sdk/testsuite"
+
+	"ppwr/activities"
+	"ppwr/api/apitest"
+	"ppwr/internal/testenv"
+	"ppwr/models"
+	"ppwr/worker"
+)
+
+// readXLSX reads a workbook with openpyxl (Debian's python3-openpyxl, which
+// make test installs), a reader independent of the excelize that wrote it:
+// every sheet's rows as strings.
+func readXLSX(t *testing.T, workbook []byte) map[string][][]string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.xlsx")
+	require.NoError(t, os.WriteFile(path, workbook, 0o600))
+	script := `import json, sys, openpyxl
+wb = openpyxl.load_workbook(sys.argv[1], read_only=True)
+print(json.dumps({ws.title: [["" if v is None else str(v) for v in row] for row in ws.iter_rows(values_only=True)] for ws in wb.worksheets}))`
+	out, err := exec.Command("/usr/bin/python3", "-c", script, path).Output()
+	require.NoError(t, err, "openpyxl could not read the workbook")
+	var sheets map[string][][]string
+	require.NoError(t, json.Unmarshal(out, &sheets))
+	return sheets
+}
+
+func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
+	a := apitest.New(t, apitest.WithServices())
+	y := &year{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
+	c, queue := testenv.Temporal(t), "ppwr-bdo-"+uuid.NewString()
+	w := worker.New(worker.Deps{DB: a.DB, Temporal: c, TaskQueue: queue, Storage: testenv.Storage(t)})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	relay := &worker.Relay{DB: a.DB, Temporal: c, TaskQueue: queue}
+
+	bottle, box := y.item(t, "PLASTIC_PET", "25"), y.item(t, "PAPER_CARDBOARD", "120")
+	placed := y.flow(t, bottle, "25000", "PL", "2025-03-01", false)
+	reusable := y.flow(t, box, "1200.5", "PL", "2025-06-01", true)
+	y.supply(t, box, "produced", "100", "", "2025-02-01")
+
+	res := y.send(t, y.tn, http.MethodPost, "/bdo-reports", map[string]any{"year": 2025})
+	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	draft := res.JSON
+	assert.Equal(t, "needs_review", draft["status"], "nothing is classified yet")
+	assert.Equal(t, "not_calculated", draft["settlement_mode"])
+	warnings := draft["warnings"].([]any)
+	require.Len(t, warnings, 1)
+	assert.Equal(t, "unclassified_sources", warnings[0].(map[string]any)["code"])
+	assert.EqualValues(t, 3, warnings[0].(map[string]any)["count"])
+	download := y.Do(apitest.Req{Method: http.MethodGet, Path: y.tn.Path("/bdo-reports/" + draft["id"].(string) + "/download"), Token: y.tn.Token})
+	assert.Equal(t, http.StatusConflict, download.Code, "the exports are not rendered yet")
+	assert.Equal(t, "5", download.Header().Get("Retry-After"))
+
+	sources := y.get(t, "/bdo-reports/sources?year=2025")["data"].([]any)
+	var all []any
+	for _, s := range sources {
+		s := s.(map[string]any)
+		all = append(all, map[string]any{"key": s["key"], "section": s["suggested_section"]})
+	}
+	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports/classifications", map[string]any{"year": 2025, "sources": all})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports", map[string]any{"year": 2025})
+	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	report := res.JSON
+	assert.Equal(t, "prepared", report["status"])
+	assert.Empty(t, report["warnings"])
+	assert.EqualValues(t, 3, report["source_count"])
+	totals := map[string]map[string]any{}
+	for _, tt := range report["totals"].([]any) {
+		tt := tt.(map[string]any)
+		totals[tt["section"].(string)+"/"+tt["material_group"].(string)] = tt
+	}
+	assert.Equal(t, "0.025", totals["placed_on_market/plastics"]["single_use_mg"])
+	assert.Equal(t, "0.001201", totals["placed_on_market/paper"]["reusable_mg"], "1,200.5 g is 0.0012005 Mg, 0.001201 at six decimals, half away from zero")
+	assert.Equal(t, "1200.5", totals["placed_on_market/paper"]["reusable_g"], "the grams stay exact")
+	assert.Equal(t, "0.012", totals["manufactured/paper"]["single_use_mg"])
+
+	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports/classifications", map[string]any{"year": 2025, "sources": []any{
+		map[string]any{"key": "flow:" + placed, "section": "placed_on_market", "excluded": true, "exclusion_reason": "Korekta"}}})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	stored := y.get(t, "/bdo-reports/"+report["id"].(string))
+	assert.Equal(t, report["totals"], stored["totals"], "a classification never alters a stored report")
+	assert.EqualValues(t, 3, stored["source_count"])
+
+	_, err := relay.StartWorkflows(t.Context())
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return y.get(t, "/bdo-reports/"+report["id"].(string))["export_status"] == "ready" },
+		time.Minute, 50*time.Millisecond)
+	download = y.Do(apitest.Req{Method: http.MethodGet, Path: y.tn.Path("/bdo-reports/" + report["id"].(string) + "/download"), Token: y.tn.Token})
+	require.Equal(t, http.StatusOK, download.Code, download.Body.String())
+	assert.Equal(t, "application/octet-stream", download.Header().Get("Content-Type"))
+	assert.Contains(t, download.Header().Get("Content-Disposition"), "bdo-2025-"+report["id"].(string)+".xlsx")
+	sheets := readXLSX(t, download.Body.Bytes())
+	assert.Equal(t, []string{"Material group", "Single-use [Mg]", "Reusable [Mg]", "Total [Mg]", "Sources"}, sheets["placed_on_market"][1])
+	assert.Contains(t, sheets["placed_on_market"], []string{"plastics", "0.025", "0", "0.025", "1"})
+	assert.Contains(t, sheets["placed_on_market"], []string{"paper", "0", "0.001201", "0.001201", "1"})
+	assert.Len(t, sheets["sources"], 4, "a header and the three sources")
+	assert.Contains(t, sheets["reference levels"][0][0], "Reference only")
+
+	download = y.Do(apitest.Req{Method: http.MethodGet, Path: y.tn.Path("/bdo-reports/" + report["id"].(string) + "/download?format=json"), Token: y.tn.Token})
+	require.Equal(t, http.StatusOK, download.Code)
+	var exported struct {
+		SettlementMode string           `json:"settlement_mode"`
+		Sources        []map[string]any `json:"sources"`
+	}
+	require.NoError(t, json.Unmarshal(download.Body.Bytes(), &exported))
+	assert.Equal(t, "not_calculated", exported.SettlementMode)
+	require.Len(t, exported.Sources, 3)
+	keys := []string{}
+	for _, s := range exported.Sources {
+		keys = append(keys, s["key"].(string))
+	}
+	assert.Contains(t, keys, "flow:"+reusable)
+
+	// A render repeated after a worker died (its result unrecorded) renders
+	// the same snapshot again: the snapshot is the request's, never the
+	// workflow's, so nothing is counted twice.
+	require.NoError(t, a.DB.Exec(`UPDATE bdo_reports SET export_status = 'rendering' WHERE id = ?`, report["id"]).Error)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(&activities.BDO{DB: a.DB, Storage: testenv.Storage(t)})
+	_, err = env.ExecuteActivity((&activities.BDO{}).RenderBDOReport, models.BDOReportInput{OrganizationID: y.tn.Org, ReportID: uuid.MustParse(report["id"].(string))})
+	require.NoError(t, err)
+	var snapshot int64
+	require.NoError(t, a.DB.Table("bdo_report_sources").Where("report_id = ?", report["id"]).Count(&snapshot).Error)
+	assert.EqualValues(t, 3, snapshot)
+	assert.Equal(t, "ready", y.get(t, "/bdo-reports/"+report["id"].(string))["export_status"])
+
+	other := a.NewTenant(apitest.TenantSpec{})
+	res = a.Do(apitest.Req{Method: http.MethodGet, Path: other.Path("/bdo-reports/" + report["id"].(string)), Token: other.Token})
+	assert.Equal(t, http.StatusNotFound, res.Code)
+	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports", map[string]any{"year": 2023})
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+}
