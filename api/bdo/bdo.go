@@ -3,7 +3,6 @@
 package bdo
 
 import (
-	"mime"
 	"net/http"
 	"strconv"
 	"time"
@@ -42,7 +41,7 @@ func Area(d kit.Deps) kit.Area {
 		},
 		Schemas: schemas(),
 		Codes: []kit.Code{{Code: models.ErrInvalidSources.Code, Status: http.StatusUnprocessableEntity},
-			{Code: codeExportNotReady, Status: http.StatusConflict}},
+			{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
 	}
 }
 
@@ -198,10 +197,6 @@ func (h *handlers) classify(c *gin.Context, in *models.BDOClassification) error 
 	return nil
 }
 
-// codeExportNotReady answers a download asked for before the workflow
-// rendered the exports.
-const codeExportNotReady = "export_not_ready"
-
 type reportJSON struct {
 	ID             uuid.UUID                 `json:"id"`
 	Year           int                       `json:"year"`
@@ -264,17 +259,7 @@ func (h *handlers) download(c *gin.Context, q *downloadQuery) error {
 		format, key = "json", r.JSONKey
 	}
 	if r.ExportStatus != models.ExportReady || key == nil {
-		p := kit.NewProblem(http.StatusConflict, codeExportNotReady, "error.export_not_ready", r.ExportStatus)
-		p.Headers = map[string]string{"Retry-After": "5"}
-		return p
+		return kit.FileNotReady(r.ExportStatus)
 	}
-	obj, err := h.Storage.Get(ctx, *key)
-	if err != nil {
-		return err
-	}
-	defer obj.Body.Close()
-	name := "bdo-" + strconv.Itoa(r.Year) + "-" + r.ID.String() + "." + format
-	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
-	c.DataFromReader(http.StatusOK, obj.Size, "application/octet-stream", obj.Body, nil)
-	return nil
+	return kit.Attachment(c, h.Storage, *key, "bdo-"+strconv.Itoa(r.Year)+"-"+r.ID.String()+"."+format, "application/octet-stream")
 }

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,4 +90,28 @@ func Day(t *time.Time) *string {
 	}
 	s := t.Format(time.DateOnly)
 	return &s
+}
+
+// CodeFileNotReady answers a download asked for before the workflow that
+// builds the file finished; areas that serve built files list it.
+const CodeFileNotReady = "file_not_ready"
+
+// FileNotReady is the 409 of such a download, with the file's state and
+// how long to wait.
+func FileNotReady(state string) *Problem {
+	p := NewProblem(http.StatusConflict, CodeFileNotReady, "error.file_not_ready", state)
+	p.Headers = map[string]string{"Retry-After": "5"}
+	return p
+}
+
+// Attachment streams an object of the store as a download named name.
+func Attachment(c *gin.Context, store *storage.Store, key, name, contentType string) error {
+	obj, err := store.Get(c.Request.Context(), key)
+	if err != nil {
+		return err
+	}
+	defer obj.Body.Close()
+	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	c.DataFromReader(http.StatusOK, obj.Size, contentType, obj.Body, nil)
+	return nil
 }
