@@ -21,11 +21,8 @@ type BDO struct {
 	Storage *storage.Store
 }
 
-// Content types of the exports.
-const (
-	xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-	jsonType = "application/json"
-)
+// jsonType is the media type of the JSON export.
+const jsonType = "application/json"
 
 // BDOExportKey is where an export of a report lives in the object store.
 func BDOExportKey(r *models.BDOReport, format string) string {
@@ -42,10 +39,11 @@ func (a *BDO) RenderBDOReport(ctx context.Context, in models.BDOReportInput) err
 	if err != nil || r.ExportStatus == models.ExportReady {
 		return err
 	}
-	for format, render := range map[string]func(context.Context, *models.BDOReport, *os.File) error{"xlsx": a.xlsx, "json": a.json} {
-		if err := a.upload(ctx, r, format, render); err != nil {
-			return err
-		}
+	if err := storeFile(ctx, a.Storage, BDOExportKey(r, "xlsx"), models.XLSXType, func(f *os.File) error { return a.xlsx(ctx, r, f) }); err != nil {
+		return err
+	}
+	if err := storeFile(ctx, a.Storage, BDOExportKey(r, "json"), jsonType, func(f *os.File) error { return a.json(ctx, r, f) }); err != nil {
+		return err
 	}
 	return models.FinishBDOExport(ctx, a.DB, r.ID, BDOExportKey(r, "xlsx"), BDOExportKey(r, "json"), nil)
 }
@@ -55,24 +53,22 @@ func (a *BDO) FailBDOExport(ctx context.Context, in models.BDOReportInput, reaso
 	return models.FinishBDOExport(ctx, a.DB, in.ReportID, "", "", fmt.Errorf("%s", reason))
 }
 
-func (a *BDO) upload(ctx context.Context, r *models.BDOReport, format string, render func(context.Context, *models.BDOReport, *os.File) error) error {
-	f, err := os.CreateTemp("", "bdo-*."+format)
+// storeFile renders a file into a temporary file, so that a file of any
+// size needs little memory, and uploads it to the object store under key.
+func storeFile(ctx context.Context, store *storage.Store, key, contentType string, render func(*os.File) error) error {
+	f, err := os.CreateTemp("", "ppwr-file-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	if err := render(ctx, r, f); err != nil {
+	if err := render(f); err != nil {
 		return err
 	}
 	if _, err := f.Seek(0, 0); err != nil {
 		return err
 	}
-	contentType := xlsxType
-	if format == "json" {
-		contentType = jsonType
-	}
-	return a.Storage.Put(ctx, BDOExportKey(r, format), f, contentType)
+	return store.Put(ctx, key, f, contentType)
 }
 
 // referenceLevels are the required annual recycling levels in Poland

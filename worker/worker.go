@@ -57,6 +57,8 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterActivity(&activities.Assessments{DB: d.DB})
 	w.RegisterWorkflowWithOptions(workflows.BDOReport, workflow.RegisterOptions{Name: models.BDOReportType})
 	w.RegisterActivity(&activities.BDO{DB: d.DB, Storage: d.Storage})
+	w.RegisterWorkflowWithOptions(workflows.Report, workflow.RegisterOptions{Name: models.ReportType})
+	w.RegisterActivity(&activities.Reports{DB: d.DB, Storage: d.Storage})
 	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})
 	w.RegisterActivity(&activities.Reservations{DB: d.DB})
 	w.RegisterWorkflowWithOptions(workflows.DocumentProcessing, workflow.RegisterOptions{Name: workflows.DocumentProcessingType})

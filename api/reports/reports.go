@@ -1,5 +1,5 @@
-// Package reports is the spec's reports.
-// It is not built yet: its operations answer 501 after authentication.
+// Package reports is the spec's reports: files built from the ledger and
+// the registers by the workflow report/<id>, polled and downloaded.
 //
 // The spec names these operations only in workflow lists, without their
 // abilities and permissions; they follow the nearest documented area (see
@@ -7,15 +7,95 @@
 package reports
 
 import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/input"
+	"ppwr/models"
 )
 
 const tag = "reports"
 
+type handlers struct{ kit.Deps }
+
 // Area declares the area's operations.
-var Area = kit.Unbuilt(
-	kit.Post("createReport", kit.Org+"/reports", tag, a.ReportsRun, a.ReportsExport),
-	kit.Get("getReport", kit.Org+"/reports/{recordId}", tag, a.ReportsRead, a.ReportsView),
-	kit.Get("downloadReport", kit.Org+"/reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport),
-)
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	report := kit.Ref("Report")
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("createReport", kit.Org+"/reports", tag, a.ReportsRun, a.ReportsExport).
+				Handle(kit.JSON(h.create), kit.AcceptedResponse(report).WithLocation()),
+			kit.Get("getReport", kit.Org+"/reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Do(h.get), kit.OK(report)),
+			kit.Get("downloadReport", kit.Org+"/reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
+				Handle(kit.Do(h.download), kit.Response{Status: http.StatusOK, Schema: kit.Binary(),
+					ContentTypes: []string{"text/csv", models.XLSXType},
+					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
+		},
+		Schemas: map[string]kit.Schema{
+			"Report": describe(kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "kind": kit.Enum(models.ReportKinds...), "format": kit.Enum("csv", "xlsx"),
+				"parameters": kit.Object(map[string]kit.Schema{"from": kit.Nullable(kit.Date()), "to": kit.Nullable(kit.Date()), "item": kit.Nullable(kit.UUID())}),
+				"status":     kit.Enum(models.ReportStatuses...), "row_count": kit.Nullable(kit.Int()), "file_name": kit.Str(),
+				"error": kit.Nullable(kit.Str()), "created_at": kit.DateTime(), "completed_at": kit.Nullable(kit.DateTime()),
+			}), "schema.report"),
+		},
+		Codes: []kit.Code{{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
+	}
+}
+
+func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
+
+type reportJSON struct {
+	ID          uuid.UUID               `json:"id"`
+	Kind        string                  `json:"kind"`
+	Format      string                  `json:"format"`
+	Parameters  models.ReportParameters `json:"parameters"`
+	Status      string                  `json:"status"`
+	RowCount    *int                    `json:"row_count"`
+	FileName    string                  `json:"file_name"`
+	Error       *string                 `json:"error"`
+	CreatedAt   time.Time               `json:"created_at"`
+	CompletedAt *time.Time              `json:"completed_at"`
+}
+
+func reportToJSON(r *models.Report) reportJSON {
+	return reportJSON{ID: r.ID, Kind: r.Kind, Format: r.Format, Parameters: r.Parameters.Data(), Status: r.Status, RowCount: r.RowCount,
+		FileName: r.FileName(), Error: r.Error, CreatedAt: r.CreatedAt.UTC(), CompletedAt: kit.UTC(r.CompletedAt)}
+}
+
+// create records the report and answers 202: the workflow builds it.
+func (h *handlers) create(c *gin.Context, in *models.ReportCreate) error {
+	r, err := models.CreateReport(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	c.Header("Location", kit.Location(c, r.ID))
+	c.JSON(http.StatusAccepted, reportToJSON(r))
+	return nil
+}
+
+func (h *handlers) get(c *gin.Context) error { return kit.Show(c, h.DB, "recordId", reportToJSON) }
+
+// download streams the built file; before it is built the answer is 409
+// with Retry-After.
+func (h *handlers) download(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	r, err := models.Find[models.Report](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	if err != nil {
+		return err
+	}
+	if r.Status != models.ReportCompleted || r.ObjectKey == nil {
+		return kit.FileNotReady(r.Status)
+	}
+	return kit.Attachment(c, h.Storage, *r.ObjectKey, r.FileName(), r.ContentType())
+}

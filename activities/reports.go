@@ -1,0 +1,80 @@
+package activities
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+
+	"github.com/xuri/excelize/v2"
+	"gorm.io/gorm"
+
+	"ppwr/internal/storage"
+	"ppwr/models"
+)
+
+// Reports builds report files.
+type Reports struct {
+	DB      *gorm.DB
+	Storage *storage.Store
+}
+
+// ReportKey is where a report's file lives in the object store.
+func ReportKey(r *models.Report) string {
+	return "org/" + r.OrganizationID.String() + "/reports/" + r.ID.String() + "/" + r.FileName()
+}
+
+// BuildReport streams the report's rows from the database into its file
+// and the object store and marks it completed; a completed report is left
+// alone, and a retry builds the same file again.
+func (a *Reports) BuildReport(ctx context.Context, in models.ReportInput) error {
+	r, err := models.Find[models.Report](ctx, a.DB, in.OrganizationID, in.ReportID)
+	if err != nil || r.Status == models.ReportCompleted {
+		return err
+	}
+	if err := models.StartReport(ctx, a.DB, r.ID); err != nil {
+		return err
+	}
+	rows := 0
+	count := func(fill func([]any) error) func([]any) error {
+		return func(row []any) error { rows++; return fill(row) }
+	}
+	build := func(f *os.File) error {
+		w := csv.NewWriter(f)
+		if err := models.ReportRows(ctx, a.DB, r, count(func(row []any) error { return w.Write(texts(row)) })); err != nil {
+			return err
+		}
+		w.Flush()
+		return w.Error()
+	}
+	if r.Format == "xlsx" {
+		build = func(f *os.File) error {
+			x := excelize.NewFile()
+			defer x.Close()
+			if err := writeSheet(x, r.Kind, func(add func([]any) error) error { return models.ReportRows(ctx, a.DB, r, count(add)) }); err != nil {
+				return err
+			}
+			if err := x.DeleteSheet("Sheet1"); err != nil {
+				return err
+			}
+			return x.Write(f)
+		}
+	}
+	if err := storeFile(ctx, a.Storage, ReportKey(r), r.ContentType(), build); err != nil {
+		return err
+	}
+	return models.FinishReport(ctx, a.DB, r.ID, ReportKey(r), rows-1, nil)
+}
+
+// FailReport records that the report could not be built.
+func (a *Reports) FailReport(ctx context.Context, in models.ReportInput, reason string) error {
+	return models.FinishReport(ctx, a.DB, in.ReportID, "", 0, fmt.Errorf("%s", reason))
+}
+
+func texts(row []any) []string {
+	out := make([]string, len(row))
+	for i, v := range row {
+		out[i] = fmt.Sprint(v)
+	}
+	return out
+}
