@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/xuri/excelize/v2"
@@ -30,20 +31,36 @@ func BDOExportKey(r *models.BDOReport, format string) string {
 }
 
 // RenderBDOReport renders the report's XLSX and JSON from its snapshot
-// into the object store and marks its exports ready. Rows stream from the
-// database to temporary files, so a report of any size fits in memory. A
-// retry renders again and overwrites the same keys; a report already
-// rendered is left alone.
+// into the object store and marks its exports ready. The sources are read
+// once, in one pass that writes both files, and rows stream through
+// temporary files, so a report of any size fits in memory. A retry renders
+// again and overwrites the same keys; a report already rendered is left
+// alone.
 func (a *BDO) RenderBDOReport(ctx context.Context, in models.BDOReportInput) error {
 	r, err := models.Find[models.BDOReport](ctx, a.DB, in.OrganizationID, in.ReportID)
 	if err != nil || r.ExportStatus == models.ExportReady {
 		return err
 	}
-	if err := storeFile(ctx, a.Storage, BDOExportKey(r, "xlsx"), models.XLSXType, func(f *os.File) error { return a.xlsx(ctx, r, f) }); err != nil {
+	files := map[string]*os.File{}
+	for _, format := range []string{"xlsx", "json"} {
+		f, err := os.CreateTemp("", "ppwr-bdo-*."+format)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		files[format] = f
+	}
+	if err := a.render(ctx, r, files["xlsx"], files["json"]); err != nil {
 		return err
 	}
-	if err := storeFile(ctx, a.Storage, BDOExportKey(r, "json"), jsonType, func(f *os.File) error { return a.json(ctx, r, f) }); err != nil {
-		return err
+	for format, contentType := range map[string]string{"xlsx": models.XLSXType, "json": jsonType} {
+		if _, err := files[format].Seek(0, 0); err != nil {
+			return err
+		}
+		if err := a.Storage.Put(ctx, BDOExportKey(r, format), files[format], contentType); err != nil {
+			return err
+		}
 	}
 	return models.FinishBDOExport(ctx, a.DB, r.ID, BDOExportKey(r, "xlsx"), BDOExportKey(r, "json"), nil)
 }
@@ -51,24 +68,6 @@ func (a *BDO) RenderBDOReport(ctx context.Context, in models.BDOReportInput) err
 // FailBDOExport records that the exports could not be rendered.
 func (a *BDO) FailBDOExport(ctx context.Context, in models.BDOReportInput, reason string) error {
 	return models.FinishBDOExport(ctx, a.DB, in.ReportID, "", "", fmt.Errorf("%s", reason))
-}
-
-// storeFile renders a file into a temporary file, so that a file of any
-// size needs little memory, and uploads it to the object store under key.
-func storeFile(ctx context.Context, store *storage.Store, key, contentType string, render func(*os.File) error) error {
-	f, err := os.CreateTemp("", "ppwr-file-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	defer f.Close()
-	if err := render(f); err != nil {
-		return err
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		return err
-	}
-	return store.Put(ctx, key, f, contentType)
 }
 
 // referenceLevels are the required annual recycling levels in Poland
@@ -85,10 +84,11 @@ var referenceLevels = [][]any{
 	{"Multi-material", 44, 47, 53, "UNVERIFIED", 70},
 }
 
-// xlsx writes a sheet per section in the layout of Dział II Table 1
-// (material, single-use, reusable and total in Mg), the sources behind
-// them, and the reference levels, labelled as reference.
-func (a *BDO) xlsx(ctx context.Context, r *models.BDOReport, out *os.File) error {
+// render writes the XLSX (a sheet per section in the layout of Dział II
+// Table 1: material, single-use, reusable and total in Mg; the sources
+// behind them; the reference levels, labelled as reference) and the JSON
+// (the report, its totals and warnings, its sources).
+func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut *os.File) error {
 	x := excelize.NewFile()
 	defer x.Close()
 	for _, section := range models.BDOSections {
@@ -106,49 +106,83 @@ func (a *BDO) xlsx(ctx context.Context, r *models.BDOReport, out *os.File) error
 			}
 			rows = append(rows, []any{group, number(t.SingleUseMg), number(t.ReusableMg), number(t.TotalMg), t.Sources})
 		}
-		if err := writeSheet(x, section, func(add func([]any) error) error {
-			for _, row := range rows {
-				if err := add(row); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
+		if err := writeSheet(x, section, func(add func([]any) error) error { return addAll(add, rows) }); err != nil {
 			return err
 		}
 	}
+	if err := writeSheet(x, "reference levels", func(add func([]any) error) error {
+		return addAll(add, append([][]any{{"Reference only: required annual recycling levels in Poland (%), not applied; no fee is computed. 2024-2028 not verified."}},
+			referenceLevels...))
+	}); err != nil {
+		return err
+	}
+	j := bufio.NewWriter(jsonOut)
+	head, err := json.Marshal(map[string]any{"id": r.ID, "year": r.Year, "status": r.Status, "settlement_mode": r.SettlementMode,
+		"rounding": r.Rounding, "totals": r.Totals, "warnings": r.Warnings, "source_count": r.SourceCount, "created_at": r.CreatedAt.UTC()})
+	if err != nil {
+		return err
+	}
+	j.Write(head[:len(head)-1])
+	j.WriteString(`,"sources":[`)
+	// A million sources make a million rows: each is written from buffers
+	// reused row after row, so the render makes little garbage.
+	row, line, first := make([]any, 8), make([]byte, 0, 256), true
 	if err := writeSheet(x, "sources", func(add func([]any) error) error {
-		if err := add([]any{"Source", "Date", "Item", "Section", "Material group", "Reusable", "Mass [g]", "Mass [Mg]", "Classified"}); err != nil {
+		if err := add([]any{"Source", "Date", "Item", "Section", "Material group", "Reusable", "Mass [g]", "Classified"}); err != nil {
 			return err
 		}
 		return models.ReportSources(ctx, a.DB, r.ID, func(s *models.BDOReportSource) error {
+			key, day, item, mass := s.Key(), s.EventOn.Format(time.DateOnly), s.CatalogItemID.String(), s.MassG.String()
 			group := ""
 			if s.MaterialGroup != nil {
 				group = *s.MaterialGroup
 			}
-			return add([]any{s.SourceKey, s.EventOn.Format(time.DateOnly), s.CatalogItemID.String(), s.Section, group, s.Reusable,
-				s.MassG.String(), models.GramsToMg(s.MassG).String(), s.Classified})
+			line = sourceLine(line[:0], key, day, item, s.Section, s.MaterialGroup, s.Reusable, mass, s.Classified, first)
+			first = false
+			j.Write(line)
+			row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = key, day, item, s.Section, group, s.Reusable, mass, s.Classified
+			return add(row)
 		})
 	}); err != nil {
 		return err
 	}
-	if err := writeSheet(x, "reference levels", func(add func([]any) error) error {
-		if err := add([]any{"Reference only: required annual recycling levels in Poland (%), not applied; no fee is computed. 2024-2028 not verified."}); err != nil {
-			return err
-		}
-		for _, row := range referenceLevels {
-			if err := add(row); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+	j.WriteString("]}")
+	if err := j.Flush(); err != nil {
 		return err
 	}
 	if err := x.DeleteSheet("Sheet1"); err != nil {
 		return err
 	}
-	return x.Write(out)
+	return x.Write(xlsxOut)
+}
+
+// sourceLine appends a source of the JSON export to buf, after a comma
+// unless it is the first. Its strings are keys, dates, ids, enumerations
+// and decimals: plain ASCII that needs no escaping.
+func sourceLine(buf []byte, key, day, item, section string, group *string, reusable bool, mass string, classified, first bool) []byte {
+	if !first {
+		buf = append(buf, ',')
+	}
+	buf = append(append(append(buf, `{"key":"`...), key...), `","date":"`...)
+	buf = append(append(append(append(buf, day...), `","item":"`...), item...), `","section":"`...)
+	buf = append(append(buf, section...), `","material_group":`...)
+	if group == nil {
+		buf = append(buf, "null"...)
+	} else {
+		buf = append(append(append(buf, '"'), *group...), '"')
+	}
+	buf = strconv.AppendBool(append(buf, `,"reusable":`...), reusable)
+	buf = append(append(append(buf, `,"mass_g":"`...), mass...), `","classified":`...)
+	return append(strconv.AppendBool(buf, classified), '}')
+}
+
+func addAll(add func([]any) error, rows [][]any) error {
+	for _, row := range rows {
+		if err := add(row); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // number is a decimal as a spreadsheet number; totals are rounded to
@@ -182,36 +216,4 @@ func writeSheet(x *excelize.File, name string, fill func(add func([]any) error) 
 		return err
 	}
 	return sw.Flush()
-}
-
-// json writes the report, its totals and warnings, and its sources one
-// by one.
-func (a *BDO) json(ctx context.Context, r *models.BDOReport, out *os.File) error {
-	w := bufio.NewWriter(out)
-	head, err := json.Marshal(map[string]any{"id": r.ID, "year": r.Year, "status": r.Status, "settlement_mode": r.SettlementMode,
-		"rounding": r.Rounding, "totals": r.Totals, "warnings": r.Warnings, "source_count": r.SourceCount, "created_at": r.CreatedAt.UTC()})
-	if err != nil {
-		return err
-	}
-	w.Write(head[:len(head)-1])
-	w.WriteString(`,"sources":[`)
-	first := true
-	err = models.ReportSources(ctx, a.DB, r.ID, func(s *models.BDOReportSource) error {
-		if !first {
-			w.WriteByte(',')
-		}
-		first = false
-		line, err := json.Marshal(map[string]any{"key": s.SourceKey, "date": s.EventOn.Format(time.DateOnly), "item": s.CatalogItemID,
-			"section": s.Section, "material_group": s.MaterialGroup, "reusable": s.Reusable, "mass_g": s.MassG,
-			"mass_mg": models.GramsToMg(s.MassG), "classified": s.Classified})
-		if err == nil {
-			_, err = w.Write(line)
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	w.WriteString("]}")
-	return w.Flush()
 }

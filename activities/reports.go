@@ -78,3 +78,21 @@ func texts(row []any) []string {
 	}
 	return out
 }
+
+// storeFile renders a file into a temporary file, so that a file of any
+// size needs little memory, and uploads it to the object store under key.
+func storeFile(ctx context.Context, store *storage.Store, key, contentType string, render func(*os.File) error) error {
+	f, err := os.CreateTemp("", "ppwr-file-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if err := render(f); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return err
+	}
+	return store.Put(ctx, key, f, contentType)
+}

@@ -102,8 +102,9 @@ type BDOReportWarning struct {
 
 // BDOReportSource is a source as the snapshot holds it.
 type BDOReportSource struct {
-	ReportID      uuid.UUID `gorm:"type:uuid;primaryKey"`
-	SourceKey     string    `gorm:"primaryKey"`
+	ReportID      uuid.UUID `gorm:"type:uuid"`
+	SourceKind    string
+	SourceID      uuid.UUID `gorm:"type:uuid"`
 	EventOn       time.Time `gorm:"type:date"`
 	CatalogItemID uuid.UUID `gorm:"type:uuid"`
 	Section       string
@@ -145,14 +146,22 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 	}
 	args := yearArgs(w.Organization(), r.Year)
 	args["report"], args["groups"] = r.ID, string(groups)
-	if err := tx.Exec(`INSERT INTO bdo_report_sources (report_id, source_key, event_on, catalog_item_id, section, material_group, reusable, mass_g, classified)
-		SELECT @report, s.kind || ':' || s.id, s.event_on, s.catalog_item_id, COALESCE(s.section, s.suggested_section),
+	// The snapshot is written and totalled in one statement: its rows are
+	// read once, as they are inserted.
+	var sums []snapshotSum
+	if err := tx.Raw(`WITH snapshot AS (
+		INSERT INTO bdo_report_sources (report_id, source_kind, source_id, event_on, catalog_item_id, section, material_group, reusable, mass_g, classified)
+		SELECT @report, s.kind, s.id, s.event_on, s.catalog_item_id, COALESCE(s.section, s.suggested_section),
 			COALESCE(s.material_group, g.grp), COALESCE(s.reusable_override, s.reusable), s.mass_g, s.section IS NOT NULL
 		FROM (`+bdoSources+`) s LEFT JOIN jsonb_each_text(CAST(@groups AS jsonb)) g(code, grp) ON g.code = s.main_material_code
-		WHERE NOT COALESCE(s.excluded, false)`, args).Error; err != nil {
+		WHERE NOT COALESCE(s.excluded, false)
+		RETURNING section, material_group, reusable, mass_g, classified)
+	SELECT section, material_group, reusable, sum(mass_g) AS mass_g, count(*) AS sources,
+		count(*) FILTER (WHERE NOT classified) AS unclassified, count(*) FILTER (WHERE mass_g = 0) AS no_mass
+	FROM snapshot GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, args).Scan(&sums).Error; err != nil {
 		return nil, err
 	}
-	if err := r.tabulate(w.Context(), tx); err != nil {
+	if err := r.tabulate(w.Context(), tx, sums); err != nil {
 		return nil, err
 	}
 	if len(r.Warnings) > 0 {
@@ -174,25 +183,32 @@ type BDOReportInput struct {
 	ReportID       uuid.UUID `json:"report_id"`
 }
 
-// tabulate sums the snapshot and finds its warnings.
-func (r *BDOReport) tabulate(ctx context.Context, tx *gorm.DB) error {
-	var rows []struct {
-		Section       string
-		MaterialGroup *string
-		Reusable      bool
-		MassG         decimal.Decimal
-		Sources       int
-	}
-	if err := tx.WithContext(ctx).Raw(`SELECT section, material_group, reusable, sum(mass_g) AS mass_g, count(*) AS sources
-		FROM bdo_report_sources WHERE report_id = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, r.ID).Scan(&rows).Error; err != nil {
-		return err
-	}
+// snapshotSum is the snapshot's mass and counts of one section, material
+// group and single-use/reusable.
+type snapshotSum struct {
+	Section       string
+	MaterialGroup *string
+	Reusable      bool
+	MassG         decimal.Decimal
+	Sources       int
+	Unclassified  int
+	NoMass        int
+}
+
+// tabulate turns the snapshot's sums into the report's totals and
+// warnings, with a few of the sources behind each warning.
+func (r *BDOReport) tabulate(ctx context.Context, tx *gorm.DB, rows []snapshotSum) error {
+	counts := map[string]int{}
 	index := map[[2]string]int{}
 	for _, row := range rows {
 		group := ""
 		if row.MaterialGroup != nil {
 			group = *row.MaterialGroup
+		} else {
+			counts[WarningNoGroup] += row.Sources
 		}
+		counts[WarningUnclassified] += row.Unclassified
+		counts[WarningNoMass] += row.NoMass
 		k := [2]string{row.Section, group}
 		i, ok := index[k]
 		if !ok {
@@ -218,33 +234,34 @@ func (r *BDOReport) tabulate(ctx context.Context, tx *gorm.DB) error {
 	for _, check := range []struct{ code, where string }{
 		{WarningUnclassified, "NOT classified"}, {WarningNoMass, "mass_g = 0"}, {WarningNoGroup, "material_group IS NULL"},
 	} {
-		var keys []string
-		var count int64
-		q := tx.WithContext(ctx).Model(&BDOReportSource{}).Where("report_id = ? AND "+check.where, r.ID)
-		if err := q.Count(&count).Error; err != nil || count == 0 {
-			if err != nil {
-				return err
-			}
+		if counts[check.code] == 0 {
 			continue
 		}
-		if err := q.Order("source_key").Limit(warningSampleSources).Pluck("source_key", &keys).Error; err != nil {
+		var keys []string
+		if err := tx.WithContext(ctx).Model(&BDOReportSource{}).Where("report_id = ? AND "+check.where, r.ID).Limit(warningSampleSources).
+			Pluck("source_kind || ':' || source_id", &keys).Error; err != nil {
 			return err
 		}
-		r.Warnings = append(r.Warnings, BDOReportWarning{Code: check.code, Count: int(count), Sources: keys})
+		r.Warnings = append(r.Warnings, BDOReportWarning{Code: check.code, Count: counts[check.code], Sources: keys})
 	}
 	return nil
 }
 
-// ReportSources streams a report's sources in date order to fn.
+// Key is the source's key, flow:<uuid> or supply:<uuid>.
+func (s *BDOReportSource) Key() string { return s.SourceKind + ":" + s.SourceID.String() }
+
+// ReportSources streams a report's sources in date order to fn; each row
+// is read into the same value, which fn must not keep.
 func ReportSources(ctx context.Context, db *gorm.DB, reportID uuid.UUID, fn func(*BDOReportSource) error) error {
-	rows, err := db.WithContext(ctx).Model(&BDOReportSource{}).Where("report_id = ?", reportID).Order("event_on, source_key").Rows()
+	rows, err := db.WithContext(ctx).Raw(`SELECT source_kind, source_id, event_on, catalog_item_id, section, material_group, reusable, mass_g, classified
+		FROM bdo_report_sources WHERE report_id = ? ORDER BY event_on, source_id`, reportID).Rows()
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	s := BDOReportSource{ReportID: reportID}
 	for rows.Next() {
-		var s BDOReportSource
-		if err := db.ScanRows(rows, &s); err != nil {
+		if err := rows.Scan(&s.SourceKind, &s.SourceID, &s.EventOn, &s.CatalogItemID, &s.Section, &s.MaterialGroup, &s.Reusable, &s.MassG, &s.Classified); err != nil {
 			return err
 		}
 		if err := fn(&s); err != nil {

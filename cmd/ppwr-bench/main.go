@@ -21,6 +21,9 @@
 // The assessments scenario (assessments.go) runs after these: one item
 // assessed with every rule, and a bulk run over 10,000 items.
 //
+// The bdo scenario (bdo.go) runs after these: a year of 1,000,000 flows,
+// its sources summary and a report run to its rendered XLSX.
+//
 // The documents scenario (documents.go) runs last: a 100 MB upload beside
 // a plain S3 PutObject of the same bytes, and the processing and analysis
 // of a 200-page PDF.
@@ -98,6 +101,11 @@ func main() {
 	}
 	if strings.Contains(assessmentsScenario, *only) {
 		if err := runAssessments(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if strings.Contains(bdoScenario, *only) {
+		if err := runBDO(); err != nil {
 			log.Fatal(err)
 		}
 	}
