@@ -12,6 +12,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -317,4 +320,21 @@ func (a *API) StoredVersion(org uuid.UUID, review string) string {
 		ProcessingStatus: models.ProcessingReviewRequired, PageCount: &pages, ReviewStatus: review, Revision: 1}
 	require.NoError(a.t, a.DB.Create(&v).Error)
 	return v.ID.String()
+}
+
+// ReadXLSX reads every sheet of a workbook, as rows of strings, with
+// openpyxl (Debian's python3-openpyxl, which make test installs): a reader
+// independent of the excelize that wrote it.
+func ReadXLSX(t testing.TB, workbook []byte) map[string][][]string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "workbook.xlsx")
+	require.NoError(t, os.WriteFile(path, workbook, 0o600))
+	script := `import json, sys, openpyxl
+wb = openpyxl.load_workbook(sys.argv[1], read_only=True)
+print(json.dumps({ws.title: [["" if v is None else str(v) for v in row] for row in ws.iter_rows(values_only=True)] for ws in wb.worksheets}))`
+	out, err := exec.Command("/usr/bin/python3", "-c", script, path).Output()
+	require.NoError(t, err, "openpyxl could not read the workbook")
+	var sheets map[string][][]string
+	require.NoError(t, json.Unmarshal(out, &sheets))
+	return sheets
 }

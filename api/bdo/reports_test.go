@@ -3,9 +3,6 @@ package bdo_test
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,23 +18,6 @@ import (
 	"ppwr/models"
 	"ppwr/worker"
 )
-
-// readXLSX reads a workbook with openpyxl (Debian's python3-openpyxl, which
-// make test installs), a reader independent of the excelize that wrote it:
-// every sheet's rows as strings.
-func readXLSX(t *testing.T, workbook []byte) map[string][][]string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "report.xlsx")
-	require.NoError(t, os.WriteFile(path, workbook, 0o600))
-	script := `import json, sys, openpyxl
-wb = openpyxl.load_workbook(sys.argv[1], read_only=True)
-print(json.dumps({ws.title: [["" if v is None else str(v) for v in row] for row in ws.iter_rows(values_only=True)] for ws in wb.worksheets}))`
-	out, err := exec.Command("/usr/bin/python3", "-c", script, path).Output()
-	require.NoError(t, err, "openpyxl could not read the workbook")
-	var sheets map[string][][]string
-	require.NoError(t, json.Unmarshal(out, &sheets))
-	return sheets
-}
 
 func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	a := apitest.New(t, apitest.WithServices())
@@ -105,7 +85,7 @@ func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	require.Equal(t, http.StatusOK, download.Code, download.Body.String())
 	assert.Equal(t, "application/octet-stream", download.Header().Get("Content-Type"))
 	assert.Contains(t, download.Header().Get("Content-Disposition"), "bdo-2025-"+report["id"].(string)+".xlsx")
-	sheets := readXLSX(t, download.Body.Bytes())
+	sheets := apitest.ReadXLSX(t, download.Body.Bytes())
 	assert.Equal(t, []string{"Material group", "Single-use [Mg]", "Reusable [Mg]", "Total [Mg]", "Sources"}, sheets["placed_on_market"][1])
 	assert.Contains(t, sheets["placed_on_market"], []string{"plastics", "0.025", "0", "0.025", "1"})
 	assert.Contains(t, sheets["placed_on_market"], []string{"paper", "0", "0.001201", "0.001201", "1"})

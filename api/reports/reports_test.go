@@ -3,11 +3,7 @@ package reports_test
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -80,22 +76,6 @@ func readCSV(t *testing.T, raw []byte) [][]string {
 	return rows
 }
 
-// readXLSX reads a workbook's first sheet with openpyxl, a reader
-// independent of the excelize that wrote it.
-func readXLSX(t *testing.T, workbook []byte) [][]string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "report.xlsx")
-	require.NoError(t, os.WriteFile(path, workbook, 0o600))
-	script := `import json, sys, openpyxl
-ws = openpyxl.load_workbook(sys.argv[1], read_only=True).worksheets[0]
-print(json.dumps([["" if v is None else str(v) for v in row] for row in ws.iter_rows(values_only=True)]))`
-	out, err := exec.Command("/usr/bin/python3", "-c", script, path).Output()
-	require.NoError(t, err, "openpyxl could not read the workbook")
-	var rows [][]string
-	require.NoError(t, json.Unmarshal(out, &rows))
-	return rows
-}
-
 func TestTheThreeReportKinds(t *testing.T) {
 	d := newDesk(t)
 	box, bottle := d.item(t, "PAPER_CARDBOARD", "120"), d.item(t, "PLASTIC_PET", "25")
@@ -111,7 +91,7 @@ func TestTheThreeReportKinds(t *testing.T) {
 		{"2025-04", "plastics", "PLASTIC_PET", "false", "1", "250"},
 	}, readCSV(t, raw), "May is outside the period")
 	_, raw = d.built(t, map[string]any{"kind": "placed_on_market", "from": "2025-03-01", "to": "2025-04-30"})
-	assert.Equal(t, []string{"2025-03", "paper", "PAPER_CARDBOARD", "False", "2", "1800.5"}, readXLSX(t, raw)[1], "xlsx by default")
+	assert.Equal(t, []string{"2025-03", "paper", "PAPER_CARDBOARD", "False", "2", "1800.5"}, apitest.ReadXLSX(t, raw)["placed_on_market"][1], "xlsx by default")
 
 	rev := d.ok(t, http.StatusOK, http.MethodGet, "/catalog-items/"+box, nil)["revision"]
 	d.ok(t, http.StatusCreated, http.MethodPost, "/catalog-items/"+box+"/supply-events", map[string]any{"catalog_revision": rev,
@@ -127,7 +107,7 @@ func TestTheThreeReportKinds(t *testing.T) {
 
 	report, raw = d.built(t, map[string]any{"kind": "evidence_coverage"})
 	assert.EqualValues(t, 2, report["row_count"])
-	coverage := readXLSX(t, raw)
+	coverage := apitest.ReadXLSX(t, raw)["evidence_coverage"]
 	assert.Equal(t, "registers_covered", coverage[0][4])
 	assert.Len(t, coverage, 3)
 
