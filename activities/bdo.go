@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -67,7 +68,7 @@ func (a *BDO) RenderBDOReport(ctx context.Context, in models.BDOReportInput) err
 
 // FailBDOExport records that the exports could not be rendered.
 func (a *BDO) FailBDOExport(ctx context.Context, in models.BDOReportInput, reason string) error {
-	return models.FinishBDOExport(ctx, a.DB, in.ReportID, "", "", fmt.Errorf("%s", reason))
+	return models.FinishBDOExport(ctx, a.DB, in.ReportID, "", "", errors.New(reason))
 }
 
 // referenceLevels are the required annual recycling levels in Poland

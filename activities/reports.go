@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 
@@ -68,7 +69,7 @@ func (a *Reports) BuildReport(ctx context.Context, in models.ReportInput) error 
 
 // FailReport records that the report could not be built.
 func (a *Reports) FailReport(ctx context.Context, in models.ReportInput, reason string) error {
-	return models.FinishReport(ctx, a.DB, in.ReportID, "", 0, fmt.Errorf("%s", reason))
+	return models.FinishReport(ctx, a.DB, in.ReportID, "", 0, errors.New(reason))
 }
 
 func texts(row []any) []string {

@@ -14,7 +14,6 @@ CREATE TABLE assessments (
     -- Market scenario ids in scope.
     markets           jsonb NOT NULL DEFAULT '[]',
     status            text NOT NULL CHECK (status IN ('pass', 'fail', 'incomplete')),
-    counts            jsonb NOT NULL,
     results           jsonb NOT NULL,
     entries           jsonb NOT NULL DEFAULT '[]',
     evidence          jsonb NOT NULL DEFAULT '[]',

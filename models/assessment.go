@@ -58,7 +58,6 @@ type Assessment struct {
 	RuleSets        datatypes.JSONSlice[RuleSetVersion] `gorm:"type:jsonb"`
 	Markets         datatypes.JSONSlice[uuid.UUID]      `gorm:"type:jsonb"`
 	Status          string
-	Counts          datatypes.JSONMap                `gorm:"type:jsonb"`
 	Results         datatypes.JSONSlice[RuleOutcome] `gorm:"type:jsonb"`
 	Entries         datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
 	Evidence        datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
@@ -153,7 +152,7 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 	}
 	at := now()
 	a := &Assessment{ID: NewID(), OrganizationID: org, CatalogItemID: item.ID, CatalogRevision: item.Revision, DataVersionID: dataVersion,
-		AssessedOn: input.On, RuleSets: sets, Markets: markets, Counts: datatypes.JSONMap{}, ReviewStatus: AssessmentUnreviewed,
+		AssessedOn: input.On, RuleSets: sets, Markets: markets, ReviewStatus: AssessmentUnreviewed,
 		Revision: 1, RunID: in.run, CreatedBy: w.Actor().UserID, CreatedAt: at, UpdatedAt: at,
 		Entries: datatypes.JSONSlice[uuid.UUID]{}, Evidence: datatypes.JSONSlice[uuid.UUID]{}}
 	a.Results, a.Status = outcomes(selected, results, a)
@@ -210,7 +209,7 @@ func selectRules(codes []string) ([]rules.Rule, datatypes.JSONSlice[RuleSetVersi
 	return selected, sets
 }
 
-// outcomes freezes the results, counts them and fills the assessment's
+// outcomes freezes the results and fills the assessment's
 // list of entries and evidence read; the overall status is fail if any
 // rule fails, incomplete if any cannot be shown met, else pass.
 func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (datatypes.JSONSlice[RuleOutcome], string) {
@@ -227,8 +226,6 @@ func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (dat
 			o.Reason = &r.Reason
 		}
 		out = append(out, o)
-		count, _ := a.Counts[r.Outcome].(int)
-		a.Counts[r.Outcome] = count + 1
 		for _, id := range r.Entries {
 			if !slices.Contains(a.Entries, id) {
 				a.Entries = append(a.Entries, id)

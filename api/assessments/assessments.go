@@ -5,7 +5,6 @@
 package assessments
 
 import (
-	"cmp"
 	"net/http"
 	"strings"
 	"time"
@@ -122,13 +121,10 @@ func render(locale i18n.Locale, x *models.Assessment, stale bool) assessmentJSON
 		ReviewStatus: x.ReviewStatus, ReviewReason: x.ReviewReason, ReviewedBy: x.ReviewedBy, ReviewedAt: kit.UTC(x.ReviewedAt),
 		Revision: x.Revision, CreatedBy: x.CreatedBy, CreatedAt: x.CreatedAt.UTC(), UpdatedAt: x.UpdatedAt.UTC()}
 	for _, o := range rules.Outcomes {
-		n, _ := x.Counts[o].(float64)
-		if i, ok := x.Counts[o].(int); ok {
-			n = float64(i)
-		}
-		out.Counts[o] = int(n)
+		out.Counts[o] = 0
 	}
 	for i, r := range x.Results {
+		out.Counts[r.Outcome]++
 		out.Results[i] = outcomeJSON{RuleOutcome: r}
 		if r.Reason != nil {
 			args := make([]any, len(r.ReasonArgs))
@@ -153,13 +149,18 @@ func (q *assessmentQuery) Declare(f *input.Fields) { f.Ref("item", &q.Item, inpu
 func (h *handlers) list(c *gin.Context, q *assessmentQuery) error {
 	ctx, org := c.Request.Context(), kit.OrgID(c)
 	db := kit.Filter(models.Tenant(ctx, h.DB, org).Model(&models.Assessment{}), "catalog_item_id", q.Item)
-	var failed error
-	err := kit.Paginate(c, db, kit.NewestFirst, func(x *models.Assessment) assessmentJSON {
-		stale, err := models.AssessmentStale(ctx, h.DB, org, []uuid.UUID{x.ID})
-		failed = cmp.Or(failed, err)
-		return render(kit.State(c).Locale, x, stale[x.ID])
+	return kit.PaginatePage(c, db, kit.NewestFirst, func(page []models.Assessment) ([]assessmentJSON, error) {
+		ids := make([]uuid.UUID, len(page))
+		for i := range page {
+			ids[i] = page[i].ID
+		}
+		stale, err := models.AssessmentStale(ctx, h.DB, org, ids)
+		out := make([]assessmentJSON, len(page))
+		for i := range page {
+			out[i] = render(kit.State(c).Locale, &page[i], stale[page[i].ID])
+		}
+		return out, err
 	})
-	return cmp.Or(failed, err)
 }
 
 // answer renders x with its freshness read from db.

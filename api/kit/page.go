@@ -94,6 +94,19 @@ const (
 // Paginate answers one page of q, a query of T rows already scoped to the
 // organization, as the list envelope; render maps a row to its resource.
 func Paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R) error {
+	return PaginatePage(c, q, order, func(rows []T) ([]R, error) {
+		data := make([]R, len(rows))
+		for i := range rows {
+			data[i] = render(&rows[i])
+		}
+		return data, nil
+	})
+}
+
+// PaginatePage is Paginate for resources rendered a page at a time, so
+// that what they add to their rows (resolved evidence, freshness) is read
+// with one query per page rather than one per row.
+func PaginatePage[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error)) error {
 	p := State(c).page
 	by, after := "id ASC", "id > ?"
 	if order == NewestFirst {
@@ -116,9 +129,9 @@ func Paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func
 		link := nextLink(c, EncodeCursor(last))
 		next = &link
 	}
-	data := make([]R, len(rows))
-	for i := range rows {
-		data[i] = render(&rows[i])
+	data, err := render(rows)
+	if err != nil {
+		return err
 	}
 	c.JSON(http.StatusOK, listEnvelope{Data: data, Links: listLinks{Next: next}, RequestID: State(c).ID})
 	return nil

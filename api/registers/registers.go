@@ -7,7 +7,6 @@
 package registers
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -166,10 +165,36 @@ type evidenceJSON struct {
 // render answers an entry with its evidence resolved; itemRevision tells
 // whether the item moved on since the entry was made.
 func render(ctx context.Context, db *gorm.DB, e *models.RegisterEntry, itemRevision int) (entryJSON, error) {
-	resolved, err := models.ResolveEvidence(ctx, db, e.OrganizationID, e.Evidence)
+	out, err := renderPage(ctx, db, []models.RegisterEntry{*e}, itemRevision)
 	if err != nil {
 		return entryJSON{}, err
 	}
+	return out[0], nil
+}
+
+// renderPage answers entries of one item with their evidence resolved in
+// one query for all of them.
+func renderPage(ctx context.Context, db *gorm.DB, page []models.RegisterEntry, itemRevision int) ([]entryJSON, error) {
+	var refs []models.EvidenceRef
+	for _, e := range page {
+		refs = append(refs, e.Evidence...)
+	}
+	if len(page) == 0 {
+		return []entryJSON{}, nil
+	}
+	resolved, err := models.ResolveEvidence(ctx, db, page[0].OrganizationID, refs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]entryJSON, len(page))
+	for i := range page {
+		out[i] = entryToJSON(&page[i], itemRevision, resolved[:len(page[i].Evidence)])
+		resolved = resolved[len(page[i].Evidence):]
+	}
+	return out, nil
+}
+
+func entryToJSON(e *models.RegisterEntry, itemRevision int, resolved []models.ResolvedEvidence) entryJSON {
 	out := entryJSON{ID: e.ID, Register: e.Register, Item: e.CatalogItemID, CatalogRevision: e.CatalogRevision,
 		DataVersion: e.DataVersionID, BasedOnCurrentRevision: e.CatalogRevision == itemRevision,
 		Components: e.Components, MarketScenarios: e.MarketScenarios, Values: json.RawMessage(e.Values), Method: e.Method,
@@ -185,7 +210,7 @@ func render(ctx context.Context, db *gorm.DB, e *models.RegisterEntry, itemRevis
 			Version: r.Version, FileName: r.FileName, ReviewStatus: r.ReviewStatus, PageCount: r.PageCount, Page: r.Page,
 			Quotation: r.Quotation, Code: r.Code}
 	}
-	return out, nil
+	return out
 }
 
 // entryQuery filters a register's entries.
@@ -225,13 +250,9 @@ func (h *handlers) list(c *gin.Context, reg *register.Register, q *entryQuery) e
 	} else if q.Current.Set() {
 		db = db.Where("status = ?", models.EntrySuperseded)
 	}
-	var failed error
-	err = kit.Paginate(c, db, kit.NewestFirst, func(e *models.RegisterEntry) entryJSON {
-		out, err := render(ctx, h.DB, e, item.Revision)
-		failed = cmp.Or(failed, err)
-		return out
+	return kit.PaginatePage(c, db, kit.NewestFirst, func(page []models.RegisterEntry) ([]entryJSON, error) {
+		return renderPage(ctx, h.DB, page, item.Revision)
 	})
-	return cmp.Or(failed, err)
 }
 
 func (h *handlers) get(c *gin.Context, reg *register.Register) error {

@@ -159,6 +159,7 @@ func TestEveryRegister(t *testing.T) {
 			page := res.JSON["data"].([]any)
 			require.Len(t, page, 1)
 			assert.Equal(t, second["id"], page[0].(map[string]any)["id"], "newest first")
+			assert.Equal(t, second["evidence"], page[0].(map[string]any)["evidence"], "a list resolves evidence as a read does")
 			next := res.JSON["links"].(map[string]any)["next"].(string)
 			res = w.Do(apitest.Req{Method: http.MethodGet, Path: next[len(apitest.Base):], Token: w.tn.Token})
 			require.Equal(t, http.StatusOK, res.Code, res.Body.String())
