@@ -167,6 +167,20 @@ type Area struct {
 	Codes      []Code
 }
 
+// Join is one area built from parts, for an area whose features live in
+// files of their own.
+func Join(parts ...Area) Area {
+	out := Area{Schemas: map[string]Schema{}}
+	for _, p := range parts {
+		out.Operations = append(out.Operations, p.Operations...)
+		out.Codes = append(out.Codes, p.Codes...)
+		for name, s := range p.Schemas {
+			out.Schemas[name] = s
+		}
+	}
+	return out
+}
+
 // RequiredQueryParam documents a required query parameter.
 func RequiredQueryParam(name string, schema Schema) Param {
 	p := QueryParam(name, schema)

@@ -1,0 +1,53 @@
+package ppwr
+
+import (
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"ppwr/api/kit"
+	a "ppwr/internal/access"
+	"ppwr/models"
+)
+
+func (h *handlers) refillStations() kit.Area {
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.List("listRefillStations", kit.Org+"/ppwr/refill-stations", tag, a.PPWRRead, a.ReportsView).
+				Handle(kit.Do(h.listRefillStations), kit.OK(kit.ListOf("RefillStation"))),
+			kit.Post("createRefillStation", kit.Org+"/ppwr/refill-stations", tag, a.PPWRWrite, a.CatalogUpdate),
+		},
+		Schemas: map[string]kit.Schema{
+			"RefillStation": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "name": kit.Str(), "location": kit.Str(), "country": kit.Str(),
+				"products": kit.ArrayOf(kit.UUID()), "refill_rules": kit.Str(), "hygiene_evidence": kit.ArrayOf(kit.UUID()),
+				"revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+			}),
+		},
+	}
+}
+
+type refillStationJSON struct {
+	ID              uuid.UUID   `json:"id"`
+	Name            string      `json:"name"`
+	Location        string      `json:"location"`
+	Country         string      `json:"country"`
+	Products        []uuid.UUID `json:"products"`
+	RefillRules     string      `json:"refill_rules"`
+	HygieneEvidence []uuid.UUID `json:"hygiene_evidence"`
+	Revision        int         `json:"revision"`
+	CreatedAt       time.Time   `json:"created_at"`
+	UpdatedAt       time.Time   `json:"updated_at"`
+}
+
+// listRefillStations pages through the organization's refill stations,
+// newest first.
+func (h *handlers) listRefillStations(c *gin.Context) error {
+	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.RefillStation{})
+	return kit.Paginate(c, db, kit.NewestFirst, func(s *models.RefillStation) refillStationJSON {
+		return refillStationJSON{ID: s.ID, Name: s.Name, Location: s.Location, Country: s.CountryCode, Products: s.Products,
+			RefillRules: s.RefillRules, HygieneEvidence: s.HygieneEvidence, Revision: s.Revision,
+			CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+	})
+}
