@@ -58,15 +58,15 @@ func schema() kit.Schema {
 	s := kit.Object(map[string]kit.Schema{
 		"id": kit.UUID(), "item": kit.UUID(), "catalog_revision": kit.Int(), "data_version": kit.UUID(), "date": kit.Date(),
 		"rule_sets": kit.ArrayOf(kit.Object(map[string]kit.Schema{"code": kit.Str(), "version": kit.Str()})), "markets": kit.ArrayOf(kit.UUID()),
-		"status": describe(kit.Enum(models.AssessmentStatuses...), "assessment.status"),
-		"stale":  describe(kit.Bool(), "assessment.stale"),
+		"status": kit.Described(kit.Enum(models.AssessmentStatuses...), "assessment.status"),
+		"stale":  kit.Described(kit.Bool(), "assessment.stale"),
 		"counts": kit.Object(counts), "results": kit.ArrayOf(kit.Ref("RuleOutcome")),
 		"entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()),
-		"review_status": describe(kit.Enum(models.AssessmentReviewStatuses...), "assessment.review_status"),
+		"review_status": kit.Described(kit.Enum(models.AssessmentReviewStatuses...), "assessment.review_status"),
 		"review_reason": kit.Nullable(kit.Str()), "reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
 		"revision": kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 	})
-	return describe(s, "schema.assessment")
+	return kit.Described(s, "schema.assessment")
 }
 
 func outcomeSchema() kit.Schema {
@@ -75,13 +75,11 @@ func outcomeSchema() kit.Schema {
 		"check":   kit.Enum(rules.PassFail, rules.GradedCheck, rules.Documentation, rules.Classification),
 		"outcome": kit.Enum(rules.Outcomes...), "grade": kit.Nullable(kit.Enum("A", "B", "C", "non_recyclable")),
 		"applies_from":             kit.Date(),
-		"applies_from_pending_act": describe(kit.Bool(), "assessment.pending_act"),
+		"applies_from_pending_act": kit.Described(kit.Bool(), "assessment.pending_act"),
 		"reason":                   kit.Nullable(kit.Str()), "reason_text": kit.Nullable(kit.Str()), "reason_args": kit.ArrayOf(kit.Str()),
 		"missing": kit.ArrayOf(kit.Str()), "entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()),
 	})
 }
-
-func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
 
 type outcomeJSON struct {
 	models.RuleOutcome
@@ -272,7 +270,7 @@ type summaryIssueJSON struct {
 func summarySchema() kit.Schema {
 	ruleDate := kit.Object(map[string]kit.Schema{"rule": kit.Str(), "article": kit.Str(), "applies_from": kit.Date(),
 		"applies_from_pending_act": kit.Bool()})
-	return describe(kit.Object(map[string]kit.Schema{
+	return kit.Described(kit.Object(map[string]kit.Schema{
 		"item": kit.UUID(), "date": kit.Date(), "catalog_revision": kit.Int(), "notice": kit.Str(),
 		"markets":    kit.ArrayOf(kit.Object(map[string]kit.Schema{"scenario": kit.UUID(), "country": kit.Str(), "economic_role": kit.Nullable(kit.Str())})),
 		"applicable": kit.ArrayOf(ruleDate), "upcoming": kit.ArrayOf(ruleDate), "next_deadline": kit.Nullable(ruleDate),

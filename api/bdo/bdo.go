@@ -49,7 +49,7 @@ func schemas() map[string]kit.Schema {
 	dec := kit.DecimalString()
 	groups := kit.Enum(dictionaries.BDOGroups()...)
 	return map[string]kit.Schema{
-		"BDOSourcePage": describe(kit.Object(map[string]kit.Schema{
+		"BDOSourcePage": kit.Described(kit.Object(map[string]kit.Schema{
 			"data": kit.ArrayOf(kit.Object(map[string]kit.Schema{
 				"key": kit.Str(), "kind": kit.Enum("flow", "supply"), "id": kit.UUID(), "date": kit.Date(), "item": kit.UUID(),
 				"material_code": kit.Str(), "material_group": kit.Nullable(groups), "reusable": kit.Bool(),
@@ -69,7 +69,7 @@ func schemas() map[string]kit.Schema {
 			}),
 			"requestId": kit.UUID(),
 		}), "schema.bdo_sources"),
-		"ReportRun": describe(kit.Object(map[string]kit.Schema{
+		"ReportRun": kit.Described(kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "year": kit.Int(), "status": kit.Enum(models.BDOReportStatuses...),
 			"settlement_mode": kit.Enum(models.NotCalculated), "rounding": kit.Str(), "source_count": kit.Int(),
 			"totals": kit.ArrayOf(kit.Object(map[string]kit.Schema{
@@ -88,8 +88,6 @@ func schemas() map[string]kit.Schema {
 		}),
 	}
 }
-
-func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
 
 // sourcesQuery is the year and page of the sources; this endpoint pages
 // by number, as the spec says.

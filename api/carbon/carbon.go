@@ -65,9 +65,9 @@ func schemas() map[string]kit.Schema {
 			"valid_until": kit.Nullable(kit.Date()), "supplier_document": kit.Nullable(kit.UUID()), "active": kit.Bool(),
 			"archived_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 		}),
-		"CarbonCalculation": describe(kit.Object(map[string]kit.Schema{
+		"CarbonCalculation": kit.Described(kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "subject": kit.UUID(), "type": kit.Enum(models.CarbonTypes...), "date": kit.Date(),
-			"data_version": kit.Nullable(kit.UUID()), "total_kg_co2e": describe(nullDec, "schema.carbon_total"), "complete": kit.Bool(),
+			"data_version": kit.Nullable(kit.UUID()), "total_kg_co2e": kit.Described(nullDec, "schema.carbon_total"), "complete": kit.Bool(),
 			"lines": kit.ArrayOf(kit.Object(map[string]kit.Schema{
 				"item": kit.UUID(), "data_version": kit.UUID(), "component": kit.Nullable(kit.UUID()), "material": kit.Str(),
 				"mass_g": dec, "quantity_per_set": nullDec, "recycled_share": dec, "recycled_share_evidence": kit.Nullable(kit.UUID()),
@@ -94,8 +94,6 @@ func schemas() map[string]kit.Schema {
 		}),
 	}
 }
-
-func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
 
 type referenceRowJSON struct {
 	carbonref.Row

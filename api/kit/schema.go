@@ -30,6 +30,10 @@ func DecimalString() Schema {
 	return Schema{"type": "string", "pattern": `^[0-9]+(\.[0-9]+)?$`, "examples": []string{"12.5"}}
 }
 
+// Described gives a schema the description of a message key, translated
+// in each locale's document.
+func Described(s Schema, key string) Schema { s["description"] = input.Msg(key); return s }
+
 // Nullable widens a schema's type with null (OpenAPI 3.1 has no nullable).
 func Nullable(s Schema) Schema { return input.Nullable(s) }
 

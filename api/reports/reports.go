@@ -15,7 +15,6 @@ import (
 
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
-	"ppwr/internal/input"
 	"ppwr/models"
 )
 
@@ -39,7 +38,7 @@ func Area(d kit.Deps) kit.Area {
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
 		Schemas: map[string]kit.Schema{
-			"Report": describe(kit.Object(map[string]kit.Schema{
+			"Report": kit.Described(kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "kind": kit.Enum(models.ReportKinds...), "format": kit.Enum("csv", "xlsx"),
 				"parameters": kit.Object(map[string]kit.Schema{"from": kit.Nullable(kit.Date()), "to": kit.Nullable(kit.Date()), "item": kit.Nullable(kit.UUID())}),
 				"status":     kit.Enum(models.ReportStatuses...), "row_count": kit.Nullable(kit.Int()), "file_name": kit.Str(),
@@ -49,8 +48,6 @@ func Area(d kit.Deps) kit.Area {
 		Codes: []kit.Code{{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
 	}
 }
-
-func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
 
 type reportJSON struct {
 	ID          uuid.UUID               `json:"id"`
