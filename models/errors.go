@@ -81,6 +81,7 @@ var constraintErrors = map[[2]string]error{
 	{"catalog_items_internal_code_check", "catalog_items"}:               input.Invalidf("internalCode", "field.required"),
 	{"catalog_items_name_check", "catalog_items"}:                        input.Invalidf("name", "field.required"),
 	{"packaging_systems_code_key", "packaging_systems"}:                  input.Invalidf("code", "field.taken"),
+	{"reuse_systems_organization_id_code_key", "reuse_systems"}:          input.Invalidf("code", "field.taken"),
 	{"assessments_run_item_key", "assessments"}:                          errRunItemDone,
 	// Deleting a folder that an item references without having locked it.
 	{"catalog_items_folder_id_fkey", "folders"}: ErrFolderNotEmpty,

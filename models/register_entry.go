@@ -190,7 +190,7 @@ func CreateRegisterEntry(w *work.Unit, itemID uuid.UUID, in *RegisterEntryCreate
 	}
 	subject := register.Subject{FoodContact: item.FoodContactStatus == "food_contact", Reusable: item.ReuseType != "single_use"}
 	reg.Check(in.Values, subject, func(field, key string, args ...any) { in.Fail("values."+field, key, args...) })
-	refs := newRefCheck(in, item.ID)
+	refs := newRefCheck(&in.Errors, item.ID)
 	for i, id := range in.Components.Value {
 		refs.add("components."+strconv.Itoa(i), register.Component, uuid.MustParse(id))
 	}

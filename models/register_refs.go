@@ -2,18 +2,20 @@ package models
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"ppwr/internal/input"
 	"ppwr/internal/register"
 )
 
-// refCheck gathers what a new entry refers to (components, scenarios,
-// document versions, evidence proposals), each under the field that names
-// it, and checks them with one query per kind of record.
+// refCheck gathers what a new record refers to (items, components,
+// scenarios, document versions, evidence proposals), each under the field
+// that names it, and checks them with one query per kind of record.
 type refCheck struct {
-	in    *RegisterEntryCreate
+	errs  *input.Errors
 	item  uuid.UUID
 	found map[string][]namedRef
 }
@@ -31,6 +33,8 @@ type refKind struct {
 }
 
 var refKinds = map[string]refKind{
+	"item": {table: "catalog_items", status: "CASE WHEN archived_at IS NULL THEN 'ok' ELSE 'archived' END",
+		unknown: "field.not_found", refused: "field.archived"},
 	"component": {table: "catalog_item_components", status: "'ok'", ofItem: "catalog_item_id = ?",
 		unknown: "field.not_component_of_item"},
 	"scenario": {table: "market_scenarios", status: "CASE WHEN active THEN 'ok' ELSE 'inactive' END", ofItem: "catalog_item_id = ?",
@@ -41,13 +45,26 @@ var refKinds = map[string]refKind{
 		unknown: "field.unknown_proposal", refused: "field.proposal_not_accepted"},
 }
 
-func newRefCheck(in *RegisterEntryCreate, item uuid.UUID) *refCheck {
-	return &refCheck{in: in, item: item, found: map[string][]namedRef{}}
+// newRefCheck checks references into errs; item, when not nil, is the
+// item that components and scenarios must belong to.
+func newRefCheck(errs *input.Errors, item uuid.UUID) *refCheck {
+	return &refCheck{errs: errs, item: item, found: map[string][]namedRef{}}
 }
 
 func (c *refCheck) add(field string, kind register.Kind, id uuid.UUID) {
-	name := map[register.Kind]string{register.Component: "component", register.Scenario: "scenario", register.Document: "document"}[kind]
-	c.found[name] = append(c.found[name], namedRef{field, id})
+	c.ref(field, map[register.Kind]string{register.Component: "component", register.Scenario: "scenario", register.Document: "document"}[kind], id)
+}
+
+// ref adds a reference to a record of one of refKinds.
+func (c *refCheck) ref(field, kind string, id uuid.UUID) {
+	c.found[kind] = append(c.found[kind], namedRef{field, id})
+}
+
+// refs adds a list of references named by their index under field.
+func (c *refCheck) refs(field, kind string, ids []uuid.UUID) {
+	for i, id := range ids {
+		c.ref(field+"."+strconv.Itoa(i), kind, id)
+	}
 }
 
 // evidence adds a piece of the envelope's evidence.
@@ -56,7 +73,7 @@ func (c *refCheck) evidence(field string, e EvidenceRef) {
 		c.add(field, register.Document, e.ID)
 		return
 	}
-	c.found["proposal"] = append(c.found["proposal"], namedRef{field, e.ID})
+	c.ref(field, "proposal", e.ID)
 }
 
 // check fails every field whose record is not the organization's, not
@@ -86,9 +103,9 @@ func (c *refCheck) check(ctx context.Context, db *gorm.DB, org uuid.UUID) error 
 		for _, r := range refs {
 			switch s, ok := state[r.id]; {
 			case !ok:
-				c.in.Fail(r.field, kind.unknown)
+				c.errs.Fail(r.field, kind.unknown)
 			case s != "ok":
-				c.in.Fail(r.field, kind.refused, s)
+				c.errs.Fail(r.field, kind.refused, s)
 			}
 		}
 	}

@@ -1,16 +1,96 @@
 package ppwr
 
 import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/models"
 )
 
-// depositSchemes is the record of the deposit-return schemes an item takes
-// part in (PPWR Art. 50).
+// depositSchemes is the record of the deposit-return schemes items take
+// part in (PPWR Art. 50); the service never handles a deposit.
 func (h *handlers) depositSchemes() kit.Area {
-	return kit.Area{Operations: []kit.Operation{
-		kit.Post("createDepositScheme", kit.Org+"/ppwr/deposit-schemes", tag, a.PPWRWrite, a.CatalogUpdate),
-		kit.Get("getDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}", tag, a.PPWRRead, a.CatalogView),
-		kit.Post("reviewDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm),
-	}}
+	scheme := kit.Ref("DepositScheme")
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("createDepositScheme", kit.Org+"/ppwr/deposit-schemes", tag, a.PPWRWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.createDepositScheme), kit.CreatedResponse(scheme)),
+			kit.Get("getDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}", tag, a.PPWRRead, a.CatalogView).
+				Handle(kit.Do(h.getDepositScheme), kit.OK(scheme)),
+			kit.Post("reviewDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
+				Handle(kit.JSONBody("DepositSchemeReview", models.NewDepositReview, h.reviewDepositScheme), kit.OK(scheme)),
+		},
+		Schemas: map[string]kit.Schema{
+			"DepositScheme": kit.Described(kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "market": kit.Str(), "scheme_name": kit.Str(), "scheme_operator": kit.Str(),
+				"deposit_amount": kit.DecimalString(), "currency": kit.Str(), "items": kit.ArrayOf(kit.UUID()),
+				"label_requirement": kit.Str(), "label_applied": kit.Bool(), "evidence": kit.ArrayOf(kit.UUID()),
+				"participates_from": kit.Date(), "review_status": kit.Enum(models.EntryUnreviewed, models.EntryAccepted, models.EntryRejected),
+				"review_reason": kit.Nullable(kit.Str()), "reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
+				"created_by": kit.Nullable(kit.UUID()), "revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+			}), "schema.deposit_scheme"),
+		},
+		Codes: []kit.Code{{Code: models.ErrRecordDecided.Code, Status: http.StatusUnprocessableEntity}},
+	}
+}
+
+type depositSchemeJSON struct {
+	ID               uuid.UUID       `json:"id"`
+	Market           string          `json:"market"`
+	SchemeName       string          `json:"scheme_name"`
+	SchemeOperator   string          `json:"scheme_operator"`
+	DepositAmount    decimal.Decimal `json:"deposit_amount"`
+	Currency         string          `json:"currency"`
+	Items            []uuid.UUID     `json:"items"`
+	LabelRequirement string          `json:"label_requirement"`
+	LabelApplied     bool            `json:"label_applied"`
+	Evidence         []uuid.UUID     `json:"evidence"`
+	ParticipatesFrom string          `json:"participates_from"`
+	ReviewStatus     string          `json:"review_status"`
+	ReviewReason     *string         `json:"review_reason"`
+	ReviewedBy       *uuid.UUID      `json:"reviewed_by"`
+	ReviewedAt       *time.Time      `json:"reviewed_at"`
+	CreatedBy        *uuid.UUID      `json:"created_by"`
+	Revision         int             `json:"revision"`
+	CreatedAt        time.Time       `json:"created_at"`
+	UpdatedAt        time.Time       `json:"updated_at"`
+}
+
+func depositSchemeToJSON(s *models.DepositScheme) depositSchemeJSON {
+	return depositSchemeJSON{ID: s.ID, Market: s.Market, SchemeName: s.SchemeName, SchemeOperator: s.SchemeOperator,
+		DepositAmount: s.DepositAmount, Currency: s.Currency, Items: s.Items, LabelRequirement: s.LabelRequirement,
+		LabelApplied: s.LabelApplied, Evidence: s.Evidence, ParticipatesFrom: s.ParticipatesFrom.Format(time.DateOnly),
+		ReviewStatus: s.ReviewStatus, ReviewReason: s.ReviewReason, ReviewedBy: s.ReviewedBy, ReviewedAt: kit.UTC(s.ReviewedAt),
+		CreatedBy: s.CreatedBy, Revision: s.Revision, CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+}
+
+func (h *handlers) createDepositScheme(c *gin.Context, in *models.DepositSchemeCreate) error {
+	s, err := models.CreateDepositScheme(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, s.ID, depositSchemeToJSON(s))
+}
+
+func (h *handlers) getDepositScheme(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", depositSchemeToJSON)
+}
+
+func (h *handlers) reviewDepositScheme(c *gin.Context, in *models.ReviewBody) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	s, err := models.ReviewDepositScheme(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, depositSchemeToJSON(s))
+	return nil
 }

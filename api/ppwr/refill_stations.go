@@ -16,7 +16,8 @@ func (h *handlers) refillStations() kit.Area {
 		Operations: []kit.Operation{
 			kit.List("listRefillStations", kit.Org+"/ppwr/refill-stations", tag, a.PPWRRead, a.ReportsView).
 				Handle(kit.Do(h.listRefillStations), kit.OK(kit.ListOf("RefillStation"))),
-			kit.Post("createRefillStation", kit.Org+"/ppwr/refill-stations", tag, a.PPWRWrite, a.CatalogUpdate),
+			kit.Post("createRefillStation", kit.Org+"/ppwr/refill-stations", tag, a.PPWRWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.createRefillStation), kit.CreatedResponse(kit.Ref("RefillStation"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"RefillStation": kit.Object(map[string]kit.Schema{
@@ -41,13 +42,23 @@ type refillStationJSON struct {
 	UpdatedAt       time.Time   `json:"updated_at"`
 }
 
+func refillStationToJSON(s *models.RefillStation) refillStationJSON {
+	return refillStationJSON{ID: s.ID, Name: s.Name, Location: s.Location, Country: s.CountryCode, Products: s.Products,
+		RefillRules: s.RefillRules, HygieneEvidence: s.HygieneEvidence, Revision: s.Revision,
+		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+}
+
 // listRefillStations pages through the organization's refill stations,
 // newest first.
 func (h *handlers) listRefillStations(c *gin.Context) error {
 	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.RefillStation{})
-	return kit.Paginate(c, db, kit.NewestFirst, func(s *models.RefillStation) refillStationJSON {
-		return refillStationJSON{ID: s.ID, Name: s.Name, Location: s.Location, Country: s.CountryCode, Products: s.Products,
-			RefillRules: s.RefillRules, HygieneEvidence: s.HygieneEvidence, Revision: s.Revision,
-			CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
-	})
+	return kit.Paginate(c, db, kit.NewestFirst, refillStationToJSON)
+}
+
+func (h *handlers) createRefillStation(c *gin.Context, in *models.RefillStationCreate) error {
+	s, err := models.CreateRefillStation(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, s.ID, refillStationToJSON(s))
 }

@@ -454,3 +454,50 @@ func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fiel
 		declare(k, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
 	}
 }
+
+// Refs is a list of references by id, of MinItems to MaxItems entries.
+type Refs struct {
+	Required           bool
+	MinItems, MaxItems int
+	Desc               Msg
+}
+
+// Refs binds a JSON array of UUID references. A bad entry is named by its
+// index ("products.1"); an id sent twice is kept once.
+func (f *Fields) Refs(name string, dst *Opt[[]uuid.UUID], r Refs) {
+	if !f.Binding() {
+		s := Schema{"type": "array", "items": Schema{"type": "string", "format": "uuid"}}
+		if r.MinItems > 0 {
+			s["minItems"] = r.MinItems
+		}
+		if r.MaxItems > 0 {
+			s["maxItems"] = r.MaxItems
+		}
+		f.describe(name, r.Required, withDesc(s, r.Desc))
+		return
+	}
+	raw, sent, null, ok := f.field(name, r.Required, false)
+	*dst = Opt[[]uuid.UUID]{Sent: sent, Null: null}
+	if !ok {
+		return
+	}
+	var values []json.RawMessage
+	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &values) != nil {
+		f.Fail(name, "field.uuid_list")
+		return
+	}
+	if len(values) < r.MinItems || (r.MaxItems > 0 && len(values) > r.MaxItems) {
+		f.Fail(name, "field.object_list_length", r.MinItems, r.MaxItems)
+		return
+	}
+	out := []uuid.UUID{}
+	for i, v := range values {
+		var id Opt[uuid.UUID]
+		entry := &Fields{src: jsonSource{strconv.Itoa(i): v}, errs: f.errs, prefix: f.prefix + name + "."}
+		entry.Ref(strconv.Itoa(i), &id, Ref{Required: true})
+		if id.Value != uuid.Nil && !slices.Contains(out, id.Value) {
+			out = append(out, id.Value)
+		}
+	}
+	dst.Value = out
+}

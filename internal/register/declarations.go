@@ -37,6 +37,13 @@ var (
 	CompostableFormats = []string{"tea_coffee_bag", "soft_single_serve_pod", "fruit_vegetable_sticky_label"}
 	// ReusabilityCriteria are the points of Art. 11(1).
 	ReusabilityCriteria = []string{"11(1)(a)", "11(1)(b)", "11(1)(c)", "11(1)(d)", "11(1)(e)", "11(1)(f)", "11(1)(g)", "11(1)(h)", "11(1)(i)"}
+	// ReconditioningSteps are the steps of Annex VI Part B.
+	ReconditioningSteps = []string{"condition_check", "damaged_parts_removal", "cleaning", "repair", "fitness_inspection"}
+	// Article29Formats are the formats Art. 29 sets re-use targets for:
+	// the transport formats of 29(1), grouped boxes of 29(5) and beverage
+	// containers of 29(6).
+	Article29Formats = []string{"pallet", "foldable_plastic_box", "box", "tray", "crate", "intermediate_bulk_container",
+		"pail", "drum", "canister", "pallet_wrap", "strap", "grouped_box", "beverage_container"}
 )
 
 // All are the registers, in the spec's order.
@@ -125,6 +132,7 @@ var packagingClassification = &Register{
 		boolean("innovative"),
 		enums("exemptions", "6(11)", "7(4)", "7(5)", "24(5)", "29(4)"),
 		enum("art_9_format", CompostableFormats...),
+		enum("article_29_format", Article29Formats...),
 	},
 	Derived: []Derived{
 		{Name: "treated_as_mono_material", Kind: Bool, Compute: func(v Values, _ Subject) any {
@@ -448,10 +456,9 @@ var reuseAssessments = &Register{
 		must(enum("reuse_system_type", "closed_loop", "open_loop")),
 		text("system_operator", 300),
 		document("governance_guidelines"),
-		enums("reconditioning_steps", "condition_check", "damaged_parts_removal", "cleaning", "repair", "fitness_inspection"),
+		enums("reconditioning_steps", ReconditioningSteps...),
 		objects("participant_confirmations", 100, must(text("participant", 300)), must(document("confirmation"))),
-		enum("article_29_format", "pallet", "foldable_plastic_box", "box", "tray", "crate", "intermediate_bulk_container",
-			"pail", "drum", "canister", "pallet_wrap", "strap", "grouped_box", "beverage_container"),
+		enum("article_29_format", Article29Formats...),
 	},
 	Derived: []Derived{
 		{Name: "all_criteria_met", Kind: Bool, Compute: func(v Values, _ Subject) any {
