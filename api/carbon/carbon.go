@@ -43,7 +43,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getCarbonFactor", kit.Org+"/carbon-factors/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getFactor), kit.OK(factor)),
 			kit.Post("archiveCarbonFactor", kit.Org+"/carbon-factors/{recordId}/archive", tag, a.ReportsRun, a.ReportsExport).
-				Handle(kit.JSON(h.archiveFactor), kit.OK(factor)),
+				Handle(kit.JSON(kit.Change("recordId", models.ArchiveCarbonFactor, factorToJSON)), kit.OK(factor)),
 		},
 		Schemas: schemas(),
 		Codes:   []kit.Code{{Code: models.ErrFactorArchived.Code, Status: http.StatusUnprocessableEntity}},
@@ -168,19 +168,6 @@ func (h *handlers) createFactor(c *gin.Context, in *models.CarbonFactorCreate) e
 		return err
 	}
 	return kit.Created(c, f.ID, factorToJSON(f))
-}
-
-func (h *handlers) archiveFactor(c *gin.Context, in *models.RevisionRequired) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	f, err := models.ArchiveCarbonFactor(kit.Work(c), id, in)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, factorToJSON(f))
-	return nil
 }
 
 type calculationJSON struct {

@@ -58,7 +58,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getFamily", kit.Org+"/families/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFamily), kit.OK(kit.Ref("Family"))),
 			kit.Write(http.MethodPut, "updateFamily", kit.Org+"/families/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.updateFamily), kit.OK(kit.Ref("Family"))),
+				Handle(kit.JSON(kit.Change("recordId", models.UpdateFamily, familyToJSON)), kit.OK(kit.Ref("Family"))),
 			kit.List("listFolders", kit.Org+"/folders", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Query(h.listFolders), kit.OK(kit.Ref("FolderList"))),
 			kit.Post("createFolder", kit.Org+"/folders", tag, a.CatalogWrite, a.CatalogCreate).
@@ -66,7 +66,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFolder), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodPut, "updateFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.updateFolder), kit.OK(kit.Ref("Folder"))),
+				Handle(kit.JSON(kit.Change("recordId", models.UpdateFolder, folderToJSON)), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodDelete, "deleteFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.deleteFolder), kit.OK(kit.Ref("FolderDeleted"))),
 			kit.List("listParties", kit.Org+"/parties", tag, a.CatalogRead, a.SuppliersManage).

@@ -48,30 +48,12 @@ func (h *handlers) getFolder(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", folderToJSON)
 }
 
-// respond answers a record a command wrote, or the command's error.
-func respond[T any, R any](c *gin.Context, row *T, err error, render func(*T) R) error {
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, render(row))
-	return nil
-}
-
 func (h *handlers) createFolder(c *gin.Context, in *models.FolderCreate) error {
 	f, err := models.CreateFolder(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
 	return kit.Created(c, f.ID, folderToJSON(f))
-}
-
-func (h *handlers) updateFolder(c *gin.Context, in *models.FolderUpdate) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	f, err := models.UpdateFolder(kit.Work(c), id, in)
-	return respond(c, f, err, folderToJSON)
 }
 
 // deleteFolder removes an empty folder at its current revision.
@@ -124,15 +106,6 @@ func (h *handlers) createFamily(c *gin.Context, in *models.FamilyCreate) error {
 		return err
 	}
 	return kit.Created(c, f.ID, familyToJSON(f))
-}
-
-func (h *handlers) updateFamily(c *gin.Context, in *models.FamilyUpdate) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	f, err := models.UpdateFamily(kit.Work(c), id, in)
-	return respond(c, f, err, familyToJSON)
 }
 
 type partyJSON struct {

@@ -27,7 +27,7 @@ func (h *handlers) evidence() kit.Area {
 			// A retry after a timeout reads the proposal first, as the spec
 			// advises: a decided proposal shows its outcome.
 			kit.Post("decideEvidenceProposal", kit.Org+"/evidence-proposals/{proposalId}/decision", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				NotIdempotent().Handle(kit.JSON(h.decideProposal), kit.OK(kit.Ref("EvidenceProposal"))),
+				NotIdempotent().Handle(kit.JSON(kit.Change("proposalId", models.DecideProposal, proposalToJSON)), kit.OK(kit.Ref("EvidenceProposal"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"EvidenceProposal": kit.Object(map[string]kit.Schema{
@@ -116,17 +116,4 @@ func (h *handlers) listProposals(c *gin.Context, q *proposalQuery) error {
 
 func (h *handlers) getProposal(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", proposalToJSON)
-}
-
-func (h *handlers) decideProposal(c *gin.Context, in *models.ProposalDecision) error {
-	id, err := kit.PathID(c, "proposalId")
-	if err != nil {
-		return err
-	}
-	p, err := models.DecideProposal(kit.Work(c), id, in)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, proposalToJSON(p))
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"ppwr/internal/config"
 	"ppwr/internal/storage"
+	"ppwr/internal/work"
 	"ppwr/models"
 )
 
@@ -114,4 +115,22 @@ func Attachment(c *gin.Context, store *storage.Store, key, name, contentType str
 	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	c.DataFromReader(http.StatusOK, obj.Size, contentType, obj.Body, nil)
 	return nil
+}
+
+// Change is the handler of a command on the record a path parameter
+// names: it runs the command in the request's unit of work and answers
+// 200 with the changed record rendered.
+func Change[B any, T any, R any](param string, command func(*work.Unit, uuid.UUID, B) (*T, error), render func(*T) R) func(*gin.Context, B) error {
+	return func(c *gin.Context, in B) error {
+		id, err := PathID(c, param)
+		if err != nil {
+			return err
+		}
+		row, err := command(Work(c), id, in)
+		if err != nil {
+			return err
+		}
+		c.JSON(http.StatusOK, render(row))
+		return nil
+	}
 }

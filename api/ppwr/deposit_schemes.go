@@ -24,7 +24,7 @@ func (h *handlers) depositSchemes() kit.Area {
 			kit.Get("getDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Do(h.getDepositScheme), kit.OK(scheme)),
 			kit.Post("reviewDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
-				Handle(kit.JSONBody("DepositSchemeReview", models.NewDepositReview, h.reviewDepositScheme), kit.OK(scheme)),
+				Handle(kit.JSONBody("DepositSchemeReview", models.NewDepositReview, kit.Change("recordId", models.ReviewDepositScheme, depositSchemeToJSON)), kit.OK(scheme)),
 		},
 		Schemas: map[string]kit.Schema{
 			"DepositScheme": kit.Described(kit.Object(map[string]kit.Schema{
@@ -80,17 +80,4 @@ func (h *handlers) createDepositScheme(c *gin.Context, in *models.DepositSchemeC
 
 func (h *handlers) getDepositScheme(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", depositSchemeToJSON)
-}
-
-func (h *handlers) reviewDepositScheme(c *gin.Context, in *models.ReviewBody) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	s, err := models.ReviewDepositScheme(kit.Work(c), id, in)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, depositSchemeToJSON(s))
-	return nil
 }
