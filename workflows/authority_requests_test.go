@@ -46,7 +46,10 @@ func TestTheReminderOpensThreeDaysBeforeTheDueDate(t *testing.T) {
 	d.env.OnActivity(d.a.BuildAuthorityBundle, mock.Anything, d.in).Return(nil).Once()
 	var remindedAt time.Time
 	d.env.OnActivity(d.a.OpenAuthorityRequestDueIssue, mock.Anything, d.in).Return(
-		func(context.Context, models.AuthorityRequestInput) (bool, error) { remindedAt = d.env.Now(); return true, nil }).Once()
+		func(context.Context, models.AuthorityRequestInput) (bool, error) {
+			remindedAt = d.env.Now()
+			return true, nil
+		}).Once()
 
 	d.env.ExecuteWorkflow(AuthorityRequest, d.in)
 	require.True(t, d.env.IsWorkflowCompleted())

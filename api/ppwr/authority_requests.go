@@ -29,7 +29,7 @@ func (h *handlers) authorityRequests() kit.Area {
 	bundle["contentMediaType"] = zipType
 	bundle["description"] = input.Msg("schema.authority_request_bundle")
 	read := kit.OK(record)
-	read.Negotiated = map[string]kit.Schema{zipType: bundle}
+	read.Negotiated = map[string]kit.Schema{zipType: kit.Ref("AuthorityRequestBundle")}
 	read.Headers = []kit.Param{
 		{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.authority_bundle_name"},
 		{Name: "X-Checksum-SHA256", Schema: kit.Str(), DescKey: "header.authority_bundle_sha256"},
@@ -54,7 +54,7 @@ func (h *handlers) authorityRequests() kit.Area {
 			kit.Get("getAuthorityRequest", kit.Org+"/ppwr/authority-requests/{recordId}", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Do(h.getAuthorityRequest), read),
 		},
-		Schemas: map[string]kit.Schema{"AuthorityRequest": schema},
+		Schemas: map[string]kit.Schema{"AuthorityRequest": schema, "AuthorityRequestBundle": bundle},
 		Codes:   []kit.Code{{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
 	}
 }
