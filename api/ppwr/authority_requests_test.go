@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"ppwr/api/apitest"
 	"ppwr/internal/access"
 	"ppwr/internal/testenv"
+	"ppwr/internal/work"
 	"ppwr/models"
 	"ppwr/worker"
 )
@@ -309,7 +312,26 @@ func TestAuthorityRequestsRefuseWhatNoAuthorityRequestIs(t *testing.T) {
 	late := o.ok(t, o.tn, http.StatusCreated, http.MethodPost, "/ppwr/authority-requests", with("received_on", received))
 	assert.Equal(t, models.DeadlineOverdue, late["deadline_status"])
 	assert.Nil(t, late["answered_on"])
-	res := o.Do(apitest.Req{Method: http.MethodGet, Path: o.tn.Path("/ppwr/authority-requests/" + late["id"].(string)), Token: o.tn.Token,
+
+	// The workflow gave up building the bundle (as FailAuthorityBundle records it).
+	w := work.New(t.Context(), a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: o.tn.Org, Reference: "test"})
+	lateID := uuid.MustParse(late["id"].(string))
+	require.NoError(t, models.FinishAuthorityBundle(w, lateID, "", 0, "", errors.New("object store unavailable")))
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.fail"}))
+	failed := o.get(t, "/ppwr/authority-requests/"+late["id"].(string))["bundle"].(map[string]any)
+	assert.Equal(t, models.BundleFailed, failed["status"])
+	assert.Equal(t, "object store unavailable", failed["error"])
+	assert.Nil(t, failed["sha256"])
+	res := o.bundle(t, o.tn, late["id"].(string))
+	assert.Equal(t, http.StatusConflict, res.Code, "a failed bundle is no file")
+	assert.Contains(t, o.EventTypes(o.tn.Org), "authority_request.bundle_failed")
+	w = work.New(t.Context(), a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: o.tn.Org, Reference: "test"})
+	require.NoError(t, models.FinishAuthorityBundle(w, lateID, "key", 1, strings.Repeat("0", 64), nil))
+	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.late"}))
+	assert.Equal(t, models.BundleFailed, o.get(t, "/ppwr/authority-requests/"+late["id"].(string))["bundle"].(map[string]any)["status"],
+		"a finished bundle is not finished again by a retried activity")
+
+	res = o.Do(apitest.Req{Method: http.MethodGet, Path: o.tn.Path("/ppwr/authority-requests/" + late["id"].(string)), Token: o.tn.Token,
 		Headers: map[string]string{"Accept": "*/*"}})
 	require.Equal(t, http.StatusOK, res.Code)
 	assert.Equal(t, late["id"], res.JSON["id"], "any type is the record")
