@@ -404,6 +404,9 @@ func successDoc(op *kit.Operation, status int, t func(string, ...any) string) ma
 				content[ct] = map[string]any{"schema": r.Schema}
 			}
 		}
+		for ct, schema := range r.Negotiated {
+			content[ct] = map[string]any{"schema": schema}
+		}
 		doc["content"] = content
 	}
 	return doc

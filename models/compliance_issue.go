@@ -23,11 +23,14 @@ const (
 	IssueDocumentExpired           = "document_expired"
 	IssueRegisterEntryRejected     = "register_entry_rejected"
 	IssueRuleFinding               = "ppwr_rule_finding"
+	IssueAuthorityRequestDue       = "authority_request_due"
 )
 
 // IssueKinds are every kind, in their order.
 var IssueKinds = []string{IssueSupplierLineRejected, IssueSupplierRequestOverdue, IssueEvidenceDocumentWithdrawn, IssueDocumentExpired,
-	IssueRegisterEntryRejected, IssueRuleFinding}
+	IssueRegisterEntryRejected, IssueRuleFinding,
+	IssueAuthorityRequestDue,
+}
 
 // Issue severities and statuses.
 const (

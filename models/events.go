@@ -21,6 +21,7 @@ var EventCatalogue = []Payload{
 	AssessmentCreated{}, AssessmentReviewed{}, AssessmentStaleEvent{}, RegisterEntryCreated{}, RegisterEntryReviewed{},
 	BDOReportPrepared{}, CarbonCalculationCreated{}, CarbonFactorCreated{}, CarbonFactorArchived{},
 	RefillStationCreated{}, DepositSchemeCreated{}, DepositSchemeReviewed{}, ReuseSystemCreated{},
+	AuthorityRequestCreated{}, AuthorityRequestBundleReady{}, AuthorityRequestBundleFailed{}, AuthorityRequestAnswered{},
 }
 
 // EventTypes are the names of the catalogue's types, in its order.

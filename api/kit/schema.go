@@ -67,7 +67,11 @@ type Response struct {
 	// have instead (a download answers its file's type).
 	ContentTypes []string
 	Schema       Schema // nil: no body
-	Headers      []Param
+	// Negotiated are further media types the same status answers, each
+	// with a body of its own, when the request's Accept header asks for
+	// one: a record that is also served as its file.
+	Negotiated map[string]Schema
+	Headers    []Param
 	// Also are other success statuses answering the same body: an upsert
 	// answers 201 when it adds and 200 when it changes.
 	Also []int

@@ -1,15 +1,133 @@
 package ppwr
 
 import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/gin-gonic/gin/binding"
+	"github.com/google/uuid"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/input"
+	"ppwr/models"
 )
+
+// zipType is the media type of an authority request's bundle.
+const zipType = "application/zip"
 
 // authorityRequests is reasoned requests of market surveillance
 // authorities and the documentation bundles answering them (rule R38).
+// The spec lists a create and a read only, so the bundle is served by
+// the read itself, chosen by the Accept header, and marking a request
+// answered is an operator's command (ppwr admin authority-requests
+// answered).
 func (h *handlers) authorityRequests() kit.Area {
-	return kit.Area{Operations: []kit.Operation{
-		kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate),
-		kit.Get("getAuthorityRequest", kit.Org+"/ppwr/authority-requests/{recordId}", tag, a.PPWRRead, a.CatalogView),
-	}}
+	record := kit.Ref("AuthorityRequest")
+	bundle := kit.Binary()
+	bundle["contentMediaType"] = zipType
+	bundle["description"] = input.Msg("schema.authority_request_bundle")
+	read := kit.OK(record)
+	read.Negotiated = map[string]kit.Schema{zipType: kit.Ref("AuthorityRequestBundle")}
+	read.Headers = []kit.Param{
+		{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.authority_bundle_name"},
+		{Name: "X-Checksum-SHA256", Schema: kit.Str(), DescKey: "header.authority_bundle_sha256"},
+	}
+	schema := kit.Object(map[string]kit.Schema{
+		"id":                  kit.UUID(),
+		"authority":           kit.Object(map[string]kit.Schema{"name": kit.Str(), "country": kit.Str()}),
+		"authority_reference": kit.Str(), "subject": kit.Nullable(kit.Str()), "note": kit.Nullable(kit.Str()),
+		"items": kit.ArrayOf(kit.UUID()), "received_on": kit.Date(), "due_on": kit.Date(), "answered_on": kit.Nullable(kit.Date()),
+		"deadline_status": kit.Enum(models.DeadlineStatuses...),
+		"bundle": kit.Object(map[string]kit.Schema{
+			"status": kit.Enum(models.BundleStatuses...), "file_name": kit.Str(), "size_bytes": kit.Nullable(kit.Int()),
+			"sha256": kit.Nullable(kit.Str()), "error": kit.Nullable(kit.Str()), "built_at": kit.Nullable(kit.DateTime()),
+		}),
+		"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+	})
+	schema["description"] = input.Msg("schema.authority_request")
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.createAuthorityRequest), kit.CreatedResponse(record)),
+			kit.Get("getAuthorityRequest", kit.Org+"/ppwr/authority-requests/{recordId}", tag, a.PPWRRead, a.CatalogView).
+				Handle(kit.Do(h.getAuthorityRequest), read),
+		},
+		Schemas: map[string]kit.Schema{"AuthorityRequest": schema, "AuthorityRequestBundle": bundle},
+		Codes:   []kit.Code{{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
+	}
+}
+
+type authorityJSON struct {
+	Name    string `json:"name"`
+	Country string `json:"country"`
+}
+
+type authorityBundleJSON struct {
+	Status    string     `json:"status"`
+	FileName  string     `json:"file_name"`
+	SizeBytes *int64     `json:"size_bytes"`
+	SHA256    *string    `json:"sha256"`
+	Error     *string    `json:"error"`
+	BuiltAt   *time.Time `json:"built_at"`
+}
+
+type authorityRequestJSON struct {
+	ID                 uuid.UUID           `json:"id"`
+	Authority          authorityJSON       `json:"authority"`
+	AuthorityReference string              `json:"authority_reference"`
+	Subject            *string             `json:"subject"`
+	Note               *string             `json:"note"`
+	Items              []uuid.UUID         `json:"items"`
+	ReceivedOn         string              `json:"received_on"`
+	DueOn              string              `json:"due_on"`
+	AnsweredOn         *string             `json:"answered_on"`
+	DeadlineStatus     string              `json:"deadline_status"`
+	Bundle             authorityBundleJSON `json:"bundle"`
+	CreatedAt          time.Time           `json:"created_at"`
+	UpdatedAt          time.Time           `json:"updated_at"`
+}
+
+func authorityRequestToJSON(r *models.AuthorityRequest) authorityRequestJSON {
+	return authorityRequestJSON{ID: r.ID, Authority: authorityJSON{Name: r.AuthorityName, Country: r.AuthorityCountry},
+		AuthorityReference: r.AuthorityReference, Subject: r.Subject, Note: r.Note, Items: r.Items,
+		ReceivedOn: r.ReceivedOn.Format(time.DateOnly), DueOn: r.DueOn.Format(time.DateOnly), AnsweredOn: kit.Day(r.AnsweredOn),
+		DeadlineStatus: r.DeadlineStatus(time.Now().UTC().Truncate(24 * time.Hour)),
+		Bundle: authorityBundleJSON{Status: r.BundleStatus, FileName: r.BundleFileName(), SizeBytes: r.BundleSizeBytes,
+			SHA256: r.BundleSHA256, Error: r.BundleError, BuiltAt: kit.UTC(r.BundleBuiltAt)},
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+// createAuthorityRequest records the request and answers 201 with its
+// bundle building.
+func (h *handlers) createAuthorityRequest(c *gin.Context, in *models.AuthorityRequestCreate) error {
+	r, err := models.CreateAuthorityRequest(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	return kit.Created(c, r.ID, authorityRequestToJSON(r))
+}
+
+// getAuthorityRequest answers the record, or with Accept: application/zip
+// streams its bundle; before the bundle is ready that is 409 with
+// Retry-After.
+func (h *handlers) getAuthorityRequest(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	r, err := models.Find[models.AuthorityRequest](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	if err != nil {
+		return err
+	}
+	if c.NegotiateFormat(binding.MIMEJSON, zipType) != zipType {
+		c.JSON(http.StatusOK, authorityRequestToJSON(r))
+		return nil
+	}
+	if r.BundleStatus != models.BundleReady {
+		return kit.FileNotReady(r.BundleStatus)
+	}
+	c.Header("X-Checksum-SHA256", *r.BundleSHA256)
+	return kit.Attachment(c, h.Storage, *r.BundleObjectKey, r.BundleFileName(), zipType)
 }

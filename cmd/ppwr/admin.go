@@ -30,7 +30,7 @@ import (
 func adminCommand() *cobra.Command {
 	admin := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments); every command accepts --json",
+		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments, authority requests); every command accepts --json",
 	}
 	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout")
 	// Cobra rejects bad flags and missing required flags before RunE, so
@@ -54,7 +54,7 @@ func adminCommand() *cobra.Command {
 		groupCommand("user", "Manage users", userCreateCommand(), userListCommand()),
 		groupCommand("member", "Manage memberships", memberAddCommand()),
 		groupCommand("key", "Manage API keys", keyCreateCommand(), keyListCommand(), keyRevokeCommand()),
-		webhookCommand(), importsCommand(), assessmentsCommand())
+		webhookCommand(), importsCommand(), assessmentsCommand(), authorityRequestsCommand())
 	reportArgErrors(admin)
 	return admin
 }
@@ -95,10 +95,25 @@ func reportArgErrors(c *cobra.Command) {
 }
 
 // adminRun opens the database and runs fn in one transaction, then prints
-// its result: as one JSON object with --json, else as "key: value" lines.
-// Errors are printed as {"error": {"message": ...}} with --json too, so a
-// script always gets one object.
+// its result as adminOpen does.
 func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error)) func(*cobra.Command, []string) error {
+	return adminOpen(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		var out map[string]any
+		err := db.Transaction(func(tx *gorm.DB) error {
+			var ferr error
+			out, ferr = fn(ctx, tx)
+			return ferr
+		})
+		return out, err
+	})
+}
+
+// adminOpen opens the database and runs fn on it, then prints its result:
+// as one JSON object with --json, else as "key: value" lines. Errors are
+// printed as {"error": {"message": ...}} with --json too, so a script
+// always gets one object. A command that runs a domain command on a unit
+// of work (work.Unit, which begins its own transaction) uses it directly.
+func adminOpen(fn func(ctx context.Context, db *gorm.DB) (map[string]any, error)) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
 		asJSON, _ := cmd.Flags().GetBool("json")
 		out, err := func() (map[string]any, error) {
@@ -108,13 +123,7 @@ func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error))
 			}
 			defer closeDB(db)
 			db = db.Session(&gorm.Session{Context: cmd.Context(), Logger: failuresUnlogged{db.Logger}})
-			var out map[string]any
-			err = db.Transaction(func(tx *gorm.DB) error {
-				var ferr error
-				out, ferr = fn(cmd.Context(), tx)
-				return ferr
-			})
-			return out, err
+			return fn(cmd.Context(), db)
 		}()
 		switch {
 		case errors.Is(err, gorm.ErrDuplicatedKey):

@@ -123,6 +123,13 @@ func (s *Set) Version() string {
 // Codes are case-sensitive, exactly as served.
 func (s *Set) HasCountry(code string) bool { return has(s.countryCodes, code) }
 
+// IsMemberState reports whether code is the country code of a Member
+// State of the EU, whose authorities enforce the regulation.
+func (s *Set) IsMemberState(code string) bool {
+	i := slices.IndexFunc(s.countries, func(c country) bool { return c.Code == code })
+	return i >= 0 && *s.countries[i].EUMember
+}
+
 // HasMaterial reports whether code is a known material or material group.
 func (s *Set) HasMaterial(code string) bool { return has(s.materialCodes, code) }
 

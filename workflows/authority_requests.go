@@ -1,0 +1,81 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"ppwr/activities"
+	"ppwr/models"
+)
+
+// AuthorityRequestAnsweredSignal tells a request's workflow that the
+// request was answered: no reminder can follow.
+const AuthorityRequestAnsweredSignal = "authority-request-answered"
+
+// AuthorityRequest assembles the request's documentation bundle, then
+// waits on a durable timer until AuthorityReminderDays before the due
+// date and opens the reminder issue if the request is still not answered.
+// A request recorded as answered has no wait; one marked answered during
+// the wait ends it (AuthorityRequestAnsweredSignal). The reminder checks
+// the record all the same, so a late or lost signal changes nothing. A
+// bundle that cannot be built is recorded as failed and the deadline is
+// kept regardless: the answer is due whether or not the service built
+// its bundle. The workflow then ends with the build's error.
+func AuthorityRequest(ctx workflow.Context, in models.AuthorityRequestInput) error {
+	var a *activities.AuthorityRequests
+	answered := workflow.GetSignalChannel(ctx, AuthorityRequestAnsweredSignal)
+	built := buildOrFail(ctx, a.BuildAuthorityBundle, a.FailAuthorityBundle, in)
+	if in.Answered || answered.ReceiveAsync(nil) {
+		return built
+	}
+	remindAt := in.DueOn.AddDate(0, 0, -models.AuthorityReminderDays)
+	if wait := remindAt.Sub(workflow.Now(ctx)); wait > 0 {
+		timerCtx, stopTimer := workflow.WithCancel(ctx)
+		stopped := false
+		workflow.NewSelector(ctx).
+			AddFuture(workflow.NewTimer(timerCtx, wait), func(workflow.Future) {}).
+			AddReceive(answered, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, nil)
+				stopped = true
+				stopTimer()
+			}).
+			Select(ctx)
+		if stopped {
+			return built
+		}
+	}
+	record := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}})
+	if err := workflow.ExecuteActivity(record, a.OpenAuthorityRequestDueIssue, in).Get(ctx, nil); err != nil {
+		return err
+	}
+	return built
+}
+
+// AuthorityRequestAnsweredType is the registered type name of the
+// workflow that delivers AuthorityRequestAnsweredSignal.
+const AuthorityRequestAnsweredType = "AuthorityRequestAnswered"
+
+// AuthorityRequestAnsweredWorkflowID is the delivery of a request's
+// answer: a request is marked answered once.
+func AuthorityRequestAnsweredWorkflowID(id uuid.UUID) string {
+	return models.AuthorityRequestWorkflowID(id) + "/answered"
+}
+
+// AuthorityRequestAnswered signals the request's workflow that the
+// request was answered. It is a workflow, started durably with the change
+// that marked the request answered, so that the signal survives a crash
+// right after the commit; a workflow whose wait is over has nothing to
+// stop.
+func AuthorityRequestAnswered(ctx workflow.Context, in models.AuthorityRequestInput) error {
+	err := workflow.SignalExternalWorkflow(ctx, models.AuthorityRequestWorkflowID(in.RequestID), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
+	var gone *temporal.UnknownExternalWorkflowExecutionError
+	if errors.As(err, &gone) {
+		return nil
+	}
+	return err
+}
