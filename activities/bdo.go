@@ -108,14 +108,12 @@ func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut 
 			}
 			rows = append(rows, []any{group, number(t.SingleUseMg), number(t.ReusableMg), number(t.TotalMg), t.Sources})
 		}
-		if err := sheet.Stream(x, section, func(add func([]any) error) error { return addAll(add, rows) }); err != nil {
+		if err := sheet.Stream(x, section, sheet.All(rows)); err != nil {
 			return err
 		}
 	}
-	if err := sheet.Stream(x, "reference levels", func(add func([]any) error) error {
-		return addAll(add, append([][]any{{"Reference only: required annual recycling levels in Poland (%), not applied; no fee is computed. 2024-2028 not verified."}},
-			referenceLevels...))
-	}); err != nil {
+	if err := sheet.Stream(x, "reference levels", sheet.All(append([][]any{{"Reference only: required annual recycling levels in Poland (%), not applied; no fee is computed. 2024-2028 not verified."}},
+		referenceLevels...))); err != nil {
 		return err
 	}
 	j := bufio.NewWriter(jsonOut)
@@ -176,15 +174,6 @@ func sourceLine(buf []byte, key, day, item, section string, group *string, reusa
 	buf = strconv.AppendBool(append(buf, `,"reusable":`...), reusable)
 	buf = append(append(append(buf, `,"mass_g":"`...), mass...), `","classified":`...)
 	return append(strconv.AppendBool(buf, classified), '}')
-}
-
-func addAll(add func([]any) error, rows [][]any) error {
-	for _, row := range rows {
-		if err := add(row); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // number is a decimal as a spreadsheet number; totals are rounded to

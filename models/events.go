@@ -20,6 +20,7 @@ var EventCatalogue = []Payload{
 	ImportReady{}, ImportCompleted{}, ImportFailed{},
 	AssessmentCreated{}, AssessmentReviewed{}, AssessmentStaleEvent{}, RegisterEntryCreated{}, RegisterEntryReviewed{},
 	BDOReportPrepared{}, CarbonCalculationCreated{}, CarbonFactorCreated{}, CarbonFactorArchived{},
+	EPRReportCreated{}, EPRReportLineAdded{}, EPRReportReviewed{},
 }
 
 // EventTypes are the names of the catalogue's types, in its order.

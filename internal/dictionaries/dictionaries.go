@@ -123,6 +123,17 @@ func (s *Set) Version() string {
 // Codes are case-sensitive, exactly as served.
 func (s *Set) HasCountry(code string) bool { return has(s.countryCodes, code) }
 
+// IsEUMember reports whether code is a Member State of the European
+// Union, where the PPWR's producer obligations apply.
+func (s *Set) IsEUMember(code string) bool {
+	for _, c := range s.countries {
+		if c.Code == code {
+			return *c.EUMember
+		}
+	}
+	return false
+}
+
 // HasMaterial reports whether code is a known material or material group.
 func (s *Set) HasMaterial(code string) bool { return has(s.materialCodes, code) }
 

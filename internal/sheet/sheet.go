@@ -57,3 +57,15 @@ func CSV(w io.Writer, fill func(add func([]any) error) error) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// All is a fill of the rows given.
+func All(rows [][]any) func(add func([]any) error) error {
+	return func(add func([]any) error) error {
+		for _, row := range rows {
+			if err := add(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
