@@ -110,6 +110,7 @@ func TestCountries(t *testing.T) {
 			assert.True(t, c.EUMember, "%s must be an EU member", code)
 		}
 		assert.True(t, s.HasCountry(code), code)
+		assert.True(t, s.IsEUMember(code), code)
 	}
 	assert.Equal(t, len(euMembers), members, "exactly the EU-27 are EU members")
 
@@ -122,7 +123,9 @@ func TestCountries(t *testing.T) {
 		if assert.True(t, ok, "country %s missing", code) {
 			assert.False(t, c.EUMember, "%s is not an EU member", code)
 		}
+		assert.False(t, s.IsEUMember(code), code)
 	}
+	assert.False(t, s.IsEUMember("pl"))
 	assert.False(t, s.HasCountry("pl"), "codes are case-sensitive")
 	assert.False(t, s.HasCountry("EU"))
 }
