@@ -62,7 +62,7 @@ const EPRRounding = "grams summed exactly; kg = g ÷ 1,000 rounded half away fro
 
 // Decimals of the masses shown in kg and in tonnes (Mg).
 const (
-	EPRKgDecimals = 3
+	eprKgDecimals = 3
 	eprTDecimals  = BDOMgDecimals
 )
 
@@ -120,7 +120,7 @@ type EPRReportLine struct {
 }
 
 // GramsToKg is grams in kg as a report shows them.
-func GramsToKg(g decimal.Decimal) decimal.Decimal { return g.Shift(-3).Round(EPRKgDecimals) }
+func GramsToKg(g decimal.Decimal) decimal.Decimal { return g.Shift(-3).Round(eprKgDecimals) }
 
 // GramsToT is grams in tonnes as a report shows them.
 func GramsToT(g decimal.Decimal) decimal.Decimal { return GramsToMg(g).Round(eprTDecimals) }
