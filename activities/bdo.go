@@ -13,6 +13,7 @@ import (
 	"github.com/xuri/excelize/v2"
 	"gorm.io/gorm"
 
+	"ppwr/internal/sheet"
 	"ppwr/internal/storage"
 	"ppwr/models"
 )
@@ -107,14 +108,12 @@ func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut 
 			}
 			rows = append(rows, []any{group, number(t.SingleUseMg), number(t.ReusableMg), number(t.TotalMg), t.Sources})
 		}
-		if err := writeSheet(x, section, func(add func([]any) error) error { return addAll(add, rows) }); err != nil {
+		if err := sheet.Stream(x, section, sheet.All(rows)); err != nil {
 			return err
 		}
 	}
-	if err := writeSheet(x, "reference levels", func(add func([]any) error) error {
-		return addAll(add, append([][]any{{"Reference only: required annual recycling levels in Poland (%), not applied; no fee is computed. 2024-2028 not verified."}},
-			referenceLevels...))
-	}); err != nil {
+	if err := sheet.Stream(x, "reference levels", sheet.All(append([][]any{{"Reference only: required annual recycling levels in Poland (%), not applied; no fee is computed. 2024-2028 not verified."}},
+		referenceLevels...))); err != nil {
 		return err
 	}
 	j := bufio.NewWriter(jsonOut)
@@ -128,7 +127,7 @@ func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut 
 	// A million sources make a million rows: each is written from buffers
 	// reused row after row, so the render makes little garbage.
 	row, line, first := make([]any, 8), make([]byte, 0, 256), true
-	if err := writeSheet(x, "sources", func(add func([]any) error) error {
+	if err := sheet.Stream(x, "sources", func(add func([]any) error) error {
 		if err := add([]any{"Source", "Date", "Item", "Section", "Material group", "Reusable", "Mass [g]", "Classified"}); err != nil {
 			return err
 		}
@@ -177,44 +176,6 @@ func sourceLine(buf []byte, key, day, item, section string, group *string, reusa
 	return append(strconv.AppendBool(buf, classified), '}')
 }
 
-func addAll(add func([]any) error, rows [][]any) error {
-	for _, row := range rows {
-		if err := add(row); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // number is a decimal as a spreadsheet number; totals are rounded to
 // six decimals already, well within a float's precision.
 func number(d interface{ InexactFloat64() float64 }) float64 { return d.InexactFloat64() }
-
-// writeSheet adds a sheet whose rows fill streams, one row at a time.
-func writeSheet(x *excelize.File, name string, fill func(add func([]any) error) error) error {
-	if _, err := x.NewSheet(name); err != nil {
-		return err
-	}
-	// A new sheet declares its used range as A1, which streamed rows do not
-	// update, and readers that trust the declaration (openpyxl's read-only
-	// mode) would stop at the first row: without one, they read them all.
-	if err := x.SetSheetDimension(name, ""); err != nil {
-		return err
-	}
-	sw, err := x.NewStreamWriter(name)
-	if err != nil {
-		return err
-	}
-	row := 0
-	if err := fill(func(values []any) error {
-		row++
-		cell, err := excelize.CoordinatesToCellName(1, row)
-		if err != nil {
-			return err
-		}
-		return sw.SetRow(cell, values)
-	}); err != nil {
-		return err
-	}
-	return sw.Flush()
-}

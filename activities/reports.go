@@ -2,14 +2,13 @@ package activities
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/xuri/excelize/v2"
 	"gorm.io/gorm"
 
+	"ppwr/internal/sheet"
 	"ppwr/internal/storage"
 	"ppwr/models"
 )
@@ -41,18 +40,13 @@ func (a *Reports) BuildReport(ctx context.Context, in models.ReportInput) error 
 		return func(row []any) error { rows++; return fill(row) }
 	}
 	build := func(f *os.File) error {
-		w := csv.NewWriter(f)
-		if err := models.ReportRows(ctx, a.DB, r, count(func(row []any) error { return w.Write(texts(row)) })); err != nil {
-			return err
-		}
-		w.Flush()
-		return w.Error()
+		return sheet.CSV(f, func(add func([]any) error) error { return models.ReportRows(ctx, a.DB, r, count(add)) })
 	}
 	if r.Format == "xlsx" {
 		build = func(f *os.File) error {
 			x := excelize.NewFile()
 			defer x.Close()
-			if err := writeSheet(x, r.Kind, func(add func([]any) error) error { return models.ReportRows(ctx, a.DB, r, count(add)) }); err != nil {
+			if err := sheet.Stream(x, r.Kind, func(add func([]any) error) error { return models.ReportRows(ctx, a.DB, r, count(add)) }); err != nil {
 				return err
 			}
 			if err := x.DeleteSheet("Sheet1"); err != nil {
@@ -70,14 +64,6 @@ func (a *Reports) BuildReport(ctx context.Context, in models.ReportInput) error 
 // FailReport records that the report could not be built.
 func (a *Reports) FailReport(ctx context.Context, in models.ReportInput, reason string) error {
 	return models.FinishReport(ctx, a.DB, in.ReportID, "", 0, errors.New(reason))
-}
-
-func texts(row []any) []string {
-	out := make([]string, len(row))
-	for i, v := range row {
-		out[i] = fmt.Sprint(v)
-	}
-	return out
 }
 
 // storeFile renders a file into a temporary file, so that a file of any

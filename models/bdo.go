@@ -128,7 +128,22 @@ FROM src JOIN catalog_items i ON i.id = src.catalog_item_id
 LEFT JOIN bdo_classifications c ON c.organization_id = @org AND c.source_kind = src.kind AND c.source_id = src.id`
 
 func yearArgs(org uuid.UUID, year int) map[string]any {
-	return map[string]any{"org": org, "from": time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC), "to": time.Date(year+1, 1, 1, 0, 0, 0, 0, time.UTC)}
+	return periodArgs(org, time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(year, 12, 31, 0, 0, 0, 0, time.UTC))
+}
+
+// periodArgs are the organization and the dates from and to (inclusive)
+// as the half-open range [@from, @to) that queries of dated rows take.
+func periodArgs(org uuid.UUID, from, to time.Time) map[string]any {
+	return map[string]any{"org": org, "from": from, "to": to.AddDate(0, 0, 1)}
+}
+
+// acceptedClassification is the SQL of one value of the packaging
+// classification that counts for the item whose id is the SQL item: its
+// latest active, accepted entry's; NULL without one.
+func acceptedClassification(value, item string) string {
+	return `(SELECT e."values"->>'` + value + `' FROM ppwr_register_entries e
+		WHERE e.catalog_item_id = ` + item + ` AND e.register = 'packaging-classification' AND e.status = 'active'
+			AND e.review_status = 'accepted' ORDER BY e.id DESC LIMIT 1)`
 }
 
 // BDOSourcesPage is a page of a year's sources, in date order, and how
@@ -141,9 +156,7 @@ func BDOSourcesPage(ctx context.Context, db *gorm.DB, org uuid.UUID, year, page,
 	}
 	args["limit"], args["offset"] = perPage, (page-1)*perPage
 	var out []BDOSource
-	err := db.WithContext(ctx).Raw(`SELECT s.*, (SELECT e."values"->>'packaging_function' FROM ppwr_register_entries e
-			WHERE e.catalog_item_id = s.catalog_item_id AND e.register = 'packaging-classification' AND e.status = 'active'
-				AND e.review_status = 'accepted' ORDER BY e.id DESC LIMIT 1) AS packaging_function
+	err := db.WithContext(ctx).Raw(`SELECT s.*, `+acceptedClassification("packaging_function", "s.catalog_item_id")+` AS packaging_function
 		FROM (`+bdoSources+` ORDER BY src.event_on, src.id LIMIT @limit OFFSET @offset) s ORDER BY s.event_on, s.id`, args).Scan(&out).Error
 	return out, total, err
 }

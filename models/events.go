@@ -22,6 +22,7 @@ var EventCatalogue = []Payload{
 	BDOReportPrepared{}, CarbonCalculationCreated{}, CarbonFactorCreated{}, CarbonFactorArchived{},
 	RefillStationCreated{}, DepositSchemeCreated{}, DepositSchemeReviewed{}, ReuseSystemCreated{},
 	AuthorityRequestCreated{}, AuthorityRequestBundleReady{}, AuthorityRequestBundleFailed{}, AuthorityRequestAnswered{},
+	EPRReportCreated{}, EPRReportLineAdded{}, EPRReportReviewed{},
 }
 
 // EventTypes are the names of the catalogue's types, in its order.

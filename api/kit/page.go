@@ -94,19 +94,30 @@ const (
 // Paginate answers one page of q, a query of T rows already scoped to the
 // organization, as the list envelope; render maps a row to its resource.
 func Paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R) error {
-	return PaginatePage(c, q, order, func(rows []T) ([]R, error) {
-		data := make([]R, len(rows))
-		for i := range rows {
-			data[i] = render(&rows[i])
-		}
-		return data, nil
-	})
+	return PaginateWith(c, q, order, render, nil)
 }
 
 // PaginatePage is Paginate for resources rendered a page at a time, so
 // that what they add to their rows (resolved evidence, freshness) is read
 // with one query per page rather than one per row.
 func PaginatePage[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error)) error {
+	return paginate(c, q, order, render, nil)
+}
+
+// PaginateWith is Paginate whose envelope also carries the fields of
+// along, such as the record the listed rows belong to when no other
+// operation reads it.
+func PaginateWith[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R, along map[string]any) error {
+	return paginate(c, q, order, func(rows []T) ([]R, error) {
+		data := make([]R, len(rows))
+		for i := range rows {
+			data[i] = render(&rows[i])
+		}
+		return data, nil
+	}, along)
+}
+
+func paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error), along map[string]any) error {
 	p := State(c).page
 	by, after := "id ASC", "id > ?"
 	if order == NewestFirst {
@@ -133,7 +144,16 @@ func PaginatePage[T any, R any](c *gin.Context, q *gorm.DB, order Order, render 
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, listEnvelope{Data: data, Links: listLinks{Next: next}, RequestID: State(c).ID})
+	envelope := listEnvelope{Data: data, Links: listLinks{Next: next}, RequestID: State(c).ID}
+	if along == nil {
+		c.JSON(http.StatusOK, envelope)
+		return nil
+	}
+	body := gin.H{"data": envelope.Data, "links": envelope.Links, "requestId": envelope.RequestID}
+	for k, v := range along {
+		body[k] = v
+	}
+	c.JSON(http.StatusOK, body)
 	return nil
 }
 

@@ -1,18 +1,252 @@
 package ppwr
 
 import (
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/input"
+	"ppwr/internal/sheet"
+	"ppwr/models"
 )
 
 // eprReports is the annual EPR reports per Member State (PPWR Art. 44(7)
-// and (8)).
+// and (8)). There is no read of one report: the create and review answers,
+// the lines list (whose envelope carries the report) and the export show
+// it.
 func (h *handlers) eprReports() kit.Area {
-	return kit.Area{Operations: []kit.Operation{
-		kit.Post("createEPRReport", kit.Org+"/ppwr/epr-reports", tag, a.ReportsRun, a.ReportsExport),
-		kit.Post("createEPRReportLine", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRun, a.ReportsExport),
-		kit.List("listEPRReportLines", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRead, a.ReportsView),
-		kit.Post("reviewEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm),
-		kit.Get("exportEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/export", tag, a.ReportsRead, a.ReportsExport),
-	}}
+	report := kit.Ref("EPRReport")
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("createEPRReport", kit.Org+"/ppwr/epr-reports", tag, a.ReportsRun, a.ReportsExport).
+				Handle(kit.JSON(h.createEPRReport), kit.CreatedResponse(report)),
+			kit.Post("createEPRReportLine", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRun, a.ReportsExport).
+				Handle(kit.JSON(h.addEPRReportLine), kit.Response{Status: http.StatusCreated, Schema: kit.Ref("EPRReportLineAdded")}),
+			kit.List("listEPRReportLines", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRead, a.ReportsView).
+				Handle(kit.Do(h.listEPRReportLines), kit.OK(kit.Ref("EPRReportLinePage"))),
+			kit.Post("reviewEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
+				Handle(kit.JSONBody("EPRReportReview", models.NewEPRReview, h.reviewEPRReport), kit.OK(report)),
+			kit.Get("exportEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/export", tag, a.ReportsRead, a.ReportsExport).
+				Handle(kit.Query(h.exportEPRReport), kit.Response{Status: http.StatusOK, Schema: describe(kit.Binary(), "schema.epr_export"),
+					ContentTypes: []string{"text/csv", models.XLSXType},
+					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
+		},
+		Schemas: eprSchemas(),
+		Codes: []kit.Code{{Code: models.ErrEPRReportApproved.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrEPRReportReviewed.Code, Status: http.StatusUnprocessableEntity}},
+	}
+}
+
+func eprSchemas() map[string]kit.Schema {
+	dec := kit.DecimalString()
+	line := describe(kit.Object(map[string]kit.Schema{
+		"id": kit.UUID(), "report": kit.UUID(), "source": kit.Enum(models.EPRSources...),
+		"category": kit.Nullable(kit.Schema{"type": "integer", "minimum": 1, "maximum": 22}), "material_code": kit.Nullable(kit.Str()),
+		"mass_g": dec, "mass_kg": dec, "mass_t": dec, "flow_count": kit.Int(), "flow_sample": kit.ArrayOf(kit.Str()),
+		"reason": kit.Nullable(kit.Str()), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
+	}), "schema.epr_report_line")
+	return map[string]kit.Schema{
+		"EPRReport": describe(kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "country": kit.Str(), "year": kit.Int(), "period_from": kit.Date(), "period_to": kit.Date(),
+			"flow_kinds": kit.ArrayOf(kit.Enum(models.FlowKinds...)), "form": kit.Enum(models.EPRForms...),
+			"form_threshold_t": dec, "form_basis": kit.Str(), "rounding": kit.Str(),
+			"total_g": dec, "total_kg": dec, "total_t": dec, "flow_count": kit.Int(), "line_count": kit.Int(),
+			"warnings": kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"code": kit.Enum(models.EPRWarnings...), "count": kit.Int(), "flows": kit.ArrayOf(kit.Str()),
+			})),
+			"review_status": kit.Enum(models.EPRReviewStatuses...), "review_reason": kit.Nullable(kit.Str()),
+			"reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(),
+			"created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+		}), "schema.epr_report"),
+		"EPRReportLine": line,
+		"EPRReportLineAdded": kit.Object(map[string]kit.Schema{
+			"line": kit.Ref("EPRReportLine"), "report": kit.Ref("EPRReport"),
+		}),
+		"EPRReportLinePage": kit.Object(map[string]kit.Schema{
+			"data": kit.ArrayOf(kit.Ref("EPRReportLine")), "links": kit.Ref("ListLinks"), "requestId": kit.UUID(),
+			"report": kit.Ref("EPRReport"),
+		}),
+	}
+}
+
+func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
+
+type eprReportJSON struct {
+	ID           uuid.UUID           `json:"id"`
+	Country      string              `json:"country"`
+	Year         int                 `json:"year"`
+	PeriodFrom   string              `json:"period_from"`
+	PeriodTo     string              `json:"period_to"`
+	FlowKinds    []string            `json:"flow_kinds"`
+	Form         string              `json:"form"`
+	Threshold    decimal.Decimal     `json:"form_threshold_t"`
+	FormBasis    string              `json:"form_basis"`
+	Rounding     string              `json:"rounding"`
+	TotalG       decimal.Decimal     `json:"total_g"`
+	TotalKg      decimal.Decimal     `json:"total_kg"`
+	TotalT       decimal.Decimal     `json:"total_t"`
+	FlowCount    int                 `json:"flow_count"`
+	LineCount    int                 `json:"line_count"`
+	Warnings     []models.EPRWarning `json:"warnings"`
+	ReviewStatus string              `json:"review_status"`
+	ReviewReason *string             `json:"review_reason"`
+	ReviewedBy   *uuid.UUID          `json:"reviewed_by"`
+	ReviewedAt   *time.Time          `json:"reviewed_at"`
+	Revision     int                 `json:"revision"`
+	CreatedBy    *uuid.UUID          `json:"created_by"`
+	CreatedAt    time.Time           `json:"created_at"`
+	UpdatedAt    time.Time           `json:"updated_at"`
+}
+
+func eprReportToJSON(r *models.EPRReport) eprReportJSON {
+	return eprReportJSON{ID: r.ID, Country: r.Country, Year: r.Year, PeriodFrom: r.PeriodFrom.Format(time.DateOnly),
+		PeriodTo: r.PeriodTo.Format(time.DateOnly), FlowKinds: r.FlowKinds, Form: r.Form,
+		Threshold: decimal.NewFromInt(models.EPRSimplifiedBelowT), FormBasis: models.EPRFormBasis, Rounding: models.EPRRounding,
+		TotalG: r.TotalG, TotalKg: models.GramsToKg(r.TotalG), TotalT: models.GramsToT(r.TotalG), FlowCount: r.FlowCount,
+		LineCount: r.LineCount, Warnings: r.Warnings, ReviewStatus: r.ReviewStatus, ReviewReason: r.ReviewReason,
+		ReviewedBy: r.ReviewedBy, ReviewedAt: kit.UTC(r.ReviewedAt), Revision: r.Revision, CreatedBy: r.CreatedBy,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+type eprLineJSON struct {
+	ID         uuid.UUID       `json:"id"`
+	Report     uuid.UUID       `json:"report"`
+	Source     string          `json:"source"`
+	Category   *int            `json:"category"`
+	Material   *string         `json:"material_code"`
+	MassG      decimal.Decimal `json:"mass_g"`
+	MassKg     decimal.Decimal `json:"mass_kg"`
+	MassT      decimal.Decimal `json:"mass_t"`
+	FlowCount  int             `json:"flow_count"`
+	FlowSample []string        `json:"flow_sample"`
+	Reason     *string         `json:"reason"`
+	CreatedBy  *uuid.UUID      `json:"created_by"`
+	CreatedAt  time.Time       `json:"created_at"`
+}
+
+func eprLineToJSON(l *models.EPRReportLine) eprLineJSON {
+	return eprLineJSON{ID: l.ID, Report: l.ReportID, Source: l.Source, Category: l.Category, Material: l.MaterialCode, MassG: l.MassG,
+		MassKg: models.GramsToKg(l.MassG), MassT: models.GramsToT(l.MassG), FlowCount: l.FlowCount, FlowSample: l.FlowSample,
+		Reason: l.Reason, CreatedBy: l.CreatedBy, CreatedAt: l.CreatedAt.UTC()}
+}
+
+// createEPRReport answers the report; its Location is its lines, the one
+// read of a report.
+func (h *handlers) createEPRReport(c *gin.Context, in *models.EPRReportCreate) error {
+	r, _, err := models.CreateEPRReport(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	c.Header("Location", kit.Location(c, r.ID)+"/lines")
+	c.JSON(http.StatusCreated, eprReportToJSON(r))
+	return nil
+}
+
+// addEPRReportLine answers the line with the report it changed, whose new
+// revision the next write needs.
+func (h *handlers) addEPRReportLine(c *gin.Context, in *models.EPRLineCreate) error {
+	id, err := kit.PathID(c, "parentId")
+	if err != nil {
+		return err
+	}
+	r, l, err := models.AddEPRReportLine(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusCreated, gin.H{"line": eprLineToJSON(l), "report": eprReportToJSON(r)})
+	return nil
+}
+
+// listEPRReportLines pages through a report's lines in the order they were
+// added (the flows' first), with the report.
+func (h *handlers) listEPRReportLines(c *gin.Context) error {
+	id, err := kit.PathID(c, "parentId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	r, err := models.Find[models.EPRReport](ctx, h.DB, org, id)
+	if err != nil {
+		return err
+	}
+	lines := models.Tenant(ctx, h.DB, org).Model(&models.EPRReportLine{}).Where("report_id = ?", r.ID)
+	return kit.PaginateWith(c, lines, kit.OldestFirst, eprLineToJSON, map[string]any{"report": eprReportToJSON(r)})
+}
+
+func (h *handlers) reviewEPRReport(c *gin.Context, in *models.ReviewBody) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	r, err := models.ReviewEPRReport(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, eprReportToJSON(r))
+	return nil
+}
+
+// eprExportQuery is the export's format.
+type eprExportQuery struct {
+	input.Errors
+	Format input.Opt[string]
+}
+
+func (q *eprExportQuery) Declare(f *input.Fields) {
+	f.Enum("format", &q.Format, input.Enum{Values: []string{"csv", "xlsx"}, Desc: "epr.format"})
+}
+
+// exportEPRReport builds the file in the request: a report has a line per
+// category and material of its flows plus the lines added by hand, far too
+// few to need a workflow. CSV holds the report's field and value rows, an
+// empty row, then the lines table; XLSX holds them in the sheets "report"
+// and "lines".
+func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	r, err := models.Find[models.EPRReport](ctx, h.DB, org, id)
+	if err != nil {
+		return err
+	}
+	var lines []models.EPRReportLine
+	if err := models.Tenant(ctx, h.DB, org).Where("report_id = ?", r.ID).Order("id").Find(&lines).Error; err != nil {
+		return err
+	}
+	header, table := models.EPRExportHeader(r), models.EPRExportLines(lines)
+	format := "csv"
+	if q.Format.Set() {
+		format = q.Format.Value
+	}
+	name := "epr-" + r.Country + "-" + strconv.Itoa(r.Year) + "-" + r.ID.String() + "." + format
+	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	if format == "csv" {
+		c.Header("Content-Type", "text/csv")
+		c.Status(http.StatusOK)
+		return sheet.CSV(c.Writer, sheet.All(append(append(header, []any{}), table...)))
+	}
+	x := excelize.NewFile()
+	defer x.Close()
+	if err := sheet.Stream(x, "report", sheet.All(header)); err != nil {
+		return err
+	}
+	if err := sheet.Stream(x, "lines", sheet.All(table)); err != nil {
+		return err
+	}
+	if err := x.DeleteSheet("Sheet1"); err != nil {
+		return err
+	}
+	c.Header("Content-Type", models.XLSXType)
+	c.Status(http.StatusOK)
+	return x.Write(c.Writer)
 }
