@@ -153,7 +153,7 @@ func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut 
 	if err := x.DeleteSheet("Sheet1"); err != nil {
 		return err
 	}
-	return x.Write(xlsxOut)
+	return sheet.Save(x, xlsxOut)
 }
 
 // sourceLine appends a source of the JSON export to buf, after a comma

@@ -52,7 +52,7 @@ func (a *Reports) BuildReport(ctx context.Context, in models.ReportInput) error 
 			if err := x.DeleteSheet("Sheet1"); err != nil {
 				return err
 			}
-			return x.Write(f)
+			return sheet.Save(x, f)
 		}
 	}
 	if err := storeFile(ctx, a.Storage, ReportKey(r), r.ContentType(), build); err != nil {

@@ -248,5 +248,5 @@ func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
 	}
 	c.Header("Content-Type", models.XLSXType)
 	c.Status(http.StatusOK)
-	return x.Write(c.Writer)
+	return sheet.Save(x, c.Writer)
 }

@@ -20,8 +20,7 @@ import (
 // eprWorld is an organization with a second user who reviews, and items
 // whose accepted packaging classification names an Annex II category.
 type eprWorld struct {
-	*apitest.API
-	tn, reviewer, other apitest.Tenant
+	*desk
 	// flows are the flows posted, to compute what the reports must hold.
 	flows []eprFlow
 }
@@ -33,27 +32,14 @@ type eprFlow struct {
 	mass                    decimal.Decimal
 }
 
-func newEPRWorld(t *testing.T) *eprWorld {
-	a := apitest.New(t)
-	tn := a.NewTenant(apitest.TenantSpec{})
-	return &eprWorld{API: a, tn: tn, reviewer: a.AddUser(tn.Org, apitest.TenantSpec{}), other: a.NewTenant(apitest.TenantSpec{})}
-}
-
-func (w *eprWorld) post(tn apitest.Tenant, path string, body any) *apitest.Response {
-	return w.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path(path), Token: tn.Token, Body: body,
-		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
-}
-
-func (w *eprWorld) get(tn apitest.Tenant, path string) *apitest.Response {
-	return w.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path(path), Token: tn.Token})
-}
+func newEPRWorld(t *testing.T) *eprWorld { return &eprWorld{desk: newDesk(t)} }
 
 // item creates an item of the material and, when category is set, its
 // packaging classification with that Annex II category, accepted by the
 // reviewer.
 func (w *eprWorld) item(t *testing.T, material, family string, category *int) string {
 	t.Helper()
-	res := w.post(w.tn, "/catalog-items", map[string]any{"internalCode": "EPR-" + uuid.NewString()[:8], "name": "Opakowanie",
+	res := w.send(t, w.tn, http.MethodPost, "/catalog-items", map[string]any{"internalCode": "EPR-" + uuid.NewString()[:8], "name": "Opakowanie",
 		"sourcingType": "own_production", "massG": "100", "mainMaterialCode": material, "stockUnit": "piece",
 		"reuseType": "single_use", "foodContactStatus": "not_food_contact"})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
@@ -62,12 +48,12 @@ func (w *eprWorld) item(t *testing.T, material, family string, category *int) st
 		return id
 	}
 	base := "/catalog-items/" + id + "/ppwr/packaging-classification"
-	res = w.post(w.tn, base, map[string]any{"catalog_revision": res.JSON["revision"], "method": "test_method",
+	res = w.send(t, w.tn, http.MethodPost, base, map[string]any{"catalog_revision": res.JSON["revision"], "method": "test_method",
 		"values": map[string]any{"packaging_function": "sales", "is_packaging": true, "reuse_type": "single_use",
 			"contact_sensitive": false, "food_contact": false, "annex_ii_category": *category, "predominant_material": family,
 			"composite": false}})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
-	res = w.post(w.reviewer, base+"/"+res.JSON["id"].(string)+"/review", map[string]any{"decision": "accepted", "reason": "OK", "revision": 1})
+	res = w.send(t, w.reviewer, http.MethodPost, base+"/"+res.JSON["id"].(string)+"/review", map[string]any{"decision": "accepted", "reason": "OK", "revision": 1})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	return id
 }
@@ -75,7 +61,7 @@ func (w *eprWorld) item(t *testing.T, material, family string, category *int) st
 // flow posts a direct flow and remembers it.
 func (w *eprWorld) flow(t *testing.T, item string, category *int, material, kind, country, day, mass string) {
 	t.Helper()
-	res := w.post(w.tn, "/flows", map[string]any{"item": item, "kind": kind, "quantity": "1", "unit": "piece", "mass_g": mass,
+	res := w.send(t, w.tn, http.MethodPost, "/flows", map[string]any{"item": item, "kind": kind, "quantity": "1", "unit": "piece", "mass_g": mass,
 		"country": country, "event_on": day})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	w.flows = append(w.flows, eprFlow{key: "flow:" + res.JSON["id"].(string), country: country, day: day, kind: kind,
@@ -122,7 +108,7 @@ func lineKey(category *int, material string) string {
 // lines reads every line of a report and the report the list carries.
 func (w *eprWorld) lines(t *testing.T, report string) ([]map[string]any, map[string]any) {
 	t.Helper()
-	res := w.get(w.tn, "/ppwr/epr-reports/"+report+"/lines?per_page=100")
+	res := w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+report+"/lines?per_page=100", nil)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	var out []map[string]any
 	for _, l := range res.JSON["data"].([]any) {
@@ -172,7 +158,7 @@ func TestEPRReportLinesAreTheFlowsOfTheYearAndMarket(t *testing.T) {
 
 	check := func(t *testing.T, body map[string]any, want map[string]eprFlowSum, wantTotal string) {
 		t.Helper()
-		res := w.post(w.tn, "/ppwr/epr-reports", body)
+		res := w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports", body)
 		require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 		report := res.JSON
 		id := report["id"].(string)
@@ -243,19 +229,19 @@ func TestEPRReportFormAndManualLines(t *testing.T) {
 	w.flow(t, jar, intp(1), "GLASS_CLEAR", "placed", "FR", "2025-04-01", "10000000")
 	w.flow(t, jar, intp(1), "GLASS_CLEAR", "placed", "DE", "2025-04-01", "1000000")
 
-	res := w.post(w.tn, "/ppwr/epr-reports", map[string]any{"country": "FR", "year": 2025})
+	res := w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports", map[string]any{"country": "FR", "year": 2025})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	assert.Equal(t, "full", res.JSON["form"], "exactly 10 t is the full form")
 	assert.Equal(t, "10", res.JSON["total_t"])
 
-	res = w.post(w.tn, "/ppwr/epr-reports", map[string]any{"country": "DE", "year": 2025})
+	res = w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports", map[string]any{"country": "DE", "year": 2025})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	report := res.JSON
 	id := report["id"].(string)
 	assert.Equal(t, "simplified", report["form"])
 
 	line := func(body map[string]any) *apitest.Response {
-		return w.post(w.tn, "/ppwr/epr-reports/"+id+"/lines", body)
+		return w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports/"+id+"/lines", body)
 	}
 	res = line(map[string]any{"category": 20, "material": "WOOD_PALLET", "mass_g": "8999999.999", "reason": "Palety spoza systemu", "revision": 1})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
@@ -311,11 +297,11 @@ func TestEPRReportFormAndManualLines(t *testing.T) {
 // a line, an approved one takes no more.
 func TestEPRReportReview(t *testing.T) {
 	w := newEPRWorld(t)
-	res := w.post(w.tn, "/ppwr/epr-reports", map[string]any{"country": "PL", "year": 2025})
+	res := w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports", map[string]any{"country": "PL", "year": 2025})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	id := res.JSON["id"].(string)
 	review := func(tn apitest.Tenant, body map[string]any) *apitest.Response {
-		return w.post(tn, "/ppwr/epr-reports/"+id+"/review", body)
+		return w.send(t, tn, http.MethodPost, "/ppwr/epr-reports/"+id+"/review", body)
 	}
 
 	res = review(w.tn, map[string]any{"decision": "approved", "reason": "Sam sobie", "revision": 1})
@@ -339,7 +325,7 @@ func TestEPRReportReview(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Equal(t, "epr_report_reviewed", res.ErrorCode())
 
-	res = w.post(w.tn, "/ppwr/epr-reports/"+id+"/lines", map[string]any{"category": 20, "mass_g": "5000", "reason": "Palety", "revision": 2})
+	res = w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports/"+id+"/lines", map[string]any{"category": 20, "mass_g": "5000", "reason": "Palety", "revision": 2})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	report := res.JSON["report"].(map[string]any)
 	assert.Equal(t, "unreviewed", report["review_status"], "the correction returns to review")
@@ -351,7 +337,7 @@ func TestEPRReportReview(t *testing.T) {
 	_, listed := w.lines(t, id)
 	assert.Equal(t, res.JSON, listed)
 
-	res = w.post(w.tn, "/ppwr/epr-reports/"+id+"/lines", map[string]any{"category": 1, "mass_g": "1", "reason": "Za późno", "revision": 4})
+	res = w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports/"+id+"/lines", map[string]any{"category": 1, "mass_g": "1", "reason": "Za późno", "revision": 4})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Equal(t, "epr_report_approved", res.ErrorCode())
 	assert.Contains(t, w.EventTypes(w.tn.Org), "epr_report.reviewed")
@@ -363,10 +349,10 @@ func TestEPRReportExport(t *testing.T) {
 	jar, box := w.item(t, "GLASS_CLEAR", "glass", intp(1)), w.item(t, "PAPER_CARDBOARD", "paper_board", nil)
 	w.flow(t, jar, intp(1), "GLASS_CLEAR", "placed", "PL", "2025-04-01", "1234.5678")
 	w.flow(t, box, nil, "PAPER_CARDBOARD", "placed", "PL", "2025-04-02", "10")
-	res := w.post(w.tn, "/ppwr/epr-reports", map[string]any{"country": "PL", "year": 2025})
+	res := w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports", map[string]any{"country": "PL", "year": 2025})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	id := res.JSON["id"].(string)
-	res = w.post(w.tn, "/ppwr/epr-reports/"+id+"/lines", map[string]any{"category": 2, "mass_g": "500", "reason": "Kartony, zwrot", "revision": 1})
+	res = w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports/"+id+"/lines", map[string]any{"category": 2, "mass_g": "500", "reason": "Kartony, zwrot", "revision": 1})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	lines, report := w.lines(t, id)
 	require.Len(t, lines, 3)
@@ -412,7 +398,7 @@ func TestEPRReportExport(t *testing.T) {
 		assert.Contains(t, got["rounding"], "half away from zero")
 	}
 
-	res = w.get(w.tn, "/ppwr/epr-reports/"+id+"/export")
+	res = w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+id+"/export", nil)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	assert.Equal(t, "text/csv", res.Header().Get("Content-Type"))
 	assert.Contains(t, res.Header().Get("Content-Disposition"), "epr-PL-2025-"+id+".csv")
@@ -430,7 +416,7 @@ func TestEPRReportExport(t *testing.T) {
 	checkHeader(t, rows[:split])
 	assert.Equal(t, wantLines, rows[split:])
 
-	res = w.get(w.tn, "/ppwr/epr-reports/"+id+"/export?format=xlsx")
+	res = w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+id+"/export?format=xlsx", nil)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	assert.Equal(t, models.XLSXType, res.Header().Get("Content-Type"))
 	assert.Contains(t, res.Header().Get("Content-Disposition"), ".xlsx")
@@ -439,7 +425,7 @@ func TestEPRReportExport(t *testing.T) {
 	checkHeader(t, sheets["report"])
 	assert.Equal(t, wantLines, sheets["lines"])
 
-	res = w.get(w.tn, "/ppwr/epr-reports/"+id+"/export?format=pdf")
+	res = w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+id+"/export?format=pdf", nil)
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Contains(t, res.FieldErrors(), "format")
 }
@@ -469,7 +455,7 @@ func TestEPRReportRefusals(t *testing.T) {
 		"not a date":            {map[string]any{"country": "PL", "year": 2025, "period_from": "2025-02-30"}, "period_from"},
 		"year before the range": {map[string]any{"country": "PL", "year": 2023}, "year"},
 	} {
-		res := w.post(w.tn, "/ppwr/epr-reports", c.body)
+		res := w.send(t, w.tn, http.MethodPost, "/ppwr/epr-reports", c.body)
 		require.Equal(t, http.StatusUnprocessableEntity, res.Code, name)
 		assert.Contains(t, res.FieldErrors(), c.field, name)
 	}
@@ -486,11 +472,11 @@ func TestEPRReportRefusals(t *testing.T) {
 	id := first.JSON["id"].(string)
 
 	for name, res := range map[string]*apitest.Response{
-		"lines":   w.get(w.other, "/ppwr/epr-reports/"+id+"/lines"),
-		"export":  w.get(w.other, "/ppwr/epr-reports/"+id+"/export"),
-		"line":    w.post(w.other, "/ppwr/epr-reports/"+id+"/lines", map[string]any{"category": 1, "mass_g": "1", "reason": "x", "revision": 1}),
-		"review":  w.post(w.other, "/ppwr/epr-reports/"+id+"/review", map[string]any{"decision": "approved", "reason": "x", "revision": 1}),
-		"unknown": w.get(w.tn, "/ppwr/epr-reports/"+uuid.NewString()+"/lines"),
+		"lines":   w.send(t, w.other, http.MethodGet, "/ppwr/epr-reports/"+id+"/lines", nil),
+		"export":  w.send(t, w.other, http.MethodGet, "/ppwr/epr-reports/"+id+"/export", nil),
+		"line":    w.send(t, w.other, http.MethodPost, "/ppwr/epr-reports/"+id+"/lines", map[string]any{"category": 1, "mass_g": "1", "reason": "x", "revision": 1}),
+		"review":  w.send(t, w.other, http.MethodPost, "/ppwr/epr-reports/"+id+"/review", map[string]any{"decision": "approved", "reason": "x", "revision": 1}),
+		"unknown": w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+uuid.NewString()+"/lines", nil),
 	} {
 		assert.Equal(t, http.StatusNotFound, res.Code, name)
 	}

@@ -12,20 +12,20 @@ import (
 	"ppwr/models"
 )
 
-// office is an organization with a second user who may review, approved
+// desk is an organization with a second user who may review, approved
 // and unapproved document versions, and another organization with an item
 // and an approved version of its own, for references that must be
 // refused.
-type office struct {
+type desk struct {
 	*apitest.API
 	tn, reviewer, other     apitest.Tenant
 	approved, unapproved    string
 	foreignItem, foreignDoc string
 }
 
-func newOffice(t *testing.T) *office {
+func newDesk(t *testing.T) *desk {
 	a := apitest.New(t)
-	o := &office{API: a, tn: a.NewTenant(apitest.TenantSpec{}), other: a.NewTenant(apitest.TenantSpec{})}
+	o := &desk{API: a, tn: a.NewTenant(apitest.TenantSpec{}), other: a.NewTenant(apitest.TenantSpec{})}
 	o.reviewer = a.AddUser(o.tn.Org, apitest.TenantSpec{Role: access.Member,
 		Permissions: []string{string(access.EvidenceReviewPerm), string(access.CatalogView)}})
 	o.approved = a.StoredVersion(o.tn.Org, models.ReviewApproved)
@@ -35,14 +35,14 @@ func newOffice(t *testing.T) *office {
 	return o
 }
 
-func (o *office) send(t *testing.T, tn apitest.Tenant, method, path string, body any) *apitest.Response {
+func (o *desk) send(t *testing.T, tn apitest.Tenant, method, path string, body any) *apitest.Response {
 	t.Helper()
 	return o.Do(apitest.Req{Method: method, Path: tn.Path(path), Token: tn.Token, Body: body,
 		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
 }
 
 // ok sends as the organization's owner and requires the status.
-func (o *office) ok(t *testing.T, status int, method, path string, body any) map[string]any {
+func (o *desk) ok(t *testing.T, status int, method, path string, body any) map[string]any {
 	t.Helper()
 	res := o.send(t, o.tn, method, path, body)
 	require.Equal(t, status, res.Code, res.Body.String())
@@ -50,14 +50,14 @@ func (o *office) ok(t *testing.T, status int, method, path string, body any) map
 }
 
 // refused sends as the owner and returns the field errors of a 422.
-func (o *office) refused(t *testing.T, method, path string, body any) map[string]any {
+func (o *desk) refused(t *testing.T, method, path string, body any) map[string]any {
 	t.Helper()
 	res := o.send(t, o.tn, method, path, body)
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code, res.Body.String())
 	return res.FieldErrors()
 }
 
-func (o *office) item(t *testing.T, tn apitest.Tenant, reuseType string) string {
+func (o *desk) item(t *testing.T, tn apitest.Tenant, reuseType string) string {
 	t.Helper()
 	res := o.send(t, tn, http.MethodPost, "/catalog-items", map[string]any{"internalCode": "DOC-" + uuid.NewString()[:8],
 		"name": "Skrzynka", "sourcingType": "purchased", "massG": "900", "mainMaterialCode": "PLASTIC_PP", "stockUnit": "piece",

@@ -9,7 +9,7 @@ import (
 )
 
 func TestARefillStationIsCreatedWithItsRulesAndEvidenceAndListed(t *testing.T) {
-	o := newOffice(t)
+	o := newDesk(t)
 	product := o.item(t, o.tn, "single_use")
 	body := map[string]any{"name": "Stacja Gdańsk", "location": "ul. Długa 1, Gdańsk", "country": "PL", "products": []string{product},
 		"refill_rules": "Przynieś czysty, suchy pojemnik.", "hygiene_evidence": []string{o.approved}}
@@ -37,7 +37,7 @@ func TestARefillStationIsCreatedWithItsRulesAndEvidenceAndListed(t *testing.T) {
 }
 
 func TestADepositSchemeIsRecordedAndReviewedOnceByAnotherUser(t *testing.T) {
-	o := newOffice(t)
+	o := newDesk(t)
 	bottle := o.item(t, o.tn, "single_use")
 	body := map[string]any{"market": "PL", "scheme_name": "System kaucyjny PL", "scheme_operator": "Operator Kaucji S.A.",
 		"deposit_amount": "0.50", "currency": "PLN", "items": []string{bottle}, "label_requirement": "Znak systemu kaucyjnego na etykiecie",

@@ -11,7 +11,7 @@ import (
 )
 
 func TestRefillStationsAreListedPerOrganizationNewestFirst(t *testing.T) {
-	o := newOffice(t)
+	o := newDesk(t)
 	station := func(tn apitest.Tenant, name string) string {
 		res := o.send(t, tn, http.MethodPost, "/ppwr/refill-stations", map[string]any{"name": name, "location": "ul. Długa 1, Gdańsk",
 			"country": "PL", "refill_rules": "Przynieś czysty pojemnik."})

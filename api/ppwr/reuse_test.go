@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func (o *office) revision(t *testing.T, item string) int {
+func (o *desk) revision(t *testing.T, item string) int {
 	t.Helper()
 	return int(o.ok(t, http.StatusOK, http.MethodGet, "/catalog-items/"+item, nil)["revision"].(float64))
 }
 
 // entry records a register entry about an item; a reviewable one is
 // accepted by the reviewer.
-func (o *office) entry(t *testing.T, item, register string, values map[string]any) {
+func (o *desk) entry(t *testing.T, item, register string, values map[string]any) {
 	t.Helper()
 	e := o.ok(t, http.StatusCreated, http.MethodPost, "/catalog-items/"+item+"/ppwr/"+register,
 		map[string]any{"catalog_revision": o.revision(t, item), "method": "test_method", "values": values})
@@ -28,14 +28,14 @@ func (o *office) entry(t *testing.T, item, register string, values map[string]an
 }
 
 // classify records an accepted classification naming the Art. 29 format.
-func (o *office) classify(t *testing.T, item, format, reuseType string, exemptions ...string) {
+func (o *desk) classify(t *testing.T, item, format, reuseType string, exemptions ...string) {
 	t.Helper()
 	o.entry(t, item, "packaging-classification", map[string]any{"packaging_function": "transport", "is_packaging": true,
 		"reuse_type": reuseType, "contact_sensitive": false, "food_contact": false, "annex_ii_category": 9,
 		"predominant_material": "plastic", "composite": false, "article_29_format": format, "exemptions": append(exemptions, "6(11)")})
 }
 
-func (o *office) flow(t *testing.T, item, kind, quantity, unit, on string, reusable bool) {
+func (o *desk) flow(t *testing.T, item, kind, quantity, unit, on string, reusable bool) {
 	t.Helper()
 	o.ok(t, http.StatusCreated, http.MethodPost, "/flows", map[string]any{"item": item, "kind": kind, "quantity": quantity,
 		"unit": unit, "mass_g": "1000", "country": "PL", "event_on": on, "reusable": reusable})
@@ -51,7 +51,7 @@ func unit(system, id, added string, trips, returns int, more map[string]any) map
 }
 
 func TestReuseStatisticsComeFromTheSystemsUnitsAndTheYearsFlows(t *testing.T) {
-	o := newOffice(t)
+	o := newDesk(t)
 	crate, oneWayCrate, cardboard, unclassified := o.item(t, o.tn, "reusable"), o.item(t, o.tn, "single_use"),
 		o.item(t, o.tn, "single_use"), o.item(t, o.tn, "single_use")
 	system := o.ok(t, http.StatusCreated, http.MethodPost, "/ppwr/reuse-systems", map[string]any{"code": "POOL-PL",

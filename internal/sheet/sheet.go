@@ -3,6 +3,7 @@
 package sheet
 
 import (
+	"archive/zip"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -68,4 +69,17 @@ func All(rows [][]any) func(add func([]any) error) error {
 		}
 		return nil
 	}
+}
+
+// Save writes the workbook's package to out. excelize's Write first
+// assembles the whole zip in a bytes.Buffer (File.WriteToBuffer), which
+// for a million-row sheet holds tens of megabytes, twice over while the
+// buffer grows; its ZipWriter hook lets the zip stream to out instead,
+// so that buffer stays empty. The one thing lost is excelize's patch of
+// zip64 local headers, for entries above 4 GiB, which no workbook of the
+// service comes near.
+func Save(x *excelize.File, out io.Writer) error {
+	x.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zip.NewWriter(out) })
+	_, err := x.WriteToBuffer()
+	return err
 }
