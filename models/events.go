@@ -20,6 +20,7 @@ var EventCatalogue = []Payload{
 	ImportReady{}, ImportCompleted{}, ImportFailed{},
 	AssessmentCreated{}, AssessmentReviewed{}, AssessmentStaleEvent{}, RegisterEntryCreated{}, RegisterEntryReviewed{},
 	BDOReportPrepared{}, CarbonCalculationCreated{}, CarbonFactorCreated{}, CarbonFactorArchived{},
+	PassportCreated{}, PassportPublishedEvent{}, PassportShared{}, SharingGrantReceived{}, SharingGrantRevoked{},
 }
 
 // EventTypes are the names of the catalogue's types, in its order.
