@@ -401,7 +401,7 @@ func buildPassportDocument(w *work.Unit, p *Passport, v *PassportVersion, item *
 // register without review) and valid today.
 func currentAcceptedEntries(ctx context.Context, db *gorm.DB, org uuid.UUID, item *CatalogItem) ([]RegisterEntry, error) {
 	var entries []RegisterEntry
-	on := today()
+	on := today().Format(time.DateOnly)
 	err := Tenant(ctx, db, org).Where("catalog_item_id = ? AND status = ? AND catalog_revision = ? AND review_status IN ?",
 		item.ID, EntryActive, item.Revision, []string{EntryAccepted, EntryNotReviewable}).
 		Where("valid_from <= ? AND (valid_until IS NULL OR valid_until >= ?)", on, on).

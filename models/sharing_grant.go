@@ -48,10 +48,10 @@ var (
 // SharingGrant is read access to a passport given by its organization
 // (OrganizationID) to another (GranteeOrganizationID).
 type SharingGrant struct {
-	ID                    uuid.UUID `gorm:"type:uuid;primaryKey"`
-	OrganizationID        uuid.UUID `gorm:"type:uuid"`
-	PassportID            uuid.UUID `gorm:"type:uuid"`
-	GranteeOrganizationID uuid.UUID `gorm:"type:uuid"`
+	ID                    uuid.UUID  `gorm:"type:uuid;primaryKey"`
+	OrganizationID        uuid.UUID  `gorm:"type:uuid"`
+	PassportID            uuid.UUID  `gorm:"type:uuid"`
+	GranteeOrganizationID uuid.UUID  `gorm:"type:uuid"`
 	ExpiresOn             *time.Time `gorm:"type:date"`
 	Note                  *string
 	RevokedAt             *time.Time
@@ -218,7 +218,8 @@ func SharingGrantsOf(ctx context.Context, db *gorm.DB, org uuid.UUID, direction 
 // GrantsInStatus narrows q to grants in the status today, as Status
 // tells it.
 func GrantsInStatus(q *gorm.DB, status string) *gorm.DB {
-	on := today()
+	// A day, not an instant: compared with a date in any session time zone.
+	on := today().Format(time.DateOnly)
 	switch status {
 	case GrantRevoked:
 		return q.Where("revoked_at IS NOT NULL")

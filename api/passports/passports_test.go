@@ -1,10 +1,13 @@
 package passports_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +120,23 @@ func canonical(t *testing.T, document any) []byte {
 	return raw
 }
 
+// pythonDigest is the README's recipe, run by a reader independent of
+// this service's Go code: Python's json with sorted keys, no white space
+// and unescaped UTF-8.
+func pythonDigest(t *testing.T, document any) string {
+	t.Helper()
+	raw, err := json.Marshal(document)
+	require.NoError(t, err)
+	script := `import sys, json, hashlib
+doc = json.load(sys.stdin)
+print(hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest())`
+	cmd := exec.Command("/usr/bin/python3", "-c", script)
+	cmd.Stdin = bytes.NewReader(raw)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
+}
+
 func (d *desk) grants(t *testing.T, tn apitest.Tenant, query string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -213,6 +233,7 @@ func TestAPassportIsPublishedInVersionsSharedReadVerifiedAndRevoked(t *testing.T
 	assert.Equal(t, true, content["verified"])
 	assert.Equal(t, v2["sha256"], content["sha256"])
 	assert.Equal(t, content["sha256"], digest(canonical(t, content["document"])), "the grantee verifies the digest itself")
+	assert.Equal(t, content["sha256"], pythonDigest(t, content["document"]), "with the README's recipe too")
 	assert.Empty(t, d.grants(t, d.partner, "?direction=given"))
 	given := d.grants(t, d.owner, "?direction=given")
 	require.Len(t, given, 1)
