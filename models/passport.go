@@ -134,13 +134,11 @@ func CreatePassport(w *work.Unit, in *PassportCreate) (*Passport, error) {
 			return nil, err
 		}
 	}
-	if item != nil {
-		if err := existingPassport(ctx, tx, org, item.ID, &in.Errors); err != nil {
-			return nil, err
-		}
-	}
 	if in.Failed() {
 		return nil, in.Err()
+	}
+	if err := refuseSecondPassport(ctx, tx, org, item.ID); err != nil {
+		return nil, err
 	}
 	if in.CatalogRevision.Value != item.Revision {
 		return nil, ErrRevisionConflict
@@ -154,24 +152,21 @@ func CreatePassport(w *work.Unit, in *PassportCreate) (*Passport, error) {
 	}
 	if res.RowsAffected == 0 {
 		// A concurrent request created it first.
-		if err := existingPassport(ctx, tx, org, item.ID, &in.Errors); err != nil {
-			return nil, err
-		}
-		return nil, in.Err()
+		return nil, refuseSecondPassport(ctx, tx, org, item.ID)
 	}
 	w.Touch("passport", p.ID)
 	return p, Emit(w, PassportCreated{ID: p.ID, Item: item.ID})
 }
 
-// existingPassport refuses a second passport of the item, naming the
+// refuseSecondPassport refuses a second passport of the item, naming the
 // first so the client can go on with it.
-func existingPassport(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID, in *input.Errors) error {
+func refuseSecondPassport(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) error {
 	var ids []uuid.UUID
 	if err := Tenant(ctx, db, org).Model(&Passport{}).Where("catalog_item_id = ?", itemID).Limit(1).Pluck("id", &ids).Error; err != nil {
 		return err
 	}
 	if len(ids) > 0 {
-		in.Fail("catalog_item", "field.passport_exists", ids[0].String())
+		return ErrPassportExists.On("catalog_item", "field.passport_exists", ids[0].String())
 	}
 	return nil
 }

@@ -106,7 +106,7 @@ func SharePassport(w *work.Unit, id uuid.UUID, in *PassportShare) (*SharingGrant
 		return nil, err
 	}
 	if in.Organization.Set() {
-		if err := checkGrantee(ctx, tx, org, p.ID, in); err != nil {
+		if err := checkGrantee(ctx, tx, org, in); err != nil {
 			return nil, err
 		}
 	}
@@ -115,6 +115,14 @@ func SharePassport(w *work.Unit, id uuid.UUID, in *PassportShare) (*SharingGrant
 	}
 	if p.Status != PassportPublished {
 		return nil, ErrPassportNotPublished
+	}
+	var active []uuid.UUID
+	if err := GrantsInStatus(Tenant(ctx, tx, org).Model(&SharingGrant{}), GrantActive).
+		Where("passport_id = ? AND grantee_organization_id = ?", p.ID, in.Organization.Value).Limit(1).Pluck("id", &active).Error; err != nil {
+		return nil, err
+	}
+	if len(active) > 0 {
+		return nil, ErrPassportAlreadyShared.On("organization", "field.already_shared", active[0].String())
 	}
 	at := now()
 	g := &SharingGrant{ID: NewID(), OrganizationID: org, PassportID: p.ID, GranteeOrganizationID: in.Organization.Value,
@@ -129,11 +137,10 @@ func SharePassport(w *work.Unit, id uuid.UUID, in *PassportShare) (*SharingGrant
 	return g, emitTo(w, g.GranteeOrganizationID, SharingGrantReceived{ID: g.ID, Passport: p.ID, Organization: org})
 }
 
-// checkGrantee fails the body's organization when it is the granting one,
-// not an active organization, or already holds an active grant of the
-// passport. Which ids are organizations is no secret worth a 404: ids are
+// checkGrantee fails the body's organization when it is the granting one
+// or not an active organization. Which ids are organizations is no secret worth a 404: ids are
 // random, and a grant needs the grantee's id from the grantee.
-func checkGrantee(ctx context.Context, db *gorm.DB, org, passport uuid.UUID, in *PassportShare) error {
+func checkGrantee(ctx context.Context, db *gorm.DB, org uuid.UUID, in *PassportShare) error {
 	grantee := in.Organization.Value
 	if grantee == org {
 		in.Fail("organization", "field.own_organization")
@@ -145,15 +152,6 @@ func checkGrantee(ctx context.Context, db *gorm.DB, org, passport uuid.UUID, in 
 	}
 	if n == 0 {
 		in.Fail("organization", "field.unknown_organization")
-		return nil
-	}
-	var active []uuid.UUID
-	if err := GrantsInStatus(Tenant(ctx, db, org).Model(&SharingGrant{}), GrantActive).
-		Where("passport_id = ? AND grantee_organization_id = ?", passport, grantee).Limit(1).Pluck("id", &active).Error; err != nil {
-		return err
-	}
-	if len(active) > 0 {
-		in.Fail("organization", "field.already_shared", active[0].String())
 	}
 	return nil
 }

@@ -264,6 +264,7 @@ func TestAPassportIsPublishedInVersionsSharedReadVerifiedAndRevoked(t *testing.T
 
 	res = d.send(t, d.owner, http.MethodPost, "/passports/"+passport+"/shares", map[string]any{"organization": d.partner.Org})
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code, "one active grant per organization, so one revocation ends access")
+	assert.Equal(t, "passport_already_shared", res.ErrorCode())
 	assert.Contains(t, res.FieldErrors()["organization"].([]any)[0], grant["id"])
 
 	revoked := d.ok(t, d.owner, http.StatusOK, http.MethodPost, grantPath, map[string]any{"revision": 1, "reason": "Koniec współpracy"})
@@ -321,7 +322,7 @@ func TestPassportRequestsAreCheckedFieldByField(t *testing.T) {
 
 	passport := d.createPassport(t)["id"].(string)
 	res = refuse(d.owner, "/passports", map[string]any{"catalog_item": d.item, "catalog_revision": d.revision(t)}, "catalog_item")
-	assert.Equal(t, "validation_failed", res.ErrorCode())
+	assert.Equal(t, "passport_exists", res.ErrorCode())
 	assert.Contains(t, res.FieldErrors()["catalog_item"].([]any)[0], passport, "the answer names the item's passport")
 
 	shares := "/passports/" + passport + "/shares"
