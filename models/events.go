@@ -23,6 +23,7 @@ var EventCatalogue = []Payload{
 	RefillStationCreated{}, DepositSchemeCreated{}, DepositSchemeReviewed{}, ReuseSystemCreated{},
 	AuthorityRequestCreated{}, AuthorityRequestBundleReady{}, AuthorityRequestBundleFailed{}, AuthorityRequestAnswered{},
 	EPRReportCreated{}, EPRReportLineAdded{}, EPRReportReviewed{},
+	PassportCreated{}, PassportPublishedEvent{}, PassportShared{}, SharingGrantReceived{}, SharingGrantRevoked{},
 }
 
 // EventTypes are the names of the catalogue's types, in its order.

@@ -73,6 +73,12 @@ func WithServices() Option {
 	}
 }
 
+// WithStorage connects the API to the package's S3 server only, for areas
+// that store files in the request and start no workflow.
+func WithStorage() Option {
+	return func(t testing.TB, d *api.Deps, _ *[]func(kit.Deps) kit.Area) { d.Storage = testenv.Storage(t) }
+}
+
 // WithConfig changes the configuration after the services are set.
 func WithConfig(change func(*config.Config)) Option {
 	return func(_ testing.TB, d *api.Deps, _ *[]func(kit.Deps) kit.Area) { change(&d.Config) }

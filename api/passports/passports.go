@@ -1,23 +1,324 @@
-// Package passports is the spec's passports and sharing grants.
-// It is not built yet: its operations answer 501 after authentication.
+// Package passports is the spec's passports and sharing grants: an item's
+// compliance record frozen into verifiable versions, and read access to it
+// granted to other organizations, the spec's one exception to
+// organization scope.
 //
 // The spec names these operations only in workflow lists, without their
-// abilities and permissions; they follow the nearest documented area (see
-// the README, "Choices where the spec is silent").
+// abilities, permissions and bodies; they follow the nearest documented
+// area (see the README, "Choices where the spec is silent").
 package passports
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
+	"ppwr/internal/input"
+	"ppwr/internal/storage"
+	"ppwr/models"
 )
 
 const tag = "passports"
 
+type handlers struct{ kit.Deps }
+
 // Area declares the area's operations.
-var Area = kit.Unbuilt(
-	kit.Post("createPassport", kit.Org+"/passports", tag, a.PPWRWrite, a.CatalogUpdate),
-	kit.Post("publishPassport", kit.Org+"/passports/{recordId}/publish", tag, a.PPWRWrite, a.CatalogUpdate),
-	kit.Post("sharePassport", kit.Org+"/passports/{recordId}/shares", tag, a.PPWRWrite, a.CatalogUpdate),
-	kit.List("listSharingGrants", kit.Org+"/sharing-grants", tag, a.PPWRRead, a.CatalogView),
-	kit.Post("revokeSharingGrant", kit.Org+"/sharing-grants/{recordId}/revoke", tag, a.PPWRWrite, a.CatalogUpdate),
-)
+func Area(d kit.Deps) kit.Area {
+	h := &handlers{d}
+	passport, grant := kit.Ref("Passport"), kit.Ref("SharingGrant")
+	return kit.Area{
+		Operations: []kit.Operation{
+			kit.Post("createPassport", kit.Org+"/passports", tag, a.PPWRWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.create), created(passport)),
+			kit.Post("publishPassport", kit.Org+"/passports/{recordId}/publish", tag, a.PPWRWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.publish), kit.OK(passport)),
+			kit.Post("sharePassport", kit.Org+"/passports/{recordId}/shares", tag, a.PPWRWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.share), created(grant)),
+			kit.List("listSharingGrants", kit.Org+"/sharing-grants", tag, a.PPWRRead, a.CatalogView).
+				Handle(kit.Query(h.listGrants), kit.OK(kit.ListOf("SharingGrant"))),
+			kit.Post("revokeSharingGrant", kit.Org+"/sharing-grants/{recordId}/revoke", tag, a.PPWRWrite, a.CatalogUpdate).
+				Handle(kit.JSON(h.revoke), kit.OK(grant)),
+		},
+		Schemas: schemas(),
+		Codes: []kit.Code{
+			{Code: models.ErrPassportExists.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrPassportNotPublished.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrPassportAlreadyShared.Code, Status: http.StatusUnprocessableEntity},
+			{Code: models.ErrGrantRevoked.Code, Status: http.StatusUnprocessableEntity},
+		},
+	}
+}
+
+// created is a 201 without Location: neither a passport nor a grant has
+// a read of its own (the spec lists none); grants are read in the list.
+func created(schema kit.Schema) kit.Response {
+	return kit.Response{Status: http.StatusCreated, Schema: schema}
+}
+
+func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
+
+func schemas() map[string]kit.Schema {
+	object := func() kit.Schema { return kit.Schema{"type": "object"} }
+	return map[string]kit.Schema{
+		"Passport": describe(kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "catalog_item": kit.UUID(), "status": describe(kit.Enum(models.PassportStatuses...), "schema.passport_status"),
+			"version_count":  kit.Int(),
+			"latest_version": describe(kit.Nullable(kit.Ref("PassportVersion")), "schema.passport_latest_version"),
+			"revision":       kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+		}), "schema.passport"),
+		"PassportVersion": describe(kit.Object(map[string]kit.Schema{
+			"version": kit.Int(), "sha256": describe(kit.Str(), "schema.passport_sha256"), "size_bytes": kit.Int(),
+			"published_at": kit.DateTime(), "catalog_revision": kit.Int(), "data_version": kit.UUID(),
+			"missing":  describe(kit.ArrayOf(kit.Enum(models.PassportMissingParts...)), "schema.passport_missing"),
+			"verified": describe(kit.Bool(), "schema.passport_verified"),
+			"document": describe(kit.Nullable(kit.Ref("PassportDocument")), "schema.passport_document_field"),
+		}), "schema.passport_version"),
+		"PassportDocument": describe(kit.Object(map[string]kit.Schema{
+			"format": kit.Enum(models.PassportFormat), "passport": kit.UUID(), "version": kit.Int(), "published_at": kit.DateTime(),
+			"organization": kit.Object(map[string]kit.Schema{"id": kit.UUID(), "name": kit.Str()}),
+			"item": kit.Object(map[string]kit.Schema{
+				"id": kit.UUID(), "catalog_revision": kit.Int(),
+				"data_version": kit.Object(map[string]kit.Schema{
+					"id": kit.UUID(), "revision": kit.Int(), "sha256": kit.Str(), "specifications": object(),
+					"components": kit.ArrayOf(object()), "markets": kit.ArrayOf(object()),
+				}),
+			}),
+			"register_entries": describe(kit.ArrayOf(object()), "schema.passport_register_entries"),
+			"eu_declaration":   describe(kit.Nullable(object()), "schema.passport_eu_declaration"),
+			"assessment":       describe(kit.Nullable(object()), "schema.passport_assessment"),
+			"evidence": describe(kit.Object(map[string]kit.Schema{
+				"accepted_values": kit.ArrayOf(object()), "approved_documents": kit.ArrayOf(object()),
+			}), "schema.passport_evidence"),
+			"missing": kit.ArrayOf(kit.Enum(models.PassportMissingParts...)),
+		}), "schema.passport_document"),
+		"SharingGrant": describe(kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "direction": describe(kit.Enum(models.GrantDirections...), "grant.direction"), "passport": kit.UUID(),
+			"granting_organization": kit.UUID(), "organization": describe(kit.UUID(), "grant.organization"),
+			"expires_on": describe(kit.Nullable(kit.Date()), "grant.expires_on"), "note": kit.Nullable(kit.Str()),
+			"status":     describe(kit.Enum(models.GrantStatuses...), "grant.status"),
+			"revoked_at": kit.Nullable(kit.DateTime()), "revoke_reason": kit.Nullable(kit.Str()),
+			"revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
+			"content": describe(kit.Nullable(kit.Ref("PassportVersion")), "schema.grant_content"),
+		}), "schema.sharing_grant"),
+	}
+}
+
+type passportJSON struct {
+	ID            uuid.UUID    `json:"id"`
+	CatalogItem   uuid.UUID    `json:"catalog_item"`
+	Status        string       `json:"status"`
+	VersionCount  int          `json:"version_count"`
+	LatestVersion *versionJSON `json:"latest_version"`
+	Revision      int          `json:"revision"`
+	CreatedBy     *uuid.UUID   `json:"created_by"`
+	CreatedAt     time.Time    `json:"created_at"`
+	UpdatedAt     time.Time    `json:"updated_at"`
+}
+
+type versionJSON struct {
+	Version         int             `json:"version"`
+	SHA256          string          `json:"sha256"`
+	SizeBytes       int64           `json:"size_bytes"`
+	PublishedAt     time.Time       `json:"published_at"`
+	CatalogRevision int             `json:"catalog_revision"`
+	DataVersion     uuid.UUID       `json:"data_version"`
+	Missing         []string        `json:"missing"`
+	Verified        bool            `json:"verified"`
+	Document        json.RawMessage `json:"document"`
+}
+
+// versionToJSON answers a version with its document when v.Content
+// holds the verified bytes, and without it otherwise.
+func versionToJSON(v *models.PassportVersion) *versionJSON {
+	out := &versionJSON{Version: v.Version, SHA256: v.SHA256, SizeBytes: v.SizeBytes, PublishedAt: v.PublishedAt.UTC(),
+		CatalogRevision: v.CatalogRevision, DataVersion: v.DataVersionID, Missing: append([]string{}, v.Missing...),
+		Verified: v.Content != nil, Document: json.RawMessage("null")}
+	if v.Content != nil {
+		out.Document = v.Content
+	}
+	return out
+}
+
+func passportToJSON(p *models.Passport, latest *models.PassportVersion) passportJSON {
+	out := passportJSON{ID: p.ID, CatalogItem: p.CatalogItemID, Status: p.Status, VersionCount: p.VersionCount, Revision: p.Revision,
+		CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
+	if latest != nil {
+		out.LatestVersion = versionToJSON(latest)
+	}
+	return out
+}
+
+func (h *handlers) create(c *gin.Context, in *models.PassportCreate) error {
+	p, err := models.CreatePassport(kit.Work(c), in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusCreated, passportToJSON(p, nil))
+	return nil
+}
+
+// publish freezes the next version and stores its document before the
+// unit commits: should the store fail, nothing is recorded; should the
+// commit fail, the stored object belongs to no version and the next
+// publication of that number replaces it.
+func (h *handlers) publish(c *gin.Context, in *models.PassportPublish) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	p, v, err := models.PublishPassport(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	if err := h.Storage.Put(c.Request.Context(), v.ObjectKey, bytes.NewReader(v.Content), models.PassportContentType); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, passportToJSON(p, v))
+	return nil
+}
+
+func (h *handlers) share(c *gin.Context, in *models.PassportShare) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	g, err := models.SharePassport(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusCreated, grantToJSON(g, kit.OrgID(c), nil))
+	return nil
+}
+
+func (h *handlers) revoke(c *gin.Context, in *models.GrantRevoke) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	g, err := models.RevokeSharingGrant(kit.Work(c), id, in)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, grantToJSON(g, kit.OrgID(c), nil))
+	return nil
+}
+
+type grantJSON struct {
+	ID                   uuid.UUID    `json:"id"`
+	Direction            string       `json:"direction"`
+	Passport             uuid.UUID    `json:"passport"`
+	GrantingOrganization uuid.UUID    `json:"granting_organization"`
+	Organization         uuid.UUID    `json:"organization"`
+	ExpiresOn            *string      `json:"expires_on"`
+	Note                 *string      `json:"note"`
+	Status               string       `json:"status"`
+	RevokedAt            *time.Time   `json:"revoked_at"`
+	RevokeReason         *string      `json:"revoke_reason"`
+	Revision             int          `json:"revision"`
+	CreatedAt            time.Time    `json:"created_at"`
+	UpdatedAt            time.Time    `json:"updated_at"`
+	Content              *versionJSON `json:"content"`
+}
+
+// grantToJSON answers a grant as org sees it, with the passport's
+// version when the grantee reads an active grant.
+func grantToJSON(g *models.SharingGrant, org uuid.UUID, content *models.PassportVersion) grantJSON {
+	out := grantJSON{ID: g.ID, Direction: models.GrantGiven, Passport: g.PassportID, GrantingOrganization: g.OrganizationID,
+		Organization: g.GranteeOrganizationID, ExpiresOn: kit.Day(g.ExpiresOn), Note: g.Note, Status: g.Status(),
+		RevokedAt: kit.UTC(g.RevokedAt), RevokeReason: g.RevokeReason, Revision: g.Revision, CreatedAt: g.CreatedAt.UTC(),
+		UpdatedAt: g.UpdatedAt.UTC()}
+	if g.OrganizationID != org {
+		out.Direction = models.GrantReceived
+	}
+	if content != nil {
+		out.Content = versionToJSON(content)
+	}
+	return out
+}
+
+// grantQuery filters the grants an organization gave and received.
+type grantQuery struct {
+	input.Errors
+	Direction input.Opt[string]
+	Status    input.Opt[string]
+	Passport  input.Opt[uuid.UUID]
+}
+
+func (q *grantQuery) Declare(f *input.Fields) {
+	f.Enum("direction", &q.Direction, input.Enum{Values: models.GrantDirections, Desc: "grant.direction"})
+	f.Enum("status", &q.Status, input.Enum{Values: models.GrantStatuses, Desc: "grant.status"})
+	f.Ref("passport", &q.Passport, input.Ref{})
+}
+
+func (h *handlers) listGrants(c *gin.Context, q *grantQuery) error {
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	db := models.SharingGrantsOf(ctx, h.DB, org, q.Direction.Value)
+	if q.Status.Set() {
+		db = models.GrantsInStatus(db, q.Status.Value)
+	}
+	return kit.PaginatePage(c, kit.Filter(db, "passport_id", q.Passport), kit.NewestFirst, func(page []models.SharingGrant) ([]grantJSON, error) {
+		return h.renderGrants(ctx, org, page)
+	})
+}
+
+// renderGrants answers a page of grants; each active grant the
+// organization received carries the passport's latest version, read back
+// from the object store and verified against its recorded digest.
+func (h *handlers) renderGrants(ctx context.Context, org uuid.UUID, page []models.SharingGrant) ([]grantJSON, error) {
+	var readable []uuid.UUID
+	for i := range page {
+		if g := &page[i]; g.GranteeOrganizationID == org && g.Status() == models.GrantActive {
+			readable = append(readable, g.PassportID)
+		}
+	}
+	latest, err := models.LatestPassportVersions(ctx, h.DB, readable)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range latest {
+		if err := h.readVerified(ctx, v); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]grantJSON, len(page))
+	for i := range page {
+		var content *models.PassportVersion
+		if g := &page[i]; g.GranteeOrganizationID == org && g.Status() == models.GrantActive {
+			content = latest[g.PassportID]
+		}
+		out[i] = grantToJSON(&page[i], org, content)
+	}
+	return out, nil
+}
+
+// readVerified sets v.Content to the stored document when its length and
+// digest are the recorded ones. A missing or altered object leaves it
+// unset, and the answer says the version is not verified; a store that
+// cannot be reached fails the request.
+func (h *handlers) readVerified(ctx context.Context, v *models.PassportVersion) error {
+	obj, err := h.Storage.Get(ctx, v.ObjectKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer obj.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(obj.Body, v.SizeBytes+1))
+	if err != nil {
+		return err
+	}
+	if v.Verify(raw) {
+		v.Content = raw
+	}
+	return nil
+}

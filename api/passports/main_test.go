@@ -1,0 +1,9 @@
+package passports_test
+
+import (
+	"testing"
+
+	"ppwr/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
