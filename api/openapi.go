@@ -263,7 +263,7 @@ var errorStatuses = []int{401, 403, 404, 409, 422, 429, 500}
 // Idempotent-Replayed.
 func errorResponses(t func(string, ...any) string) map[string]any {
 	out := map[string]any{}
-	for _, st := range append(errorStatuses, 405, 413, 415, 428, 501) {
+	for _, st := range append(errorStatuses, 405, 413, 415, 428) {
 		headers := headerRefs("X-Request-ID", "Content-Language", "Idempotent-Replayed")
 		switch st {
 		case 401:
@@ -312,28 +312,23 @@ func operationDoc(op *kit.Operation, pathParams [][]string, t func(string, ...an
 	if len(op.Headers) > 0 {
 		statuses = append(append([]int{}, statuses...), 428)
 	}
-	if op.Handler == nil {
-		statuses = append(append([]int{}, statuses...), 501)
-	} else {
-		for _, st := range append([]int{op.Success.Status}, op.Success.Also...) {
-			responses[strconv.Itoa(st)] = successDoc(op, st, t)
-		}
+	for _, st := range append([]int{op.Success.Status}, op.Success.Also...) {
+		responses[strconv.Itoa(st)] = successDoc(op, st, t)
 	}
 	for _, st := range statuses {
 		responses[strconv.Itoa(st)] = map[string]any{"$ref": "#/components/responses/" + strconv.Itoa(st)}
 	}
 
 	doc := map[string]any{
-		"operationId":        op.ID,
-		"summary":            t("op." + op.ID),
-		"description":        accessDescription(op, t),
-		"tags":               []string{op.Tag},
-		"parameters":         params,
-		"responses":          responses,
-		"x-ppwr-ability":     nullableString(string(op.Ability)),
-		"x-ppwr-permission":  nullableString(string(op.Permission)),
-		"x-ppwr-idempotent":  op.Idempotent,
-		"x-ppwr-implemented": op.Handler != nil,
+		"operationId":       op.ID,
+		"summary":           t("op." + op.ID),
+		"description":       accessDescription(op, t),
+		"tags":              []string{op.Tag},
+		"parameters":        params,
+		"responses":         responses,
+		"x-ppwr-ability":    nullableString(string(op.Ability)),
+		"x-ppwr-permission": nullableString(string(op.Permission)),
+		"x-ppwr-idempotent": op.Idempotent,
 	}
 	if op.Public {
 		doc["security"] = []any{}
@@ -375,9 +370,6 @@ func accessDescription(op *kit.Operation, t func(string, ...any) string) string 
 	}
 	if op.Rate == kit.RateRecommendations {
 		parts = append(parts, t("openapi.rate_recommendations"))
-	}
-	if op.Handler == nil {
-		parts = append(parts, t("openapi.not_implemented"))
 	}
 	return strings.Join(parts, " ")
 }

@@ -53,10 +53,6 @@ func adapt(h kit.HandlerFunc) gin.HandlerFunc {
 	}
 }
 
-func notImplemented(*gin.Context) error {
-	return kit.NewProblem(http.StatusNotImplemented, kit.CodeNotImplemented, "error.not_implemented")
-}
-
 // withRequestState starts the request's state: its id (a caller's
 // X-Request-ID when it is a UUID, so that ERP logs correlate; else a fresh
 // one) and its locale.

@@ -76,6 +76,11 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 	}
 	status := map[string]int{}
 	for _, area := range append([]kit.Area{{Codes: kit.CommonCodes}}, buildAreas(d.Deps, areas)...) {
+		for _, op := range area.Operations {
+			if op.Handler == nil {
+				return nil, fmt.Errorf("api: operation %s has no handler", op.ID)
+			}
+		}
 		s.operations = append(s.operations, area.Operations...)
 		// Areas share domain rules (a shortage of stock, an archived
 		// item): a code is listed once, and always with one status.
@@ -146,10 +151,6 @@ func (s *Server) Engine() (*gin.Engine, error) {
 // and syntax, then the unit of work with idempotency and audit, then the
 // handler (which binds the typed body and query).
 func (s *Server) chain(op *kit.Operation) []gin.HandlerFunc {
-	h := op.Handler
-	if h == nil {
-		h = notImplemented
-	}
 	chain := []gin.HandlerFunc{renameParams(op.PathParams()), withOperation(op)}
 	if !op.Public {
 		chain = append(chain, s.authenticate, authorize(op), s.rateLimit(op))
@@ -160,7 +161,7 @@ func (s *Server) chain(op *kit.Operation) []gin.HandlerFunc {
 	if op.IsWrite() && !op.ReadOnly {
 		chain = append(chain, s.unitOfWork(op))
 	}
-	return append(chain, adapt(h))
+	return append(chain, adapt(op.Handler))
 }
 
 // Readiness is what /readyz checks; each probe answers within the request's

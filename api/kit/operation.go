@@ -36,8 +36,7 @@ type Operation struct {
 	Headers   []Param // request headers besides the common ones
 	Request   *Body   // nil: no body
 	Success   Response
-	// Handler is nil while the area is not built: the operation answers
-	// 501 after authentication.
+	// Handler serves the operation; the server refuses a row without one.
 	Handler HandlerFunc
 }
 
@@ -186,10 +185,4 @@ func RequiredQueryParam(name string, schema Schema) Param {
 	p := QueryParam(name, schema)
 	p.Required = true
 	return p
-}
-
-// Unbuilt is the area of rows whose handlers are not built yet: each
-// answers 501 after authentication.
-func Unbuilt(rows ...Operation) func(Deps) Area {
-	return func(Deps) Area { return Area{Operations: rows} }
 }

@@ -56,7 +56,6 @@ const (
 	CodeRateLimited           = "rate_limited"
 	CodeRequestTooLarge       = "request_too_large"
 	CodeUnsupportedMediaType  = "unsupported_media_type"
-	CodeNotImplemented        = "not_implemented"
 	CodeInternal              = "internal_error"
 )
 
@@ -82,7 +81,6 @@ var CommonCodes = []Code{
 	{CodePreconditionRequired, http.StatusPreconditionRequired},
 	{CodeRateLimited, http.StatusTooManyRequests},
 	{CodeInternal, http.StatusInternalServerError},
-	{CodeNotImplemented, http.StatusNotImplemented},
 }
 
 // NewProblem builds a problem.
