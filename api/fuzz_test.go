@@ -65,6 +65,14 @@ func FuzzWrites(f *testing.F) {
 		{http.MethodGet, "/issues"},
 		{http.MethodGet, "/documents"},
 		{http.MethodGet, "/evidence-proposals"},
+		{http.MethodPost, "/ppwr/refill-stations"},
+		{http.MethodPost, "/ppwr/deposit-schemes"},
+		{http.MethodPost, "/ppwr/reuse-systems"},
+		{http.MethodGet, "/ppwr/reuse-statistics"},
+		{http.MethodPost, "/ppwr/authority-requests"},
+		{http.MethodPost, "/ppwr/epr-reports"},
+		{http.MethodPost, "/passports"},
+		{http.MethodGet, "/sharing-grants"},
 	}
 	seeds := []string{
 		`{"internalCode":"A\u0000B","name":"x"}`, `{"name":"  "}`, `{"name":null}`, `{"revision":99999999999,"name":"x"}`,
@@ -77,6 +85,12 @@ func FuzzWrites(f *testing.F) {
 		`{"order_reference":"A","event_on":"2026-01-01","country":"PL","lines":[{"item":"` + item + `","revision":1,"quantity":"1","unit":"m3","reusable":false},{}]}`,
 		`{"products":[{"length_mm":"0.000000001","width_mm":"1e9","height_mm":"1","quantity":100}],"limit":0}`,
 		`{"link_type":"other","version":"` + item + `","revision":1}`,
+		`{"products":["` + item + `",7],"hygiene_evidence":"x","country":"PL","name":"\u0000","refill_rules":" "}`,
+		`{"market":"PL","deposit_amount":"-0","currency":"pln","items":[null],"participates_from":"0000-00-00"}`,
+		`{"participants":[{"name":"A","role":"operator","confirmation":"` + item + `"}],"markets":["PL","PL"],"reconditioning_steps":[""]}`,
+		`{"authority":{"name":"A","country":"NO"},"items":["` + item + `"],"received_on":"2026-02-30","answered_on":"2025-01-01"}`,
+		`{"country":"PL","year":2147483648,"period_from":"2026-12-31","period_to":"2026-01-01","flow_kinds":[]}`,
+		`{"catalog_item":"` + item + `","catalog_revision":0}`,
 		`{"party":"` + party + `","language":"en","due_on":"2999-01-01","recipients":["a@b"],"lines":[{"item":"` + item + `","component":"` + item + `","measurement_codes":["MASS_G"]}]}`,
 	}
 	for i, s := range seeds {
