@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
@@ -63,14 +62,8 @@ type Assessment struct {
 	Evidence        datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
 	StaleSince      *time.Time
 	RunID           *uuid.UUID `gorm:"type:uuid"`
-	ReviewStatus    string
-	ReviewReason    *string
-	ReviewedBy      *uuid.UUID `gorm:"type:uuid"`
-	ReviewedAt      *time.Time
-	Revision        int
-	CreatedBy       *uuid.UUID `gorm:"type:uuid"`
 	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	ReviewState
 }
 
 // RuleSetVersion names the version of a rule set an assessment used.
@@ -152,9 +145,9 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 	}
 	at := now()
 	a := &Assessment{ID: NewID(), OrganizationID: org, CatalogItemID: item.ID, CatalogRevision: item.Revision, DataVersionID: dataVersion,
-		AssessedOn: input.On, RuleSets: sets, Markets: markets, ReviewStatus: AssessmentUnreviewed,
-		Revision: 1, RunID: in.run, CreatedBy: w.Actor().UserID, CreatedAt: at, UpdatedAt: at,
-		Entries: datatypes.JSONSlice[uuid.UUID]{}, Evidence: datatypes.JSONSlice[uuid.UUID]{}}
+		AssessedOn: input.On, RuleSets: sets, Markets: markets, RunID: in.run, CreatedAt: at,
+		ReviewState: newReviewState(w, AssessmentUnreviewed, at),
+		Entries:     datatypes.JSONSlice[uuid.UUID]{}, Evidence: datatypes.JSONSlice[uuid.UUID]{}}
 	a.Results, a.Status = outcomes(selected, results, a)
 	if err := tx.Create(a).Error; err != nil {
 		return nil, err
@@ -366,33 +359,21 @@ func NewAssessmentReview() *ReviewBody {
 // ReviewAssessment records the one decision on an assessment. Whoever ran
 // it cannot decide on it, and a stale assessment cannot be published.
 func ReviewAssessment(w *work.Unit, id uuid.UUID, in *ReviewBody) (*Assessment, error) {
-	a, err := take[Assessment](Tenant(w.Context(), w.Tx(), w.Organization()).Clauses(clause.Locking{Strength: "NO KEY UPDATE"}).Where("id = ?", id))
-	if err != nil {
-		return nil, err
-	}
-	if in.Failed() {
-		return nil, in.Err()
-	}
-	if err := checkReviewer(w, a.CreatedBy, a.Revision, in); err != nil {
-		return nil, err
-	}
-	if a.ReviewStatus != AssessmentUnreviewed {
-		return nil, ErrAssessmentReviewed.On("decision", "field.entry_decided", a.ReviewStatus)
-	}
-	if in.Decision.Value == AssessmentPublished {
+	q := Tenant(w.Context(), w.Tx(), w.Organization()).Where("id = ?", id)
+	a, err := reviewOnce(w, q, in, func(a *Assessment) error {
+		if a.ReviewStatus != AssessmentUnreviewed {
+			return ErrAssessmentReviewed.On("decision", "field.entry_decided", a.ReviewStatus)
+		}
+		if in.Decision.Value != AssessmentPublished {
+			return nil
+		}
 		stale, err := AssessmentStale(w.Context(), w.Tx(), w.Organization(), []uuid.UUID{a.ID})
-		if err != nil {
-			return nil, err
+		if err == nil && stale[a.ID] {
+			return ErrAssessmentStale.On("decision", "field.assessment_stale")
 		}
-		if stale[a.ID] {
-			return nil, ErrAssessmentStale.On("decision", "field.assessment_stale")
-		}
-	}
-	at := now()
-	a.ReviewStatus, a.ReviewReason, a.ReviewedBy, a.ReviewedAt = in.Decision.Value, &in.Reason.Value, w.Actor().UserID, &at
-	a.Revision++
-	a.UpdatedAt = at
-	if err := w.Tx().Model(a).Select(reviewColumns).Updates(a).Error; err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	w.Touch("assessment", a.ID)

@@ -29,14 +29,8 @@ type DepositScheme struct {
 	LabelApplied     bool
 	Evidence         datatypes.JSONSlice[uuid.UUID] `gorm:"type:jsonb"`
 	ParticipatesFrom time.Time                      `gorm:"type:date"`
-	ReviewStatus     string
-	ReviewReason     *string
-	ReviewedBy       *uuid.UUID `gorm:"type:uuid"`
-	ReviewedAt       *time.Time
-	CreatedBy        *uuid.UUID `gorm:"type:uuid"`
-	Revision         int
 	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	ReviewState
 }
 
 // Limits of documentary records.
@@ -107,8 +101,8 @@ func CreateDepositScheme(w *work.Unit, in *DepositSchemeCreate) (*DepositScheme,
 	s := &DepositScheme{ID: NewID(), OrganizationID: w.Organization(), Market: in.Market.Value, SchemeName: in.SchemeName.Value,
 		SchemeOperator: in.SchemeOperator.Value, DepositAmount: in.DepositAmount.Value, Currency: in.Currency.Value,
 		Items: in.Items.Value, LabelRequirement: in.LabelRequirement.Value, LabelApplied: in.LabelApplied.Value,
-		Evidence: idsOrEmpty(in.Evidence), ParticipatesFrom: in.ParticipatesFrom.Value, ReviewStatus: EntryUnreviewed,
-		CreatedBy: w.Actor().UserID, Revision: 1, CreatedAt: at, UpdatedAt: at}
+		Evidence: idsOrEmpty(in.Evidence), ParticipatesFrom: in.ParticipatesFrom.Value, CreatedAt: at,
+		ReviewState: newReviewState(w, EntryUnreviewed, at)}
 	if err := w.Tx().Create(s).Error; err != nil {
 		return nil, FromDatabase(err)
 	}
@@ -136,24 +130,13 @@ var ErrRecordDecided = &RuleError{Code: "record_already_reviewed", Key: "error.r
 // ReviewDepositScheme records the one review decision of a scheme record,
 // by someone other than its creator.
 func ReviewDepositScheme(w *work.Unit, id uuid.UUID, in *ReviewBody) (*DepositScheme, error) {
-	s, err := lockFor[DepositScheme](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
+	s, err := reviewOnce(w, Tenant(w.Context(), w.Tx(), w.Organization()).Where("id = ?", id), in, func(s *DepositScheme) error {
+		if s.ReviewStatus != EntryUnreviewed {
+			return ErrRecordDecided.On("decision", "field.record_decided", s.ReviewStatus)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	if in.Failed() {
-		return nil, in.Err()
-	}
-	if err := checkReviewer(w, s.CreatedBy, s.Revision, in); err != nil {
-		return nil, err
-	}
-	if s.ReviewStatus != EntryUnreviewed {
-		return nil, ErrRecordDecided.On("decision", "field.record_decided", s.ReviewStatus)
-	}
-	at := now()
-	s.ReviewStatus, s.ReviewReason, s.ReviewedBy, s.ReviewedAt = in.Decision.Value, &in.Reason.Value, w.Actor().UserID, &at
-	s.Revision++
-	s.UpdatedAt = at
-	if err := w.Tx().Model(s).Select(reviewColumns).Updates(s).Error; err != nil {
 		return nil, err
 	}
 	w.Touch("deposit_scheme", s.ID)

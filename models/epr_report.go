@@ -93,14 +93,8 @@ type EPRReport struct {
 	FlowCount      int
 	LineCount      int
 	Warnings       datatypes.JSONSlice[EPRWarning] `gorm:"type:jsonb"`
-	ReviewStatus   string
-	ReviewReason   *string
-	ReviewedBy     *uuid.UUID `gorm:"type:uuid"`
-	ReviewedAt     *time.Time
-	Revision       int
-	CreatedBy      *uuid.UUID `gorm:"type:uuid"`
 	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	ReviewState
 }
 
 // EPRReportLine is one line of a report.
@@ -229,8 +223,7 @@ func CreateEPRReport(w *work.Unit, in *EPRReportCreate) (*EPRReport, []EPRReport
 	at := now()
 	r := &EPRReport{ID: NewID(), OrganizationID: w.Organization(), Country: in.Country.Value, Year: in.Year.Value,
 		PeriodFrom: time.Date(in.Year.Value, 1, 1, 0, 0, 0, 0, time.UTC), PeriodTo: time.Date(in.Year.Value, 12, 31, 0, 0, 0, 0, time.UTC),
-		FlowKinds: FlowKinds, TotalG: decimal.Zero, ReviewStatus: EPRUnreviewed, Revision: 1, CreatedBy: w.Actor().UserID,
-		CreatedAt: at, UpdatedAt: at}
+		FlowKinds: FlowKinds, TotalG: decimal.Zero, CreatedAt: at, ReviewState: newReviewState(w, EPRUnreviewed, at)}
 	if in.PeriodFrom.Set() {
 		r.PeriodFrom = in.PeriodFrom.Value
 	}
@@ -349,24 +342,13 @@ func NewEPRReview() *ReviewBody {
 // created it cannot decide on it. An approved report is final; a rejected
 // one is corrected by adding lines, which returns it to review.
 func ReviewEPRReport(w *work.Unit, id uuid.UUID, in *ReviewBody) (*EPRReport, error) {
-	r, err := lockFor[EPRReport](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
+	r, err := reviewOnce(w, Tenant(w.Context(), w.Tx(), w.Organization()).Where("id = ?", id), in, func(r *EPRReport) error {
+		if r.ReviewStatus != EPRUnreviewed {
+			return ErrEPRReportReviewed.On("decision", "field.epr_report_decided", r.ReviewStatus)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	if in.Failed() {
-		return nil, in.Err()
-	}
-	if err := checkReviewer(w, r.CreatedBy, r.Revision, in); err != nil {
-		return nil, err
-	}
-	if r.ReviewStatus != EPRUnreviewed {
-		return nil, ErrEPRReportReviewed.On("decision", "field.epr_report_decided", r.ReviewStatus)
-	}
-	at := now()
-	r.ReviewStatus, r.ReviewReason, r.ReviewedBy, r.ReviewedAt = in.Decision.Value, &in.Reason.Value, w.Actor().UserID, &at
-	r.Revision++
-	r.UpdatedAt = at
-	if err := w.Tx().Model(r).Select(reviewColumns).Updates(r).Error; err != nil {
 		return nil, err
 	}
 	w.Touch("epr_report", r.ID)

@@ -90,14 +90,8 @@ type RegisterEntry struct {
 	Status          string
 	Supersedes      *uuid.UUID `gorm:"type:uuid"`
 	SupersededBy    *uuid.UUID `gorm:"type:uuid"`
-	ReviewStatus    string
-	ReviewReason    *string
-	ReviewedBy      *uuid.UUID `gorm:"type:uuid"`
-	ReviewedAt      *time.Time
-	Revision        int
-	CreatedBy       *uuid.UUID `gorm:"type:uuid"`
 	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	ReviewState
 }
 
 // TableName maps the model onto its table.
@@ -236,7 +230,7 @@ func CreateRegisterEntry(w *work.Unit, itemID uuid.UUID, in *RegisterEntryCreate
 		DataVersionID: dataVersion, Components: uuids(in.Components.Value), MarketScenarios: uuids(in.MarketScenarios.Value),
 		Values: values, Method: in.Method.Value, MethodReference: optional(in.MethodReference), Evidence: dedupe(in.Evidence),
 		ValidFrom: in.validFrom(), ValidUntil: optional(in.ValidUntil), Status: EntryActive, Supersedes: optional(in.Supersedes),
-		ReviewStatus: EntryNotReviewable, Revision: 1, CreatedBy: w.Actor().UserID, CreatedAt: at, UpdatedAt: at}
+		CreatedAt: at, ReviewState: newReviewState(w, EntryNotReviewable, at)}
 	if reg.Reviewable {
 		e.ReviewStatus = EntryUnreviewed
 	}

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -36,6 +37,58 @@ func (in *ReviewBody) Declare(f *input.Fields) {
 	f.Int("revision", &in.Revision, input.Revision(true))
 }
 
+// ReviewState is what a record that takes one internal review decision
+// keeps: who created it (who may not decide on it), its revision (which
+// the reviewer sends back) and the decision.
+type ReviewState struct {
+	ReviewStatus string
+	ReviewReason *string
+	ReviewedBy   *uuid.UUID `gorm:"type:uuid"`
+	ReviewedAt   *time.Time
+	Revision     int
+	CreatedBy    *uuid.UUID `gorm:"type:uuid"`
+	UpdatedAt    time.Time
+}
+
+func (r *ReviewState) state() *ReviewState { return r }
+
+// newReviewState is the state of a record the unit's actor creates, in
+// the given review status.
+func newReviewState(w *work.Unit, status string, at time.Time) ReviewState {
+	return ReviewState{ReviewStatus: status, Revision: 1, CreatedBy: w.Actor().UserID, UpdatedAt: at}
+}
+
+// reviewOnce takes the one review decision on the record q finds, locked:
+// 404 when there is none, then the body's errors, then four eyes and the
+// revision (checkReviewer), then open, the record's own rules for being
+// decided (still undecided, not superseded, not stale). It writes the
+// decision and raises the revision.
+func reviewOnce[T any, P interface {
+	*T
+	state() *ReviewState
+}](w *work.Unit, q *gorm.DB, in *ReviewBody, open func(P) error) (P, error) {
+	row, err := take[T](q.Clauses(clause.Locking{Strength: "NO KEY UPDATE"}))
+	if err != nil {
+		return nil, err
+	}
+	if in.Failed() {
+		return nil, in.Err()
+	}
+	p := P(row)
+	r := p.state()
+	if err := checkReviewer(w, r.CreatedBy, r.Revision, in); err != nil {
+		return nil, err
+	}
+	if err := open(p); err != nil {
+		return nil, err
+	}
+	at := now()
+	r.ReviewStatus, r.ReviewReason, r.ReviewedBy, r.ReviewedAt = in.Decision.Value, &in.Reason.Value, w.Actor().UserID, &at
+	r.Revision++
+	r.UpdatedAt = at
+	return p, w.Tx().Model(row).Select(reviewColumns).Updates(row).Error
+}
+
 // checkReviewer applies what every review decision requires: four eyes
 // (whoever created the record cannot decide on it) and the revision the
 // reviewer read.
@@ -62,30 +115,20 @@ func FindRegisterEntry(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID, 
 // A rejection opens a compliance issue on the item; accepting the entry
 // that corrects a rejected one resolves that issue.
 func ReviewRegisterEntry(w *work.Unit, itemID uuid.UUID, reg string, id uuid.UUID, in *ReviewBody) (*RegisterEntry, error) {
-	e, err := take[RegisterEntry](Tenant(w.Context(), w.Tx(), w.Organization()).Clauses(clause.Locking{Strength: "NO KEY UPDATE"}).
-		Where("catalog_item_id = ? AND register = ? AND id = ?", itemID, reg, id))
+	q := Tenant(w.Context(), w.Tx(), w.Organization()).Where("catalog_item_id = ? AND register = ? AND id = ?", itemID, reg, id)
+	e, err := reviewOnce(w, q, in, func(e *RegisterEntry) error {
+		switch {
+		case e.Status == EntrySuperseded:
+			return ErrEntrySuperseded.On("decision", "field.entry_superseded")
+		case e.ReviewStatus != EntryUnreviewed:
+			return ErrEntryDecided.On("decision", "field.entry_decided", e.ReviewStatus)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if in.Failed() {
-		return nil, in.Err()
-	}
-	if err := checkReviewer(w, e.CreatedBy, e.Revision, in); err != nil {
-		return nil, err
-	}
-	switch {
-	case e.Status == EntrySuperseded:
-		return nil, ErrEntrySuperseded.On("decision", "field.entry_superseded")
-	case e.ReviewStatus != EntryUnreviewed:
-		return nil, ErrEntryDecided.On("decision", "field.entry_decided", e.ReviewStatus)
-	}
-	at, decision := now(), in.Decision.Value
-	e.ReviewStatus, e.ReviewReason, e.ReviewedBy, e.ReviewedAt = decision, &in.Reason.Value, w.Actor().UserID, &at
-	e.Revision++
-	e.UpdatedAt = at
-	if err := w.Tx().Model(e).Select(reviewColumns).Updates(e).Error; err != nil {
-		return nil, err
-	}
+	decision := e.ReviewStatus
 	switch {
 	case decision == EntryRejected:
 		if _, err := OpenIssue(w, ComplianceIssue{Kind: IssueRegisterEntryRejected, Severity: SeverityMedium,
