@@ -55,17 +55,14 @@ func schema() kit.Schema {
 	for _, o := range rules.Outcomes {
 		counts[o] = kit.Int()
 	}
-	s := kit.Object(map[string]kit.Schema{
+	s := kit.Object(kit.WithReview(map[string]kit.Schema{
 		"id": kit.UUID(), "item": kit.UUID(), "catalog_revision": kit.Int(), "data_version": kit.UUID(), "date": kit.Date(),
 		"rule_sets": kit.ArrayOf(kit.Object(map[string]kit.Schema{"code": kit.Str(), "version": kit.Str()})), "markets": kit.ArrayOf(kit.UUID()),
 		"status": kit.Described(kit.Enum(models.AssessmentStatuses...), "assessment.status"),
 		"stale":  kit.Described(kit.Bool(), "assessment.stale"),
 		"counts": kit.Object(counts), "results": kit.ArrayOf(kit.Ref("RuleOutcome")),
-		"entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()),
-		"review_status": kit.Described(kit.Enum(models.AssessmentReviewStatuses...), "assessment.review_status"),
-		"review_reason": kit.Nullable(kit.Str()), "reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
-		"revision": kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-	})
+		"entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()), "created_at": kit.DateTime(),
+	}, kit.Described(kit.Enum(models.AssessmentReviewStatuses...), "assessment.review_status")))
 	return kit.Described(s, "schema.assessment")
 }
 
@@ -101,14 +98,8 @@ type assessmentJSON struct {
 	Results         []outcomeJSON           `json:"results"`
 	Entries         []uuid.UUID             `json:"entries"`
 	Evidence        []uuid.UUID             `json:"evidence"`
-	ReviewStatus    string                  `json:"review_status"`
-	ReviewReason    *string                 `json:"review_reason"`
-	ReviewedBy      *uuid.UUID              `json:"reviewed_by"`
-	ReviewedAt      *time.Time              `json:"reviewed_at"`
-	Revision        int                     `json:"revision"`
-	CreatedBy       *uuid.UUID              `json:"created_by"`
 	CreatedAt       time.Time               `json:"created_at"`
-	UpdatedAt       time.Time               `json:"updated_at"`
+	kit.ReviewJSON
 }
 
 // render answers an assessment in the request's language.
@@ -116,8 +107,7 @@ func render(locale i18n.Locale, x *models.Assessment, stale bool) assessmentJSON
 	out := assessmentJSON{ID: x.ID, Item: x.CatalogItemID, CatalogRevision: x.CatalogRevision, DataVersion: x.DataVersionID,
 		Date: *kit.Day(&x.AssessedOn), RuleSets: x.RuleSets, Markets: x.Markets, Status: x.Status, Stale: stale,
 		Counts: map[string]int{}, Results: make([]outcomeJSON, len(x.Results)), Entries: x.Entries, Evidence: x.Evidence,
-		ReviewStatus: x.ReviewStatus, ReviewReason: x.ReviewReason, ReviewedBy: x.ReviewedBy, ReviewedAt: kit.UTC(x.ReviewedAt),
-		Revision: x.Revision, CreatedBy: x.CreatedBy, CreatedAt: x.CreatedAt.UTC(), UpdatedAt: x.UpdatedAt.UTC()}
+		CreatedAt: x.CreatedAt.UTC(), ReviewJSON: kit.Review(&x.ReviewState)}
 	for _, o := range rules.Outcomes {
 		out.Counts[o] = 0
 	}

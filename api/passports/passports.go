@@ -64,25 +64,23 @@ func created(schema kit.Schema) kit.Response {
 	return kit.Response{Status: http.StatusCreated, Schema: schema}
 }
 
-func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
-
 func schemas() map[string]kit.Schema {
 	object := func() kit.Schema { return kit.Schema{"type": "object"} }
 	return map[string]kit.Schema{
-		"Passport": describe(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "catalog_item": kit.UUID(), "status": describe(kit.Enum(models.PassportStatuses...), "schema.passport_status"),
+		"Passport": kit.Described(kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "catalog_item": kit.UUID(), "status": kit.Described(kit.Enum(models.PassportStatuses...), "schema.passport_status"),
 			"version_count":  kit.Int(),
-			"latest_version": describe(kit.Nullable(kit.Ref("PassportVersion")), "schema.passport_latest_version"),
+			"latest_version": kit.Described(kit.Nullable(kit.Ref("PassportVersion")), "schema.passport_latest_version"),
 			"revision":       kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 		}), "schema.passport"),
-		"PassportVersion": describe(kit.Object(map[string]kit.Schema{
-			"version": kit.Int(), "sha256": describe(kit.Str(), "schema.passport_sha256"), "size_bytes": kit.Int(),
+		"PassportVersion": kit.Described(kit.Object(map[string]kit.Schema{
+			"version": kit.Int(), "sha256": kit.Described(kit.Str(), "schema.passport_sha256"), "size_bytes": kit.Int(),
 			"published_at": kit.DateTime(), "catalog_revision": kit.Int(), "data_version": kit.UUID(),
-			"missing":  describe(kit.ArrayOf(kit.Enum(models.PassportMissingParts...)), "schema.passport_missing"),
-			"verified": describe(kit.Bool(), "schema.passport_verified"),
-			"document": describe(kit.Nullable(kit.Ref("PassportDocument")), "schema.passport_document_field"),
+			"missing":  kit.Described(kit.ArrayOf(kit.Enum(models.PassportMissingParts...)), "schema.passport_missing"),
+			"verified": kit.Described(kit.Bool(), "schema.passport_verified"),
+			"document": kit.Described(kit.Nullable(kit.Ref("PassportDocument")), "schema.passport_document_field"),
 		}), "schema.passport_version"),
-		"PassportDocument": describe(kit.Object(map[string]kit.Schema{
+		"PassportDocument": kit.Described(kit.Object(map[string]kit.Schema{
 			"format": kit.Enum(models.PassportFormat), "passport": kit.UUID(), "version": kit.Int(), "published_at": kit.DateTime(),
 			"organization": kit.Object(map[string]kit.Schema{"id": kit.UUID(), "name": kit.Str()}),
 			"item": kit.Object(map[string]kit.Schema{
@@ -92,22 +90,22 @@ func schemas() map[string]kit.Schema {
 					"components": kit.ArrayOf(object()), "markets": kit.ArrayOf(object()),
 				}),
 			}),
-			"register_entries": describe(kit.ArrayOf(object()), "schema.passport_register_entries"),
-			"eu_declaration":   describe(kit.Nullable(object()), "schema.passport_eu_declaration"),
-			"assessment":       describe(kit.Nullable(object()), "schema.passport_assessment"),
-			"evidence": describe(kit.Object(map[string]kit.Schema{
+			"register_entries": kit.Described(kit.ArrayOf(object()), "schema.passport_register_entries"),
+			"eu_declaration":   kit.Described(kit.Nullable(object()), "schema.passport_eu_declaration"),
+			"assessment":       kit.Described(kit.Nullable(object()), "schema.passport_assessment"),
+			"evidence": kit.Described(kit.Object(map[string]kit.Schema{
 				"accepted_values": kit.ArrayOf(object()), "approved_documents": kit.ArrayOf(object()),
 			}), "schema.passport_evidence"),
 			"missing": kit.ArrayOf(kit.Enum(models.PassportMissingParts...)),
 		}), "schema.passport_document"),
-		"SharingGrant": describe(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "direction": describe(kit.Enum(models.GrantDirections...), "grant.direction"), "passport": kit.UUID(),
-			"granting_organization": kit.UUID(), "organization": describe(kit.UUID(), "grant.organization"),
-			"expires_on": describe(kit.Nullable(kit.Date()), "grant.expires_on"), "note": kit.Nullable(kit.Str()),
-			"status":     describe(kit.Enum(models.GrantStatuses...), "grant.status"),
+		"SharingGrant": kit.Described(kit.Object(map[string]kit.Schema{
+			"id": kit.UUID(), "direction": kit.Described(kit.Enum(models.GrantDirections...), "grant.direction"), "passport": kit.UUID(),
+			"granting_organization": kit.UUID(), "organization": kit.Described(kit.UUID(), "grant.organization"),
+			"expires_on": kit.Described(kit.Nullable(kit.Date()), "grant.expires_on"), "note": kit.Nullable(kit.Str()),
+			"status":     kit.Described(kit.Enum(models.GrantStatuses...), "grant.status"),
 			"revoked_at": kit.Nullable(kit.DateTime()), "revoke_reason": kit.Nullable(kit.Str()),
 			"revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-			"content": describe(kit.Nullable(kit.Ref("PassportVersion")), "schema.grant_content"),
+			"content": kit.Described(kit.Nullable(kit.Ref("PassportVersion")), "schema.grant_content"),
 		}), "schema.sharing_grant"),
 	}
 }

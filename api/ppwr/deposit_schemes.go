@@ -27,14 +27,12 @@ func (h *handlers) depositSchemes() kit.Area {
 				Handle(kit.JSONBody("DepositSchemeReview", models.NewDepositReview, kit.Change("recordId", models.ReviewDepositScheme, depositSchemeToJSON)), kit.OK(scheme)),
 		},
 		Schemas: map[string]kit.Schema{
-			"DepositScheme": kit.Described(kit.Object(map[string]kit.Schema{
+			"DepositScheme": kit.Described(kit.Object(kit.WithReview(map[string]kit.Schema{
 				"id": kit.UUID(), "market": kit.Str(), "scheme_name": kit.Str(), "scheme_operator": kit.Str(),
 				"deposit_amount": kit.DecimalString(), "currency": kit.Str(), "items": kit.ArrayOf(kit.UUID()),
 				"label_requirement": kit.Str(), "label_applied": kit.Bool(), "evidence": kit.ArrayOf(kit.UUID()),
-				"participates_from": kit.Date(), "review_status": kit.Enum(models.EntryUnreviewed, models.EntryAccepted, models.EntryRejected),
-				"review_reason": kit.Nullable(kit.Str()), "reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
-				"created_by": kit.Nullable(kit.UUID()), "revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-			}), "schema.deposit_scheme"),
+				"participates_from": kit.Date(), "created_at": kit.DateTime(),
+			}, kit.Enum(models.EntryUnreviewed, models.EntryAccepted, models.EntryRejected))), "schema.deposit_scheme"),
 		},
 		Codes: []kit.Code{{Code: models.ErrRecordDecided.Code, Status: http.StatusUnprocessableEntity}},
 	}
@@ -52,22 +50,15 @@ type depositSchemeJSON struct {
 	LabelApplied     bool            `json:"label_applied"`
 	Evidence         []uuid.UUID     `json:"evidence"`
 	ParticipatesFrom string          `json:"participates_from"`
-	ReviewStatus     string          `json:"review_status"`
-	ReviewReason     *string         `json:"review_reason"`
-	ReviewedBy       *uuid.UUID      `json:"reviewed_by"`
-	ReviewedAt       *time.Time      `json:"reviewed_at"`
-	CreatedBy        *uuid.UUID      `json:"created_by"`
-	Revision         int             `json:"revision"`
 	CreatedAt        time.Time       `json:"created_at"`
-	UpdatedAt        time.Time       `json:"updated_at"`
+	kit.ReviewJSON
 }
 
 func depositSchemeToJSON(s *models.DepositScheme) depositSchemeJSON {
 	return depositSchemeJSON{ID: s.ID, Market: s.Market, SchemeName: s.SchemeName, SchemeOperator: s.SchemeOperator,
 		DepositAmount: s.DepositAmount, Currency: s.Currency, Items: s.Items, LabelRequirement: s.LabelRequirement,
 		LabelApplied: s.LabelApplied, Evidence: s.Evidence, ParticipatesFrom: s.ParticipatesFrom.Format(time.DateOnly),
-		ReviewStatus: s.ReviewStatus, ReviewReason: s.ReviewReason, ReviewedBy: s.ReviewedBy, ReviewedAt: kit.UTC(s.ReviewedAt),
-		CreatedBy: s.CreatedBy, Revision: s.Revision, CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+		CreatedAt: s.CreatedAt.UTC(), ReviewJSON: kit.Review(&s.ReviewState)}
 }
 
 func (h *handlers) createDepositScheme(c *gin.Context, in *models.DepositSchemeCreate) error {

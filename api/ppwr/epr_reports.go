@@ -33,9 +33,9 @@ func (h *handlers) eprReports() kit.Area {
 			kit.List("listEPRReportLines", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.listEPRReportLines), kit.OK(kit.Ref("EPRReportLinePage"))),
 			kit.Post("reviewEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
-				Handle(kit.JSONBody("EPRReportReview", models.NewEPRReview, h.reviewEPRReport), kit.OK(report)),
+				Handle(kit.JSONBody("EPRReportReview", models.NewEPRReview, kit.Change("recordId", models.ReviewEPRReport, eprReportToJSON)), kit.OK(report)),
 			kit.Get("exportEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/export", tag, a.ReportsRead, a.ReportsExport).
-				Handle(kit.Query(h.exportEPRReport), kit.Response{Status: http.StatusOK, Schema: describe(kit.Binary(), "schema.epr_export"),
+				Handle(kit.Query(h.exportEPRReport), kit.Response{Status: http.StatusOK, Schema: kit.Described(kit.Binary(), "schema.epr_export"),
 					ContentTypes: []string{"text/csv", models.XLSXType},
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
@@ -47,14 +47,14 @@ func (h *handlers) eprReports() kit.Area {
 
 func eprSchemas() map[string]kit.Schema {
 	dec := kit.DecimalString()
-	line := describe(kit.Object(map[string]kit.Schema{
+	line := kit.Described(kit.Object(map[string]kit.Schema{
 		"id": kit.UUID(), "report": kit.UUID(), "source": kit.Enum(models.EPRSources...),
 		"category": kit.Nullable(kit.Schema{"type": "integer", "minimum": 1, "maximum": 22}), "material_code": kit.Nullable(kit.Str()),
 		"mass_g": dec, "mass_kg": dec, "mass_t": dec, "flow_count": kit.Int(), "flow_sample": kit.ArrayOf(kit.Str()),
 		"reason": kit.Nullable(kit.Str()), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
 	}), "schema.epr_report_line")
 	return map[string]kit.Schema{
-		"EPRReport": describe(kit.Object(map[string]kit.Schema{
+		"EPRReport": kit.Described(kit.Object(kit.WithReview(map[string]kit.Schema{
 			"id": kit.UUID(), "country": kit.Str(), "year": kit.Int(), "period_from": kit.Date(), "period_to": kit.Date(),
 			"flow_kinds": kit.ArrayOf(kit.Enum(models.FlowKinds...)), "form": kit.Enum(models.EPRForms...),
 			"form_threshold_t": dec, "form_basis": kit.Str(), "rounding": kit.Str(),
@@ -62,10 +62,8 @@ func eprSchemas() map[string]kit.Schema {
 			"warnings": kit.ArrayOf(kit.Object(map[string]kit.Schema{
 				"code": kit.Enum(models.EPRWarnings...), "count": kit.Int(), "flows": kit.ArrayOf(kit.Str()),
 			})),
-			"review_status": kit.Enum(models.EPRReviewStatuses...), "review_reason": kit.Nullable(kit.Str()),
-			"reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(),
-			"created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-		}), "schema.epr_report"),
+			"created_at": kit.DateTime(),
+		}, kit.Enum(models.EPRReviewStatuses...))), "schema.epr_report"),
 		"EPRReportLine": line,
 		"EPRReportLineAdded": kit.Object(map[string]kit.Schema{
 			"line": kit.Ref("EPRReportLine"), "report": kit.Ref("EPRReport"),
@@ -77,33 +75,25 @@ func eprSchemas() map[string]kit.Schema {
 	}
 }
 
-func describe(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
-
 type eprReportJSON struct {
-	ID           uuid.UUID           `json:"id"`
-	Country      string              `json:"country"`
-	Year         int                 `json:"year"`
-	PeriodFrom   string              `json:"period_from"`
-	PeriodTo     string              `json:"period_to"`
-	FlowKinds    []string            `json:"flow_kinds"`
-	Form         string              `json:"form"`
-	Threshold    decimal.Decimal     `json:"form_threshold_t"`
-	FormBasis    string              `json:"form_basis"`
-	Rounding     string              `json:"rounding"`
-	TotalG       decimal.Decimal     `json:"total_g"`
-	TotalKg      decimal.Decimal     `json:"total_kg"`
-	TotalT       decimal.Decimal     `json:"total_t"`
-	FlowCount    int                 `json:"flow_count"`
-	LineCount    int                 `json:"line_count"`
-	Warnings     []models.EPRWarning `json:"warnings"`
-	ReviewStatus string              `json:"review_status"`
-	ReviewReason *string             `json:"review_reason"`
-	ReviewedBy   *uuid.UUID          `json:"reviewed_by"`
-	ReviewedAt   *time.Time          `json:"reviewed_at"`
-	Revision     int                 `json:"revision"`
-	CreatedBy    *uuid.UUID          `json:"created_by"`
-	CreatedAt    time.Time           `json:"created_at"`
-	UpdatedAt    time.Time           `json:"updated_at"`
+	ID         uuid.UUID           `json:"id"`
+	Country    string              `json:"country"`
+	Year       int                 `json:"year"`
+	PeriodFrom string              `json:"period_from"`
+	PeriodTo   string              `json:"period_to"`
+	FlowKinds  []string            `json:"flow_kinds"`
+	Form       string              `json:"form"`
+	Threshold  decimal.Decimal     `json:"form_threshold_t"`
+	FormBasis  string              `json:"form_basis"`
+	Rounding   string              `json:"rounding"`
+	TotalG     decimal.Decimal     `json:"total_g"`
+	TotalKg    decimal.Decimal     `json:"total_kg"`
+	TotalT     decimal.Decimal     `json:"total_t"`
+	FlowCount  int                 `json:"flow_count"`
+	LineCount  int                 `json:"line_count"`
+	Warnings   []models.EPRWarning `json:"warnings"`
+	CreatedAt  time.Time           `json:"created_at"`
+	kit.ReviewJSON
 }
 
 func eprReportToJSON(r *models.EPRReport) eprReportJSON {
@@ -111,9 +101,7 @@ func eprReportToJSON(r *models.EPRReport) eprReportJSON {
 		PeriodTo: r.PeriodTo.Format(time.DateOnly), FlowKinds: r.FlowKinds, Form: r.Form,
 		Threshold: decimal.NewFromInt(models.EPRSimplifiedBelowT), FormBasis: models.EPRFormBasis, Rounding: models.EPRRounding,
 		TotalG: r.TotalG, TotalKg: models.GramsToKg(r.TotalG), TotalT: models.GramsToT(r.TotalG), FlowCount: r.FlowCount,
-		LineCount: r.LineCount, Warnings: r.Warnings, ReviewStatus: r.ReviewStatus, ReviewReason: r.ReviewReason,
-		ReviewedBy: r.ReviewedBy, ReviewedAt: kit.UTC(r.ReviewedAt), Revision: r.Revision, CreatedBy: r.CreatedBy,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		LineCount: r.LineCount, Warnings: r.Warnings, CreatedAt: r.CreatedAt.UTC(), ReviewJSON: kit.Review(&r.ReviewState)}
 }
 
 type eprLineJSON struct {
@@ -179,19 +167,6 @@ func (h *handlers) listEPRReportLines(c *gin.Context) error {
 	}
 	lines := models.Tenant(ctx, h.DB, org).Model(&models.EPRReportLine{}).Where("report_id = ?", r.ID)
 	return kit.PaginateWith(c, lines, kit.OldestFirst, eprLineToJSON, map[string]any{"report": eprReportToJSON(r)})
-}
-
-func (h *handlers) reviewEPRReport(c *gin.Context, in *models.ReviewBody) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	r, err := models.ReviewEPRReport(kit.Work(c), id, in)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, eprReportToJSON(r))
-	return nil
 }
 
 // eprExportQuery is the export's format.

@@ -91,15 +91,14 @@ func stem(reg *register.Register) string {
 }
 
 func entryProperties(reg *register.Register) map[string]kit.Schema {
-	desc := func(s kit.Schema, key string) kit.Schema { s["description"] = input.Msg(key); return s }
 	reviewStatuses := []string{models.EntryUnreviewed, models.EntryAccepted, models.EntryRejected, models.EntryNeedsChanges}
 	if !reg.Reviewable {
 		reviewStatuses = []string{models.EntryNotReviewable}
 	}
-	return map[string]kit.Schema{
+	return kit.WithReview(map[string]kit.Schema{
 		"id": kit.UUID(), "register": kit.Enum(reg.Slug), "item": kit.UUID(), "catalog_revision": kit.Int(),
 		"data_version":              kit.UUID(),
-		"based_on_current_revision": desc(kit.Bool(), "register.based_on_current_revision"),
+		"based_on_current_revision": kit.Described(kit.Bool(), "register.based_on_current_revision"),
 		"components":                kit.ArrayOf(kit.UUID()), "market_scenarios": kit.ArrayOf(kit.UUID()),
 		"rule_set": kit.Nullable(kit.Ref("RuleSetReference")), "values": reg.Schema(),
 		"method": kit.Enum(models.EntryMethods...), "method_reference": kit.Nullable(kit.Str()),
@@ -107,10 +106,8 @@ func entryProperties(reg *register.Register) map[string]kit.Schema {
 		"valid_from": kit.Date(), "valid_until": kit.Nullable(kit.Date()),
 		"status":     kit.Enum(models.EntryStatuses...),
 		"supersedes": kit.Nullable(kit.UUID()), "superseded_by": kit.Nullable(kit.UUID()),
-		"review_status": desc(kit.Enum(reviewStatuses...), "register.review_status"),
-		"review_reason": kit.Nullable(kit.Str()), "reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
-		"revision": kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-	}
+		"created_at": kit.DateTime(),
+	}, kit.Described(kit.Enum(reviewStatuses...), "register.review_status"))
 }
 
 type entryJSON struct {
@@ -132,14 +129,8 @@ type entryJSON struct {
 	Status                 string          `json:"status"`
 	Supersedes             *uuid.UUID      `json:"supersedes"`
 	SupersededBy           *uuid.UUID      `json:"superseded_by"`
-	ReviewStatus           string          `json:"review_status"`
-	ReviewReason           *string         `json:"review_reason"`
-	ReviewedBy             *uuid.UUID      `json:"reviewed_by"`
-	ReviewedAt             *time.Time      `json:"reviewed_at"`
-	Revision               int             `json:"revision"`
-	CreatedBy              *uuid.UUID      `json:"created_by"`
 	CreatedAt              time.Time       `json:"created_at"`
-	UpdatedAt              time.Time       `json:"updated_at"`
+	kit.ReviewJSON
 }
 
 type ruleSetJSON struct {
@@ -200,8 +191,7 @@ func entryToJSON(e *models.RegisterEntry, itemRevision int, resolved []models.Re
 		Components: e.Components, MarketScenarios: e.MarketScenarios, Values: json.RawMessage(e.Values), Method: e.Method,
 		MethodReference: e.MethodReference, Evidence: make([]evidenceJSON, len(resolved)), ValidFrom: *kit.Day(&e.ValidFrom),
 		ValidUntil: kit.Day(e.ValidUntil), Status: e.Status, Supersedes: e.Supersedes, SupersededBy: e.SupersededBy,
-		ReviewStatus: e.ReviewStatus, ReviewReason: e.ReviewReason, ReviewedBy: e.ReviewedBy, ReviewedAt: kit.UTC(e.ReviewedAt),
-		Revision: e.Revision, CreatedBy: e.CreatedBy, CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+		CreatedAt: e.CreatedAt.UTC(), ReviewJSON: kit.Review(&e.ReviewState)}
 	if e.RuleSet != nil {
 		out.RuleSet = &ruleSetJSON{Code: *e.RuleSet, Version: *e.RuleSetVersion}
 	}

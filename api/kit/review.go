@@ -1,0 +1,37 @@
+package kit
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"ppwr/models"
+)
+
+// ReviewJSON is what the answer of every record reviewed once shows of
+// its models.ReviewState; embedded in the record's JSON, its fields sit
+// beside the record's own.
+type ReviewJSON struct {
+	ReviewStatus string     `json:"review_status"`
+	ReviewReason *string    `json:"review_reason"`
+	ReviewedBy   *uuid.UUID `json:"reviewed_by"`
+	ReviewedAt   *time.Time `json:"reviewed_at"`
+	Revision     int        `json:"revision"`
+	CreatedBy    *uuid.UUID `json:"created_by"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+}
+
+// Review renders a record's review state.
+func Review(s *models.ReviewState) ReviewJSON {
+	return ReviewJSON{ReviewStatus: s.ReviewStatus, ReviewReason: s.ReviewReason, ReviewedBy: s.ReviewedBy,
+		ReviewedAt: UTC(s.ReviewedAt), Revision: s.Revision, CreatedBy: s.CreatedBy, UpdatedAt: s.UpdatedAt.UTC()}
+}
+
+// WithReview adds ReviewJSON's properties to a record's, status being the
+// schema of the record's own review statuses.
+func WithReview(props map[string]Schema, status Schema) map[string]Schema {
+	props["review_status"], props["review_reason"] = status, Nullable(Str())
+	props["reviewed_by"], props["reviewed_at"] = Nullable(UUID()), Nullable(DateTime())
+	props["revision"], props["created_by"], props["updated_at"] = Int(), Nullable(UUID()), DateTime()
+	return props
+}
