@@ -152,10 +152,9 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 		var err error
 		for b := range planned {
 			if err != nil {
-				b.w.Rollback()
 				continue
 			}
-			if err = b.w.Commit(); err != nil {
+			if err = models.StoreImportRows(ctx, a.DB, b.rows); err != nil {
 				close(failed)
 				continue
 			}
@@ -175,10 +174,9 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 // storing's error is the one returned.
 var errStoreFailed = errors.New("storing a batch failed")
 
-// plannedBatch is a batch's unit, with its rows deferred, and the number
-// of its last row.
+// plannedBatch is a batch's planned rows and the number of its last row.
 type plannedBatch struct {
-	w    *work.Unit
+	rows []models.ImportRow
 	last int
 }
 
@@ -192,15 +190,17 @@ func (a *Imports) planRows(ctx context.Context, imp *models.Import, rows rowRead
 		if len(batch) == 0 {
 			return nil
 		}
+		// Planning only reads: its unit writes nothing, and the rows are
+		// stored on their own.
 		w := systemUnit(ctx, a.DB, imp.OrganizationID)
-		if err := models.PlanImportBatch(w, planner, imp.ID, first, batch); err != nil {
-			w.Rollback()
+		rows, err := planner.Plan(w, imp.ID, first, batch)
+		w.Rollback()
+		if err != nil {
 			return err
 		}
 		select {
-		case planned <- plannedBatch{w: w, last: first + len(batch) - 1}:
+		case planned <- plannedBatch{rows: rows, last: first + len(batch) - 1}:
 		case <-failed:
-			w.Rollback()
 			return errStoreFailed
 		}
 		first += len(batch)

@@ -1,13 +1,16 @@
 package models
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
+	"gorm.io/gorm"
 
+	"ppwr/internal/database"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
 )
@@ -68,15 +71,21 @@ var importKinds = map[string]importKind{
 // NewRowPlanner is the planner of the import's type.
 func NewRowPlanner(imp *Import) RowPlanner { return importKinds[imp.Type].planner() }
 
-// PlanImportBatch plans a batch of the import's rows, numbered from first,
-// and defers their insert to w's commit, where they are written as one
-// multi-row insert.
-func PlanImportBatch(w *work.Unit, planner RowPlanner, importID uuid.UUID, first int, cells []map[string]string) error {
-	rows, err := planner.Plan(w, importID, first, cells)
-	for i := 0; err == nil && i < len(rows); i++ {
-		err = w.Defer(&rows[i])
+// importRowColumns are the columns a planned row stores.
+var importRowColumns = []string{"id", "organization_id", "import_id", "number", "input", "errors", "outcome", "planned"}
+
+// StoreImportRows writes a batch of planned rows with COPY: a preview
+// stores a whole file's rows, and nothing else commits with them.
+func StoreImportRows(ctx context.Context, db *gorm.DB, rows []ImportRow) error {
+	values := make([][]any, len(rows))
+	for i, r := range rows {
+		var planned any
+		if r.Planned != nil {
+			planned = string(r.Planned)
+		}
+		values[i] = []any{r.ID, r.OrganizationID, r.ImportID, r.Number, string(r.Input), string(r.Errors), r.Outcome, planned}
 	}
-	return err
+	return database.Copy(ctx, db, "import_rows", importRowColumns, values)
 }
 
 // inBatch, after a column, is the condition that it is one of a batch's
