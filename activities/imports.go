@@ -140,14 +140,20 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	if err != nil {
 		return err
 	}
-	planner := models.NewRowPlanner(imp)
-	// Planning is Go's work and storing the rows PostgreSQL's: a batch is
-	// stored (and heartbeated, in order) while the next one is planned, so
-	// both cores work. Planning reads none of the rows stored. Batches
-	// planned before an unreadable row are still stored, as they were
-	// when each batch was stored before the next was read.
-	planned, failed := make(chan plannedBatch), make(chan struct{})
-	stored := make(chan error, 1)
+	// Three stages, so that both cores work: reading the file (for an
+	// XLSX sheet, parsing its XML, as costly as planning), planning the
+	// rows, and storing them (PostgreSQL's work). A batch is stored (and
+	// heartbeated, in order) while the next is planned and the one after
+	// read. Planning reads none of the rows stored. Batches read before an
+	// unreadable row are still planned and stored, as they were when each
+	// batch was stored before the next was read.
+	read, planned := make(chan cellBatch, 1), make(chan plannedBatch)
+	stop, failed := make(chan struct{}), make(chan struct{})
+	readErr, stored := make(chan error, 1), make(chan error, 1)
+	go func() {
+		readErr <- readBatches(rows, columns, read, stop)
+		close(read)
+	}()
 	go func() {
 		var err error
 		for b := range planned {
@@ -162,17 +168,29 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 		}
 		stored <- err
 	}()
-	err = a.planRows(ctx, imp, rows, columns, planner, planned, failed)
+	err = a.planBatches(ctx, imp, models.NewRowPlanner(imp), read, planned, failed)
+	close(stop)
 	close(planned)
-	if storeErr := <-stored; storeErr != nil {
-		return storeErr
+	// The reader is done with the file before the file is closed.
+	errs := []error{<-stored, err, <-readErr}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
-	return err
+	return nil
 }
 
 // errStoreFailed stops the planning when storing a batch failed; the
 // storing's error is the one returned.
 var errStoreFailed = errors.New("storing a batch failed")
+
+// cellBatch is a batch of rows read, as cells keyed by field, and the
+// number of its first row.
+type cellBatch struct {
+	cells []map[string]string
+	first int
+}
 
 // plannedBatch is a batch's planned rows and the number of its last row.
 type plannedBatch struct {
@@ -180,37 +198,28 @@ type plannedBatch struct {
 	last int
 }
 
-// planRows reads and plans the rows in batches, passing each to planned
-// for storing, until the file ends or storing failed.
-func (a *Imports) planRows(ctx context.Context, imp *models.Import, rows rowReader, columns []string, planner models.RowPlanner,
-	planned chan<- plannedBatch, failed <-chan struct{}) error {
-	batch := make([]map[string]string, 0, previewBatch)
-	first := 1
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		// Planning only reads: its unit writes nothing, and the rows are
-		// stored on their own.
-		w := systemUnit(ctx, a.DB, imp.OrganizationID)
-		rows, err := planner.Plan(w, imp.ID, first, batch)
-		w.Rollback()
-		if err != nil {
-			return err
+// readBatches reads the rows into batches of cells keyed by field,
+// passing each to out, until the file ends, a row cannot be read, or
+// stop closes.
+func readBatches(rows rowReader, columns []string, out chan<- cellBatch, stop <-chan struct{}) error {
+	batch := cellBatch{cells: make([]map[string]string, 0, previewBatch), first: 1}
+	flush := func() bool {
+		if len(batch.cells) == 0 {
+			return true
 		}
 		select {
-		case planned <- plannedBatch{rows: rows, last: first + len(batch) - 1}:
-		case <-failed:
-			return errStoreFailed
+		case out <- batch:
+		case <-stop:
+			return false
 		}
-		first += len(batch)
-		batch = make([]map[string]string, 0, previewBatch)
-		return nil
+		batch = cellBatch{cells: make([]map[string]string, 0, previewBatch), first: batch.first + len(batch.cells)}
+		return true
 	}
 	for {
 		record, err := rows.Read()
 		if errors.Is(err, io.EOF) {
-			return flush()
+			flush()
+			return nil
 		}
 		if err != nil {
 			return err
@@ -220,16 +229,36 @@ func (a *Imports) planRows(ctx context.Context, imp *models.Import, rows rowRead
 			if i < len(columns) {
 				cells[columns[i]] = v
 			} else if strings.TrimSpace(v) != "" {
-				return cannotRead("error.import_extra_cells", first+len(batch))
+				return cannotRead("error.import_extra_cells", batch.first+len(batch.cells))
 			}
 		}
-		batch = append(batch, cells)
-		if len(batch) == previewBatch {
-			if err := flush(); err != nil {
-				return err
-			}
+		batch.cells = append(batch.cells, cells)
+		if len(batch.cells) == previewBatch && !flush() {
+			return nil
 		}
 	}
+}
+
+// planBatches plans the batches read, passing each to planned for
+// storing, until the reading ends or storing failed.
+func (a *Imports) planBatches(ctx context.Context, imp *models.Import, planner models.RowPlanner, read <-chan cellBatch,
+	planned chan<- plannedBatch, failed <-chan struct{}) error {
+	for b := range read {
+		// Planning only reads: its unit writes nothing, and the rows are
+		// stored on their own.
+		w := systemUnit(ctx, a.DB, imp.OrganizationID)
+		rows, err := planner.Plan(w, imp.ID, b.first, b.cells)
+		w.Rollback()
+		if err != nil {
+			return err
+		}
+		select {
+		case planned <- plannedBatch{rows: rows, last: b.first + len(b.cells) - 1}:
+		case <-failed:
+			return errStoreFailed
+		}
+	}
+	return nil
 }
 
 // importColumns names the header's columns by field, through the upload's
