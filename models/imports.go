@@ -223,8 +223,20 @@ func ReadyImport(w *work.Unit, imp *Import) error {
 	if err := CountImportRows(w, imp); err != nil {
 		return err
 	}
+	// A large file has just grown import_rows by more than autovacuum has
+	// looked at yet; the apply's row queries are planned on statistics
+	// that include it.
+	if imp.CreateCount+imp.UpdateCount+imp.UnchangedCount+imp.InvalidCount >= analyzeImportRowsFrom {
+		if err := w.Tx().Exec("ANALYZE import_rows").Error; err != nil {
+			return err
+		}
+	}
 	return finishImport(w, imp, ImportReadyStatus, nil, ImportReady{ID: imp.ID, Status: ImportReadyStatus})
 }
+
+// analyzeImportRowsFrom is the number of rows from which a preview
+// refreshes the statistics of import_rows.
+const analyzeImportRowsFrom = 10_000
 
 // FailImport fails an import whose file cannot be read, with the reason
 // (a message key and its arguments).
