@@ -10,7 +10,6 @@ import (
 
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
-	"ppwr/internal/input"
 	"ppwr/models"
 )
 
@@ -25,16 +24,15 @@ const zipType = "application/zip"
 // answered).
 func (h *handlers) authorityRequests() kit.Area {
 	record := kit.Ref("AuthorityRequest")
-	bundle := kit.Binary()
+	bundle := kit.Described(kit.Binary(), "schema.authority_request_bundle")
 	bundle["contentMediaType"] = zipType
-	bundle["description"] = input.Msg("schema.authority_request_bundle")
 	read := kit.OK(record)
 	read.Negotiated = map[string]kit.Schema{zipType: kit.Ref("AuthorityRequestBundle")}
 	read.Headers = []kit.Param{
 		{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.authority_bundle_name"},
 		{Name: "X-Checksum-SHA256", Schema: kit.Str(), DescKey: "header.authority_bundle_sha256"},
 	}
-	schema := kit.Object(map[string]kit.Schema{
+	schema := kit.Described(kit.Object(map[string]kit.Schema{
 		"id":                  kit.UUID(),
 		"authority":           kit.Object(map[string]kit.Schema{"name": kit.Str(), "country": kit.Str()}),
 		"authority_reference": kit.Str(), "subject": kit.Nullable(kit.Str()), "note": kit.Nullable(kit.Str()),
@@ -45,8 +43,7 @@ func (h *handlers) authorityRequests() kit.Area {
 			"sha256": kit.Nullable(kit.Str()), "error": kit.Nullable(kit.Str()), "built_at": kit.Nullable(kit.DateTime()),
 		}),
 		"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-	})
-	schema["description"] = input.Msg("schema.authority_request")
+	}), "schema.authority_request")
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate).
