@@ -1,7 +1,9 @@
 package models
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"gorm.io/datatypes"
+	"gorm.io/gorm"
 
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
@@ -432,4 +435,70 @@ func EPRExportLines(lines []EPRReportLine) [][]any {
 			GramsToT(l.MassG).String(), l.FlowCount, strings.Join(l.FlowSample, " "), reason})
 	}
 	return out
+}
+
+// EPRMaterialGroups are the material groups of the simplified form
+// (Annex IX Part B Table 1, ppwr-facts §1.7), in the table's order. A
+// material's group follows from its BDO group in the dictionaries, and
+// composites and the rest are "other". A line without a material cannot
+// be placed in the table: it is totalled apart as EPRUnspecified.
+var EPRMaterialGroups = []string{"glass", "plastic", "paper_cardboard", "ferrous_metal", "aluminium", "wood", "other"}
+
+// EPRUnspecified is the group of lines without a material.
+const EPRUnspecified = "unspecified"
+
+var eprGroupOfBDO = map[string]string{"glass": "glass", "plastics": "plastic", "paper": "paper_cardboard", "steel": "ferrous_metal",
+	"aluminium": "aluminium", "wood": "wood"}
+
+// EPRMaterialTotal is a material group's mass in a report.
+type EPRMaterialTotal struct {
+	Group  string          `json:"group"`
+	MassG  decimal.Decimal `json:"mass_g"`
+	MassKg decimal.Decimal `json:"mass_kg"`
+	MassT  decimal.Decimal `json:"mass_t"`
+}
+
+// EPRMaterialTotals are the lines' masses per group of the simplified
+// form: every group of the table, then EPRUnspecified when a line has no
+// material.
+func EPRMaterialTotals(lines []EPRReportLine) []EPRMaterialTotal {
+	bdo := dictionaries.Default().BDOGroupsByMaterial()
+	sums := map[string]decimal.Decimal{}
+	for _, l := range lines {
+		group := EPRUnspecified
+		if l.MaterialCode != nil {
+			if group = eprGroupOfBDO[bdo[*l.MaterialCode]]; group == "" {
+				group = "other"
+			}
+		}
+		sums[group] = sums[group].Add(l.MassG)
+	}
+	groups := EPRMaterialGroups
+	if _, ok := sums[EPRUnspecified]; ok {
+		groups = append(slices.Clone(groups), EPRUnspecified)
+	}
+	out := make([]EPRMaterialTotal, len(groups))
+	for i, g := range groups {
+		out[i] = EPRMaterialTotal{Group: g, MassG: sums[g], MassKg: GramsToKg(sums[g]), MassT: GramsToT(sums[g])}
+	}
+	return out
+}
+
+// EPRExportMaterialGroups is the simplified form's table of an export:
+// a row per group, then the total.
+func EPRExportMaterialGroups(totals []EPRMaterialTotal) [][]any {
+	out := [][]any{{"material_group", "mass_g", "mass_kg", "mass_t"}}
+	total := decimal.Zero
+	for _, t := range totals {
+		out = append(out, []any{t.Group, t.MassG.String(), t.MassKg.String(), t.MassT.String()})
+		total = total.Add(t.MassG)
+	}
+	return append(out, []any{"total", total.String(), GramsToKg(total).String(), GramsToT(total).String()})
+}
+
+// EPRReportLines are all of a report's lines, in the order they were
+// added.
+func EPRReportLines(ctx context.Context, db *gorm.DB, org, report uuid.UUID) ([]EPRReportLine, error) {
+	var lines []EPRReportLine
+	return lines, Tenant(ctx, db, org).Where("report_id = ?", report).Order("id").Find(&lines).Error
 }

@@ -3,6 +3,7 @@ package ppwr
 import (
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -71,6 +72,10 @@ func eprSchemas() map[string]kit.Schema {
 		"EPRReportLinePage": kit.Object(map[string]kit.Schema{
 			"data": kit.ArrayOf(kit.Ref("EPRReportLine")), "links": kit.Ref("ListLinks"), "requestId": kit.UUID(),
 			"report": kit.Ref("EPRReport"),
+			"material_groups": kit.Described(kit.ArrayOf(kit.Object(map[string]kit.Schema{
+				"group":  kit.Enum(append(slices.Clone(models.EPRMaterialGroups), models.EPRUnspecified)...),
+				"mass_g": dec, "mass_kg": dec, "mass_t": dec,
+			})), "schema.epr_material_groups"),
 		}),
 	}
 }
@@ -165,8 +170,13 @@ func (h *handlers) listEPRReportLines(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	all, err := models.EPRReportLines(ctx, h.DB, org, r.ID)
+	if err != nil {
+		return err
+	}
 	lines := models.Tenant(ctx, h.DB, org).Model(&models.EPRReportLine{}).Where("report_id = ?", r.ID)
-	return kit.PaginateWith(c, lines, kit.OldestFirst, eprLineToJSON, map[string]any{"report": eprReportToJSON(r)})
+	return kit.PaginateWith(c, lines, kit.OldestFirst, eprLineToJSON,
+		map[string]any{"report": eprReportToJSON(r), "material_groups": models.EPRMaterialTotals(all)})
 }
 
 // eprExportQuery is the export's format.
@@ -182,8 +192,9 @@ func (q *eprExportQuery) Declare(f *input.Fields) {
 // exportEPRReport builds the file in the request: a report has a line per
 // category and material of its flows plus the lines added by hand, far too
 // few to need a workflow. CSV holds the report's field and value rows, an
-// empty row, then the lines table; XLSX holds them in the sheets "report"
-// and "lines".
+// empty row, the lines table, an empty row and the simplified form's
+// table of material groups; XLSX holds them in the sheets "report",
+// "lines" and "material_groups".
 func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
@@ -194,11 +205,12 @@ func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
 	if err != nil {
 		return err
 	}
-	var lines []models.EPRReportLine
-	if err := models.Tenant(ctx, h.DB, org).Where("report_id = ?", r.ID).Order("id").Find(&lines).Error; err != nil {
+	lines, err := models.EPRReportLines(ctx, h.DB, org, r.ID)
+	if err != nil {
 		return err
 	}
 	header, table := models.EPRExportHeader(r), models.EPRExportLines(lines)
+	groups := models.EPRExportMaterialGroups(models.EPRMaterialTotals(lines))
 	format := "csv"
 	if q.Format.Set() {
 		format = q.Format.Value
@@ -208,7 +220,7 @@ func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
 	if format == "csv" {
 		c.Header("Content-Type", "text/csv")
 		c.Status(http.StatusOK)
-		return sheet.CSV(c.Writer, sheet.All(append(append(header, []any{}), table...)))
+		return sheet.CSV(c.Writer, sheet.All(slices.Concat(header, [][]any{{}}, table, [][]any{{}}, groups)))
 	}
 	x := excelize.NewFile()
 	defer x.Close()
@@ -216,6 +228,9 @@ func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
 		return err
 	}
 	if err := sheet.Stream(x, "lines", sheet.All(table)); err != nil {
+		return err
+	}
+	if err := sheet.Stream(x, "material_groups", sheet.All(groups)); err != nil {
 		return err
 	}
 	if err := x.DeleteSheet("Sheet1"); err != nil {

@@ -383,6 +383,20 @@ func TestEPRReportExport(t *testing.T) {
 		wantLines = append(wantLines, []string{l["id"].(string), l["source"].(string), category, material, l["mass_g"].(string),
 			l["mass_kg"].(string), l["mass_t"].(string), strconv.Itoa(int(l["flow_count"].(float64))), sample, reason})
 	}
+	// The simplified form's table: glass from the jar's flow, paper from
+	// the box's (without a category), and the manual line without a
+	// material apart.
+	wantGroups := [][]string{{"material_group", "mass_g", "mass_kg", "mass_t"},
+		{"glass", "1234.5678", "1.235", "0.001235"}, {"plastic", "0", "0", "0"}, {"paper_cardboard", "10", "0.01", "0.00001"},
+		{"ferrous_metal", "0", "0", "0"}, {"aluminium", "0", "0", "0"}, {"wood", "0", "0", "0"}, {"other", "0", "0", "0"},
+		{"unspecified", "500", "0.5", "0.0005"}, {"total", "1744.5678", "1.745", "0.001745"}}
+	page := w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+id+"/lines", nil)
+	require.Equal(t, http.StatusOK, page.Code, page.Body.String())
+	for i, g := range page.JSON["material_groups"].([]any) {
+		assert.Equal(t, wantGroups[i+1], []string{g.(map[string]any)["group"].(string), g.(map[string]any)["mass_g"].(string),
+			g.(map[string]any)["mass_kg"].(string), g.(map[string]any)["mass_t"].(string)})
+	}
+	assert.Len(t, page.JSON["material_groups"], len(wantGroups)-2, "every group and unspecified; the total is the report's")
 	checkHeader := func(t *testing.T, rows [][]string) {
 		t.Helper()
 		require.Equal(t, []string{"field", "value"}, rows[0])
@@ -406,24 +420,30 @@ func TestEPRReportExport(t *testing.T) {
 	r.FieldsPerRecord = -1
 	rows, err := r.ReadAll()
 	require.NoError(t, err)
-	split := -1
+	split, groups := -1, -1
 	for i, row := range rows {
-		if row[0] == "line" {
+		switch row[0] {
+		case "line":
 			split = i
+		case "material_group":
+			groups = i
 		}
 	}
 	require.Positive(t, split, "the lines table follows the report")
+	require.Greater(t, groups, split, "the material groups follow the lines")
 	checkHeader(t, rows[:split])
-	assert.Equal(t, wantLines, rows[split:])
+	assert.Equal(t, wantLines, rows[split:groups], "the blank rows between the tables are skipped by the reader")
+	assert.Equal(t, wantGroups, rows[groups:])
 
 	res = w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+id+"/export?format=xlsx", nil)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	assert.Equal(t, models.XLSXType, res.Header().Get("Content-Type"))
 	assert.Contains(t, res.Header().Get("Content-Disposition"), ".xlsx")
 	sheets := apitest.ReadXLSX(t, res.Body.Bytes())
-	require.Len(t, sheets, 2)
+	require.Len(t, sheets, 3)
 	checkHeader(t, sheets["report"])
 	assert.Equal(t, wantLines, sheets["lines"])
+	assert.Equal(t, wantGroups, sheets["material_groups"])
 
 	res = w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+id+"/export?format=pdf", nil)
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
