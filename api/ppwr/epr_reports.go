@@ -158,23 +158,30 @@ func (h *handlers) addEPRReportLine(c *gin.Context, in *models.EPRLineCreate) er
 	return nil
 }
 
-// listEPRReportLines pages through a report's lines in the order they were
-// added (the flows' first), with the report.
-func (h *handlers) listEPRReportLines(c *gin.Context) error {
-	id, err := kit.PathID(c, "parentId")
+// eprReport reads the report the path parameter names, with all its
+// lines.
+func (h *handlers) eprReport(c *gin.Context, param string) (*models.EPRReport, []models.EPRReportLine, error) {
+	id, err := kit.PathID(c, param)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
 	r, err := models.Find[models.EPRReport](ctx, h.DB, org, id)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	all, err := models.EPRReportLines(ctx, h.DB, org, r.ID)
+	lines, err := models.EPRReportLines(ctx, h.DB, org, r.ID)
+	return r, lines, err
+}
+
+// listEPRReportLines pages through a report's lines in the order they were
+// added (the flows' first), with the report.
+func (h *handlers) listEPRReportLines(c *gin.Context) error {
+	r, all, err := h.eprReport(c, "parentId")
 	if err != nil {
 		return err
 	}
-	lines := models.Tenant(ctx, h.DB, org).Model(&models.EPRReportLine{}).Where("report_id = ?", r.ID)
+	lines := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.EPRReportLine{}).Where("report_id = ?", r.ID)
 	return kit.PaginateWith(c, lines, kit.OldestFirst, eprLineToJSON,
 		map[string]any{"report": eprReportToJSON(r), "material_groups": models.EPRMaterialTotals(all)})
 }
@@ -196,16 +203,7 @@ func (q *eprExportQuery) Declare(f *input.Fields) {
 // table of material groups; XLSX holds them in the sheets "report",
 // "lines" and "material_groups".
 func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	ctx, org := c.Request.Context(), kit.OrgID(c)
-	r, err := models.Find[models.EPRReport](ctx, h.DB, org, id)
-	if err != nil {
-		return err
-	}
-	lines, err := models.EPRReportLines(ctx, h.DB, org, r.ID)
+	r, lines, err := h.eprReport(c, "recordId")
 	if err != nil {
 		return err
 	}
