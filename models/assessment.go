@@ -379,3 +379,15 @@ func ReviewAssessment(w *work.Unit, id uuid.UUID, in *ReviewBody) (*Assessment, 
 	w.Touch("assessment", a.ID)
 	return a, Emit(w, AssessmentReviewed{ID: a.ID, Status: a.ReviewStatus})
 }
+
+// LatestPublishedAssessment is the item's newest published assessment,
+// nil without one, and whether what it read has changed since.
+func LatestPublishedAssessment(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) (*Assessment, bool, error) {
+	var found []Assessment
+	if err := Tenant(ctx, db, org).Where("catalog_item_id = ? AND review_status = ?", itemID, AssessmentPublished).
+		Order("id DESC").Limit(1).Find(&found).Error; err != nil || len(found) == 0 {
+		return nil, false, err
+	}
+	stale, err := AssessmentStale(ctx, db, org, []uuid.UUID{found[0].ID})
+	return &found[0], stale[found[0].ID], err
+}

@@ -324,17 +324,7 @@ func AuthorityBundleContents(ctx context.Context, db *gorm.DB, org, itemID uuid.
 		Find(&out.Declarations).Error; err != nil {
 		return nil, err
 	}
-	var published []Assessment
-	if err := Tenant(ctx, db, org).Where("catalog_item_id = ? AND review_status = ?", itemID, AssessmentPublished).
-		Order("id DESC").Limit(1).Find(&published).Error; err != nil {
-		return nil, err
-	}
-	if len(published) == 0 {
-		return out, nil
-	}
-	out.Assessment = &published[0]
-	stale, err := AssessmentStale(ctx, db, org, []uuid.UUID{out.Assessment.ID})
-	out.AssessmentStale = stale[out.Assessment.ID]
+	out.Assessment, out.AssessmentStale, err = LatestPublishedAssessment(ctx, db, org, itemID)
 	return out, err
 }
 

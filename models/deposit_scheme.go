@@ -101,21 +101,13 @@ func CreateDepositScheme(w *work.Unit, in *DepositSchemeCreate) (*DepositScheme,
 	s := &DepositScheme{ID: NewID(), OrganizationID: w.Organization(), Market: in.Market.Value, SchemeName: in.SchemeName.Value,
 		SchemeOperator: in.SchemeOperator.Value, DepositAmount: in.DepositAmount.Value, Currency: in.Currency.Value,
 		Items: in.Items.Value, LabelRequirement: in.LabelRequirement.Value, LabelApplied: in.LabelApplied.Value,
-		Evidence: idsOrEmpty(in.Evidence), ParticipatesFrom: in.ParticipatesFrom.Value, CreatedAt: at,
+		Evidence: nonNilIDs(in.Evidence.Value), ParticipatesFrom: in.ParticipatesFrom.Value, CreatedAt: at,
 		ReviewState: newReviewState(w, EntryUnreviewed, at)}
 	if err := w.Tx().Create(s).Error; err != nil {
 		return nil, FromDatabase(err)
 	}
 	w.Touch("deposit_scheme", s.ID)
 	return s, Emit(w, DepositSchemeCreated{ID: s.ID})
-}
-
-// idsOrEmpty is a list of ids that is stored as [] when absent.
-func idsOrEmpty(v input.Opt[[]uuid.UUID]) []uuid.UUID {
-	if v.Value == nil {
-		return []uuid.UUID{}
-	}
-	return v.Value
 }
 
 // NewDepositReview is the body of a decision on a deposit-scheme record.

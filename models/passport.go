@@ -421,19 +421,13 @@ func passportEntryOf(e *RegisterEntry) passportEntry {
 // latestPublishedAssessment is the item's newest published assessment,
 // saying whether what it read has changed since.
 func latestPublishedAssessment(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) (*passportAssessment, error) {
-	var found []Assessment
-	if err := Tenant(ctx, db, org).Where("catalog_item_id = ? AND review_status = ?", itemID, AssessmentPublished).
-		Order("id DESC").Limit(1).Find(&found).Error; err != nil || len(found) == 0 {
-		return nil, err
-	}
-	a := &found[0]
-	stale, err := AssessmentStale(ctx, db, org, []uuid.UUID{a.ID})
-	if err != nil {
+	a, stale, err := LatestPublishedAssessment(ctx, db, org, itemID)
+	if err != nil || a == nil {
 		return nil, err
 	}
 	return &passportAssessment{ID: a.ID, CatalogRevision: a.CatalogRevision, DataVersion: a.DataVersionID,
 		AssessedOn: a.AssessedOn.Format(time.DateOnly), Status: a.Status, RuleSets: a.RuleSets, Markets: nonNilIDs(a.Markets),
-		Results: a.Results, ReviewedAt: utcOf(a.ReviewedAt), Stale: stale[a.ID]}, nil
+		Results: a.Results, ReviewedAt: utcOf(a.ReviewedAt), Stale: stale}, nil
 }
 
 // passportEvidenceOf is the item's accepted evidence values and the

@@ -63,8 +63,8 @@ func CreateRefillStation(w *work.Unit, in *RefillStationCreate) (*RefillStation,
 	}
 	at := now()
 	s := &RefillStation{ID: NewID(), OrganizationID: w.Organization(), Name: in.Name.Value, Location: in.Location.Value,
-		CountryCode: in.Country.Value, Products: idsOrEmpty(in.Products), RefillRules: in.RefillRules.Value,
-		HygieneEvidence: idsOrEmpty(in.HygieneEvidence), Revision: 1, CreatedAt: at, UpdatedAt: at}
+		CountryCode: in.Country.Value, Products: nonNilIDs(in.Products.Value), RefillRules: in.RefillRules.Value,
+		HygieneEvidence: nonNilIDs(in.HygieneEvidence.Value), Revision: 1, CreatedAt: at, UpdatedAt: at}
 	if err := w.Tx().Create(s).Error; err != nil {
 		return nil, FromDatabase(err)
 	}
