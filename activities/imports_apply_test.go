@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -26,7 +27,14 @@ func plannedCatalogImport(t *testing.T, prefix string, n int, edit func([]map[st
 	require.NoError(t, err)
 	actor := work.Actor{Kind: work.ActorImport, OrganizationID: org.ID, Reference: "import/test/" + prefix}
 	unit := func() *work.Unit { return work.New(ctx, db, actor) }
+	return db, org.ID, planCatalogImport(t, unit, prefix, n, edit), unit
+}
 
+// planCatalogImport stores, with units of work from unit, a catalog
+// import of n planned rows (codes prefix-1…) after edit changed their
+// cells.
+func planCatalogImport(t *testing.T, unit func() *work.Unit, prefix string, n int, edit func([]map[string]string)) *models.Import {
+	t.Helper()
 	w := unit()
 	imp, err := models.CreateImport(w, models.NewID(), models.ImportUpload{Type: models.ImportCatalog, FileName: "t.csv", Size: 1})
 	require.NoError(t, err)
@@ -44,7 +52,7 @@ func plannedCatalogImport(t *testing.T, prefix string, n int, edit func([]map[st
 	require.NoError(t, err)
 	require.NoError(t, w.Tx().Create(&rows).Error)
 	require.NoError(t, w.Commit())
-	return db, org.ID, imp, unit
+	return imp
 }
 
 // An apply attempt that committed a batch and died before heartbeating it
@@ -101,4 +109,61 @@ func TestApplyRangeKeepsToItsRows(t *testing.T) {
 	var items int64
 	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org).Count(&items).Error)
 	assert.Equal(t, int64(4), items)
+}
+
+// An attempt Temporal gave up on may still be running when its retry
+// applies the same batch. Both read the batch's rows before either
+// commits; whichever comes second rolls back, so each row is applied once
+// and keeps the mark of the attempt that applied it, not a refusal caused
+// by the other's change.
+func TestApplyAttemptsRacingOnOneBatchApplyItOnce(t *testing.T) {
+	db, org, created, unit := plannedCatalogImport(t, "race", 2, func([]map[string]string) {})
+	_, _, err := models.ApplyImportBatch(unit(), created, 0, 10)
+	require.NoError(t, err)
+	imp := planCatalogImport(t, unit, "race", 2, func(cells []map[string]string) {
+		for _, c := range cells {
+			c["name"] = "Renamed"
+		}
+	})
+
+	// Both attempts wait for the first item once they have read the rows.
+	hold := db.Begin()
+	defer hold.Rollback()
+	require.NoError(t, hold.Exec("SELECT 1 FROM catalog_items WHERE organization_id = ? AND internal_code = 'race-1' FOR UPDATE", org).Error)
+	type attempt struct {
+		n   int
+		err error
+	}
+	attempts := make(chan attempt, 2)
+	for range 2 {
+		go func() {
+			_, n, err := models.ApplyImportBatch(unit(), imp, 0, 10)
+			attempts <- attempt{n, err}
+		}()
+	}
+	require.Eventually(t, func() bool {
+		var waiting int64
+		db.Raw("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&waiting)
+		return waiting == 2
+	}, 10*time.Second, 10*time.Millisecond)
+	hold.Rollback()
+	first, second := <-attempts, <-attempts
+	if first.err != nil {
+		first, second = second, first
+	}
+	require.NoError(t, first.err)
+	assert.Equal(t, 2, first.n)
+	assert.Error(t, second.err, "the second attempt rolls back")
+
+	var rows []models.ImportRow
+	require.NoError(t, db.Where("import_id = ?", imp.ID).Order("number").Find(&rows).Error)
+	for _, r := range rows {
+		assert.Equal(t, models.OutcomeUpdate, r.Outcome, "row %d", r.Number)
+		assert.NotNil(t, r.Applied, "row %d", r.Number)
+	}
+	var items []models.CatalogItem
+	require.NoError(t, db.Where("organization_id = ?", org).Find(&items).Error)
+	for _, it := range items {
+		assert.Equal(t, []any{"Renamed", 2}, []any{it.Name, it.Revision}, "item %s is changed once", it.InternalCode)
+	}
 }

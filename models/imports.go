@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"ppwr/internal/input"
 	"ppwr/internal/work"
@@ -299,10 +299,12 @@ const pendingRows = "import_id = ? AND number > ? AND applied IS NULL AND outcom
 // to row number upTo: planned creates and updates not applied yet, in row
 // order. Their input is not read: the apply binds what was planned, and
 // rendering the input's jsonb as text took PostgreSQL as long again as
-// rendering the rest of the row.
+// rendering the rest of the row. They are not locked: saveAppliedRows
+// finds out whether another transaction applied them meanwhile, and
+// locking each row cost a write-ahead log record per row.
 func PendingImportRows(w *work.Unit, importID uuid.UUID, after, upTo, limit int) ([]ImportRow, error) {
 	var rows []ImportRow
-	err := w.Tx().Clauses(clause.Locking{Strength: "UPDATE"}).Omit("input").Where(pendingRows+" AND number <= ?", importID, after, upTo).
+	err := w.Tx().Omit("input").Where(pendingRows+" AND number <= ?", importID, after, upTo).
 		Order("number").Limit(limit).Find(&rows).Error
 	return rows, err
 }
@@ -384,9 +386,20 @@ func saveAppliedRows(w *work.Unit, rows []ImportRow, results []rowApplied) error
 		values[i] = "(?::uuid, ?, ?::jsonb, ?::jsonb)"
 		vars = append(vars, rows[i].ID, outcome, string(errs), applied)
 	}
-	return w.Tx().Exec(`UPDATE import_rows AS r SET outcome = v.outcome, errors = v.errors, applied = v.applied
-		FROM (VALUES `+strings.Join(values, ", ")+`) AS v (id, outcome, errors, applied) WHERE r.id = v.id`, vars...).Error
+	res := w.Tx().Exec(`UPDATE import_rows AS r SET outcome = v.outcome, errors = v.errors, applied = v.applied
+		FROM (VALUES `+strings.Join(values, ", ")+`) AS v (id, outcome, errors, applied)
+		WHERE r.id = v.id AND r.applied IS NULL AND r.outcome IN ('`+OutcomeCreate+`', '`+OutcomeUpdate+`')`, vars...)
+	if res.Error == nil && res.RowsAffected != int64(len(rows)) {
+		return errRowsAppliedMeanwhile
+	}
+	return res.Error
 }
+
+// errRowsAppliedMeanwhile fails a batch whose rows another attempt of the
+// apply marked while this one worked on them (an attempt Temporal gave up
+// on may still be running): the marks' update waited for that attempt to
+// commit, so this batch rolls back and its changes are never made twice.
+var errRowsAppliedMeanwhile = errors.New("import: rows of the batch were applied by another attempt meanwhile")
 
 func mustJSON(v any) datatypes.JSON {
 	b, err := json.Marshal(v)
