@@ -185,14 +185,27 @@ func boolText(b bool) string {
 // itemsWithCodes reads the organization's items that have one of a batch's
 // codes, with one probe of the unique index per code: an import runs this
 // batch after batch while the catalogue grows, and any plan that scans the
-// organization's items (the planner's choice when its statistics lag a
-// bulk load) would make each batch slower than the one before.
+// organization's items would make each batch slower than the one before.
+// Two things kept PostgreSQL from that plan. OFFSET 0 keeps it from
+// flattening the lateral subquery into a join, which it hashed against all
+// the organization's items. And the statement is prepared once per
+// connection: the generic plan PostgreSQL settled on while the catalogue
+// was small probed the organization's index and filtered every item by
+// code (a 100,000-row import took minutes), so this statement alone is
+// planned for its parameters on each call (planning the batch's large
+// inserts each time would cost more than it saves).
 func itemsWithCodes(w *work.Unit, codes []string) ([]CatalogItem, error) {
+	if err := w.Tx().Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error; err != nil {
+		return nil, err
+	}
 	var items []CatalogItem
 	err := w.Tx().Raw(`SELECT c.* FROM unnest(?::text[]) AS k (code)
-		CROSS JOIN LATERAL (SELECT * FROM catalog_items WHERE organization_id = ? AND internal_code = k.code) AS c`,
+		CROSS JOIN LATERAL (SELECT * FROM catalog_items WHERE organization_id = ? AND internal_code = k.code OFFSET 0) AS c`,
 		batchKeys(codes), w.Organization()).Scan(&items).Error
-	return items, err
+	if err != nil {
+		return nil, err
+	}
+	return items, w.Tx().Exec("SET LOCAL plan_cache_mode TO DEFAULT").Error
 }
 
 // applyCatalogRows applies a batch of planned rows. The unique index would
