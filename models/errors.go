@@ -83,6 +83,7 @@ var constraintErrors = map[[2]string]error{
 	{"packaging_systems_code_key", "packaging_systems"}:                  input.Invalidf("code", "field.taken"),
 	{"reuse_systems_organization_id_code_key", "reuse_systems"}:          input.Invalidf("code", "field.taken"),
 	{"assessments_run_item_key", "assessments"}:                          errRunItemDone,
+	{"parcel_claims_pkey", "parcel_claims"}:                              ErrOrderReferenceUsed,
 	// Deleting a folder that an item references without having locked it.
 	{"catalog_items_folder_id_fkey", "folders"}: ErrFolderNotEmpty,
 	{"folders_parent_id_fkey", "folders"}:       ErrFolderNotEmpty,

@@ -99,9 +99,7 @@ func CreatePackingConsumption(w *work.Unit, in *PackingConsumptionCreate) (*Pack
 	}
 	pc := &PackingConsumption{ID: NewID(), OrganizationID: w.Organization(), OrderReference: in.OrderReference.Value,
 		EventOn: in.EventOn.Value, Country: in.Country.Value, CreatedAt: now()}
-	if err := ClaimParcel(w, pc.OrderReference, PathPackingConsumption, pc.ID); err != nil {
-		return nil, err
-	}
+	ClaimParcel(w, pc.OrderReference, PathPackingConsumption, pc.ID)
 	source := work.Record{Type: "packing_consumption", ID: pc.ID}
 	changes := make([]StockChange, len(in.Lines))
 	for i, l := range in.Lines {

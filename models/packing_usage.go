@@ -110,9 +110,7 @@ func ConsumeSets(w *work.Unit, id uuid.UUID, in *SetConsumption) (*PackagingSyst
 		return nil, err
 	}
 	u := &PackagingSystemUsage{PackedSets: packedSets(w, cfg, in.SetsCount.Value, &in.Parcel), EventOn: in.EventOn.Value}
-	if err := ClaimParcel(w, u.OrderReference, PathSetConsumption, u.ID); err != nil {
-		return nil, err
-	}
+	ClaimParcel(w, u.OrderReference, PathSetConsumption, u.ID)
 	source := work.Record{Type: "packaging_system_usage", ID: u.ID}
 	if err := ApplyStock(w, SetStock(cfg, cfg.Composition, u.SetsCount, MovementSetConsumption, -1, 0, source, "sets_count")); err != nil {
 		return nil, err

@@ -22,17 +22,12 @@ const (
 // ErrOrderReferenceUsed refuses a second packing of one parcel.
 var ErrOrderReferenceUsed = &ConflictError{Code: "order_reference_used", Key: "error.order_reference_used"}
 
-// ClaimParcel claims orderReference for the record packing it by path.
-func ClaimParcel(w *work.Unit, orderReference, path string, recordID uuid.UUID) error {
-	res := w.Tx().Exec(`INSERT INTO parcel_claims (organization_id, order_reference, path, record_id) VALUES (?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, w.Organization(), orderReference, path, recordID)
-	if res.Error != nil {
-		return res.Error
-	}
-	if res.RowsAffected == 0 {
-		return ErrOrderReferenceUsed
-	}
-	return nil
+// ClaimParcel claims orderReference for the record packing it by path,
+// with w's other writes at its commit: a parcel claimed already fails the
+// commit with ErrOrderReferenceUsed, and nothing of w is written.
+func ClaimParcel(w *work.Unit, orderReference, path string, recordID uuid.UUID) {
+	w.DeferExec(`INSERT INTO parcel_claims (organization_id, order_reference, path, record_id) VALUES ($1, $2, $3, $4)`,
+		w.Organization(), orderReference, path, recordID)
 }
 
 // ReleaseParcel gives up the claim of a record that packed nothing (a

@@ -121,9 +121,7 @@ func CreateReservation(w *work.Unit, id uuid.UUID, in *ReservationCreate) (*Rese
 	}
 	r := &Reservation{PackedSets: packedSets(w, cfg, in.SetsCount.Value, &in.Parcel), Status: ReservationStatusHeld, Revision: 1}
 	r.ExpiresAt, r.UpdatedAt = r.CreatedAt.Add(time.Duration(in.ExpiresInHours.Value)*time.Hour), r.CreatedAt
-	if err := ClaimParcel(w, r.OrderReference, PathReservation, r.ID); err != nil {
-		return nil, err
-	}
+	ClaimParcel(w, r.OrderReference, PathReservation, r.ID)
 	if err := ApplyStock(w, SetStock(cfg, r.Composition, r.SetsCount, MovementReservationHold, 0, 1, r.record(), "sets_count")); err != nil {
 		return nil, err
 	}

@@ -2,13 +2,13 @@ package models
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 	"github.com/shopspring/decimal"
+	"gorm.io/gorm"
 
 	"ppwr/internal/input"
 	"ppwr/internal/work"
@@ -75,105 +75,100 @@ type StockChange struct {
 // item with less than nothing available.
 var ErrInsufficientStock = &RuleError{Code: "insufficient_stock", Key: "error.insufficient_stock"}
 
-// ApplyStock applies changes in w: it locks the balances of their items,
-// refuses the lot if a tracked item would be short, and appends the
-// movements. Several changes may concern one item; they are judged by
-// their sum.
+// ApplyStock applies changes in w: it appends their movements, and moves
+// the balances of their items as w's last step before it commits, refusing
+// the lot if a tracked item would be short. Several changes may concern
+// one item; they are judged by their sum. Many requests wait for the same
+// balance rows (every parcel packed from one set), so the rows are locked
+// for that one statement and the commit, not while the rest of the
+// request's work is done and written.
 func ApplyStock(w *work.Unit, changes []StockChange) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	ids := make([]uuid.UUID, 0, len(changes))
+	stamp, org := now(), w.Organization()
+	net := map[uuid.UUID]*stockDelta{}
+	var items []uuid.UUID
 	for _, c := range changes {
-		if !slices.Contains(ids, c.Item.ID) {
-			ids = append(ids, c.Item.ID)
-		}
-	}
-	balances, err := LockBalances(w, ids)
-	if err != nil {
-		return err
-	}
-	before := map[uuid.UUID]decimal.Decimal{}
-	for _, b := range balances {
-		before[b.CatalogItemID] = b.Available()
-	}
-	var short *RuleError
-	stamp := now()
-	for _, c := range changes {
-		b := balances[c.Item.ID]
-		b.Physical = b.Physical.Add(c.Physical)
-		b.Reserved = b.Reserved.Add(c.Reserved)
-		if b.Reserved.IsNegative() {
-			return errors.New("stock: a release exceeds what is reserved")
-		}
-		after := b.Available()
-		if c.Item.StockTracked && after.IsNegative() && after.LessThan(before[c.Item.ID]) {
-			if short == nil {
-				short = ErrInsufficientStock
-			}
-			short = short.On(c.Field, "field.insufficient_stock", before[c.Item.ID].String(), c.Item.StockUnit)
-		}
 		if err := w.Defer(&StockMovement{
-			ID: NewID(), OrganizationID: w.Organization(), CatalogItemID: c.Item.ID, DataVersionID: c.DataVersion,
+			ID: NewID(), OrganizationID: org, CatalogItemID: c.Item.ID, DataVersionID: c.DataVersion,
 			Kind: c.Kind, PhysicalDelta: c.Physical, ReservedDelta: c.Reserved,
 			SourceType: c.Source.Type, SourceID: c.Source.ID, CreatedAt: stamp,
 		}); err != nil {
 			return err
 		}
+		d, ok := net[c.Item.ID]
+		if !ok {
+			d = &stockDelta{}
+			net[c.Item.ID] = d
+			items = append(items, c.Item.ID)
+		}
+		d.physical, d.reserved = d.physical.Add(c.Physical), d.reserved.Add(c.Reserved)
+	}
+	ids := make(pq.StringArray, len(items))
+	for i, id := range items {
+		ids[i] = id.String()
+	}
+	// An item's first movement creates its balance, with the movements:
+	// taking no lock on a balance that exists, this waits for nobody.
+	w.DeferExec(`INSERT INTO stock_balances (catalog_item_id, organization_id) SELECT k, $1 FROM unnest($2::uuid[]) AS k
+		ORDER BY k ON CONFLICT DO NOTHING`, org, ids)
+	w.Last(func(tx *gorm.DB) error {
+		balances, err := moveBalances(tx, org, items, net)
+		if err != nil {
+			return err
+		}
+		return refuseShortage(changes, balances, net)
+	})
+	return nil
+}
+
+// stockDelta is the sum of a unit's changes of one item's stock.
+type stockDelta struct{ physical, reserved decimal.Decimal }
+
+// moveBalances adds the net changes to the organization's balances of
+// items in one statement, which first locks the rows in item order so
+// that no two units deadlock, and answers the balances after.
+func moveBalances(tx *gorm.DB, org uuid.UUID, items []uuid.UUID, net map[uuid.UUID]*stockDelta) ([]StockBalance, error) {
+	ids, physical, reserved := make(pq.StringArray, len(items)), make(pq.StringArray, len(items)), make(pq.StringArray, len(items))
+	for i, id := range items {
+		ids[i], physical[i], reserved[i] = id.String(), net[id].physical.String(), net[id].reserved.String()
+	}
+	var balances []StockBalance
+	err := tx.Raw(`WITH locked AS MATERIALIZED (SELECT catalog_item_id FROM stock_balances
+			WHERE organization_id = ? AND catalog_item_id = ANY (?::uuid[]) ORDER BY catalog_item_id FOR UPDATE)
+		UPDATE stock_balances AS b SET physical = b.physical + v.physical, reserved = b.reserved + v.reserved, updated_at = now()
+		FROM locked JOIN unnest(?::uuid[], ?::numeric[], ?::numeric[]) AS v (id, physical, reserved) ON v.id = locked.catalog_item_id
+		WHERE b.catalog_item_id = locked.catalog_item_id
+		RETURNING b.*`, org, ids, ids, physical, reserved).Scan(&balances).Error
+	if err == nil && len(balances) != len(items) {
+		err = errors.New("stock: an item's balance belongs to another organization")
+	}
+	return balances, err
+}
+
+// refuseShortage refuses the changes if they left a tracked item short of
+// stock by lowering its available stock, naming each such change's field.
+func refuseShortage(changes []StockChange, balances []StockBalance, net map[uuid.UUID]*stockDelta) error {
+	after := make(map[uuid.UUID]decimal.Decimal, len(balances))
+	for _, b := range balances {
+		after[b.CatalogItemID] = b.Available()
+	}
+	var short *RuleError
+	for _, c := range changes {
+		d, left := net[c.Item.ID], after[c.Item.ID]
+		before := left.Sub(d.physical).Add(d.reserved)
+		if c.Item.StockTracked && left.IsNegative() && left.LessThan(before) {
+			if short == nil {
+				short = ErrInsufficientStock
+			}
+			short = short.On(c.Field, "field.insufficient_stock", before.String(), c.Item.StockUnit)
+		}
 	}
 	if short != nil {
 		return short
 	}
-	return saveBalances(w, balances)
-}
-
-// LockBalances locks the organization's balances of items, creating the
-// missing ones, in item order so that no two requests deadlock.
-func LockBalances(w *work.Unit, items []uuid.UUID) (map[uuid.UUID]*StockBalance, error) {
-	keys := make(pq.StringArray, len(items))
-	for i, id := range items {
-		keys[i] = id.String()
-	}
-	slices.Sort(keys)
-	lock := func() ([]StockBalance, error) {
-		var rows []StockBalance
-		err := w.Tx().Raw(`SELECT * FROM stock_balances WHERE catalog_item_id = ANY (?::uuid[]) AND organization_id = ?
-			ORDER BY catalog_item_id FOR UPDATE`, keys, w.Organization()).Scan(&rows).Error
-		return rows, err
-	}
-	rows, err := lock()
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) < len(keys) {
-		// A first movement: the balance rows appear in item order too;
-		// a concurrent first movement of the same item waits here.
-		if err := w.Tx().Exec(`INSERT INTO stock_balances (catalog_item_id, organization_id)
-			SELECT k, ? FROM unnest(?::uuid[]) AS k ORDER BY k ON CONFLICT DO NOTHING`, w.Organization(), keys).Error; err != nil {
-			return nil, err
-		}
-		if rows, err = lock(); err != nil {
-			return nil, err
-		}
-	}
-	out := make(map[uuid.UUID]*StockBalance, len(rows))
-	for i := range rows {
-		out[rows[i].CatalogItemID] = &rows[i]
-	}
-	return out, nil
-}
-
-// saveBalances writes the balances back in one statement.
-func saveBalances(w *work.Unit, balances map[uuid.UUID]*StockBalance) error {
-	var ids, physical, reserved pq.StringArray
-	for _, b := range balances {
-		ids = append(ids, b.CatalogItemID.String())
-		physical = append(physical, b.Physical.String())
-		reserved = append(reserved, b.Reserved.String())
-	}
-	return w.Tx().Exec(`UPDATE stock_balances AS b SET physical = v.physical, reserved = v.reserved, updated_at = now()
-		FROM unnest(?::uuid[], ?::numeric[], ?::numeric[]) AS v (id, physical, reserved) WHERE b.catalog_item_id = v.id`,
-		ids, physical, reserved).Error
+	return nil
 }
 
 // Balance reads an item's balance without a lock; an item that never moved

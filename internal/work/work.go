@@ -4,7 +4,9 @@
 // rows it need not read back (events, data versions, workflow starts, the
 // audit entry), and commits them all in one final statement. So a change,
 // its audit entry, its outbox events and its workflow starts commit
-// together or not at all.
+// together or not at all. A write to rows that many units wait for (a
+// stock balance) runs as a last step after that statement, so its locks
+// are held only until the commit that follows.
 package work
 
 import (
@@ -50,6 +52,7 @@ type Unit struct {
 	tx       *gorm.DB
 	actor    Actor
 	deferred []database.Statement
+	last     []func(tx *gorm.DB) error
 	record   *Record
 }
 
@@ -99,6 +102,13 @@ func (u *Unit) Defer(row any) error {
 	return nil
 }
 
+// DeferExec adds a write in SQL with positional parameters ($1, $2, ...)
+// to the statement Commit runs; like a deferred row, it cannot be read
+// back before Commit.
+func (u *Unit) DeferExec(sql string, vars ...any) {
+	u.deferred = append(u.deferred, database.Statement{SQL: sql, Vars: vars})
+}
+
 // Touch names the record the unit changed; the last one named is the
 // audit entry's.
 func (u *Unit) Touch(recordType string, id uuid.UUID) { u.record = &Record{Type: recordType, ID: id} }
@@ -106,9 +116,16 @@ func (u *Unit) Touch(recordType string, id uuid.UUID) { u.record = &Record{Type:
 // Touched is the record the unit changed, if it named one.
 func (u *Unit) Touched() *Record { return u.record }
 
-// Commit writes the deferred rows and rows in one statement and commits.
-// A unit that needed no transaction costs this one round trip. On error
-// nothing is written.
+// Last adds a step Commit runs in the transaction after writing the
+// deferred rows, just before committing: a write to rows that many units
+// wait for (a stock balance) holds their locks for that step and the
+// commit only, not for the rest of the unit's work. An error from a step
+// rolls the unit back and is Commit's.
+func (u *Unit) Last(step func(tx *gorm.DB) error) { u.last = append(u.last, step) }
+
+// Commit writes the deferred rows and rows in one statement, runs the last
+// steps, and commits. A unit that needed no transaction costs this one
+// round trip. On error nothing is written.
 func (u *Unit) Commit(rows ...any) error {
 	for _, row := range rows {
 		if err := u.Defer(row); err != nil {
@@ -116,14 +133,20 @@ func (u *Unit) Commit(rows ...any) error {
 		}
 	}
 	conn := u.db
-	if u.tx != nil {
-		conn = u.tx
+	if u.tx != nil || len(u.last) > 0 {
+		conn = u.Tx()
 	}
 	if err := database.ExecTogether(u.ctx, conn, u.deferred...); err != nil {
 		u.Rollback()
 		return err
 	}
-	u.deferred = nil
+	for _, step := range u.last {
+		if err := step(conn); err != nil {
+			u.Rollback()
+			return err
+		}
+	}
+	u.deferred, u.last = nil, nil
 	if u.tx == nil {
 		return nil
 	}
@@ -138,5 +161,5 @@ func (u *Unit) Rollback() {
 		u.tx.Rollback()
 		u.tx = nil
 	}
-	u.deferred = nil
+	u.deferred, u.last = nil, nil
 }

@@ -2,11 +2,13 @@ package work_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
@@ -58,4 +60,40 @@ func TestUnitCommitsOrRollsBackTogether(t *testing.T) {
 	w.Touch("note", dup)
 	assert.Equal(t, &work.Record{Type: "note", ID: dup}, w.Touched())
 	assert.Equal(t, actor.OrganizationID, w.Organization())
+}
+
+// A last step runs after the deferred writes, in the transaction, so it
+// sees them; its error rolls the whole unit back and is Commit's.
+func TestUnitRunsItsLastStepsAfterTheDeferredWrites(t *testing.T) {
+	db := testenv.DB(t)
+	require.NoError(t, db.Exec("CREATE TABLE tallies (id uuid PRIMARY KEY, body text NOT NULL)").Error)
+	actor := work.Actor{Kind: work.ActorSystem, OrganizationID: uuid.New(), Reference: "test"}
+	count := func(q *gorm.DB) (n int64) {
+		require.NoError(t, q.Table("tallies").Count(&n).Error)
+		return n
+	}
+
+	w := work.New(context.Background(), db, actor)
+	w.DeferExec("INSERT INTO tallies (id, body) VALUES ($1, $2)", uuid.New(), "deferred")
+	var seen int64
+	w.Last(func(tx *gorm.DB) error {
+		seen = count(tx)
+		return nil
+	})
+	require.NoError(t, w.Commit())
+	assert.Equal(t, int64(1), seen, "the last step sees the deferred write")
+	assert.Equal(t, int64(1), count(db))
+
+	refused := errors.New("refused")
+	w = work.New(context.Background(), db, actor)
+	w.DeferExec("INSERT INTO tallies (id, body) VALUES ($1, $2)", uuid.New(), "rolled back")
+	w.Last(func(*gorm.DB) error { return refused })
+	assert.ErrorIs(t, w.Commit(), refused)
+	assert.Equal(t, int64(1), count(db), "nothing of the unit is written")
+
+	// A rolled-back unit forgets its last steps.
+	w = work.New(context.Background(), db, actor)
+	w.Last(func(*gorm.DB) error { return refused })
+	w.Rollback()
+	require.NoError(t, w.Commit())
 }
