@@ -27,59 +27,69 @@ type Statement struct {
 // contain a '$' outside its parameters (values travel as parameters).
 //
 // Inserts into one table rendered by Insert are merged into one multi-row
-// INSERT first: an import's batch defers hundreds of rows, and PostgreSQL
-// plans a statement of hundreds of WITH queries far slower than a few
-// multi-row ones.
+// INSERT, in the place of the first: an import's batch defers hundreds of
+// rows, and PostgreSQL plans a statement of hundreds of WITH queries far
+// slower than a few multi-row ones. Their rows' parameters are numbered as
+// they are written, without reading their text.
 func ExecTogether(ctx context.Context, db *gorm.DB, stmts ...Statement) error {
-	stmts = mergeInserts(stmts)
-	if len(stmts) == 0 {
+	queries := groupInserts(stmts)
+	if len(queries) == 0 {
 		return nil
 	}
 	var (
-		sql  strings.Builder
-		vars []any
+		sql    strings.Builder
+		vars   []any
+		number []byte
 	)
-	for i, stmt := range stmts {
+	for i, q := range queries {
 		if i == 0 {
 			sql.WriteString("WITH ")
 		} else {
 			sql.WriteString(", ")
 		}
 		sql.WriteString("w" + strconv.Itoa(i) + " AS (")
-		renumber(&sql, stmt.SQL, len(vars))
+		if q[0].into == "" {
+			renumber(&sql, q[0].SQL, len(vars))
+			vars = append(vars, q[0].Vars...)
+		} else {
+			sql.WriteString(q[0].into + " VALUES ")
+			for r, row := range q {
+				if r > 0 {
+					sql.WriteString(", ")
+				}
+				sql.WriteByte('(')
+				for p, v := range row.Vars {
+					if p > 0 {
+						sql.WriteByte(',')
+					}
+					vars = append(vars, v)
+					number = strconv.AppendInt(append(number[:0], '$'), int64(len(vars)), 10)
+					sql.Write(number)
+				}
+				sql.WriteByte(')')
+			}
+		}
 		sql.WriteString(")")
-		vars = append(vars, stmt.Vars...)
 	}
 	sql.WriteString(" SELECT")
 	_, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
 	return err
 }
 
-// mergeInserts merges the inserts into each table into one, in the place of
-// the first; other statements are kept as they are.
-func mergeInserts(stmts []Statement) []Statement {
-	out := make([]Statement, 0, len(stmts))
-	rows := map[string]*strings.Builder{} // into → its VALUES list so far
-	at := map[string]int{}                // into → its place in out
+// groupInserts groups the inserts into each table rendered by Insert, in
+// the place of the first; any other statement is a group of its own.
+func groupInserts(stmts []Statement) [][]Statement {
+	var out [][]Statement
+	at := map[string]int{} // into → its group in out
 	for _, stmt := range stmts {
-		values, seen := rows[stmt.into]
-		switch {
-		case stmt.into == "":
-			out = append(out, stmt)
-		case !seen:
-			values = &strings.Builder{}
-			values.WriteString(stmt.SQL)
-			rows[stmt.into], at[stmt.into] = values, len(out)
-			out = append(out, Statement{Vars: stmt.Vars, into: stmt.into})
-		default:
-			merged := &out[at[stmt.into]]
-			values.WriteString(", ")
-			renumber(values, strings.TrimPrefix(stmt.SQL, stmt.into+" VALUES "), len(merged.Vars))
-			merged.Vars = append(merged.Vars, stmt.Vars...)
+		if i, ok := at[stmt.into]; ok && stmt.into != "" {
+			out[i] = append(out[i], stmt)
+			continue
 		}
-	}
-	for into, values := range rows {
-		out[at[into]].SQL = values.String()
+		if stmt.into != "" {
+			at[stmt.into] = len(out)
+		}
+		out = append(out, []Statement{stmt})
 	}
 	return out
 }
