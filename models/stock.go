@@ -105,16 +105,16 @@ func ApplyStock(w *work.Unit, changes []StockChange) error {
 		}
 		d.physical, d.reserved = d.physical.Add(c.Physical), d.reserved.Add(c.Reserved)
 	}
-	ids := make(pq.StringArray, len(items))
+	ids, physical, reserved := make(pq.StringArray, len(items)), make(pq.StringArray, len(items)), make(pq.StringArray, len(items))
 	for i, id := range items {
-		ids[i] = id.String()
+		ids[i], physical[i], reserved[i] = id.String(), net[id].physical.String(), net[id].reserved.String()
 	}
 	// An item's first movement creates its balance, with the movements:
 	// taking no lock on a balance that exists, this waits for nobody.
 	w.DeferExec(`INSERT INTO stock_balances (catalog_item_id, organization_id) SELECT k, $1 FROM unnest($2::uuid[]) AS k
 		ORDER BY k ON CONFLICT DO NOTHING`, org, ids)
 	w.Last(func(tx *gorm.DB) error {
-		balances, err := moveBalances(tx, org, items, net)
+		balances, err := moveBalances(tx, org, ids, physical, reserved)
 		if err != nil {
 			return err
 		}
@@ -126,14 +126,11 @@ func ApplyStock(w *work.Unit, changes []StockChange) error {
 // stockDelta is the sum of a unit's changes of one item's stock.
 type stockDelta struct{ physical, reserved decimal.Decimal }
 
-// moveBalances adds the net changes to the organization's balances of
-// items in one statement, which first locks the rows in item order so
-// that no two units deadlock, and answers the balances after.
-func moveBalances(tx *gorm.DB, org uuid.UUID, items []uuid.UUID, net map[uuid.UUID]*stockDelta) ([]StockBalance, error) {
-	ids, physical, reserved := make(pq.StringArray, len(items)), make(pq.StringArray, len(items)), make(pq.StringArray, len(items))
-	for i, id := range items {
-		ids[i], physical[i], reserved[i] = id.String(), net[id].physical.String(), net[id].reserved.String()
-	}
+// moveBalances adds the changes physical and reserved to the
+// organization's balances of the items ids in one statement, which first
+// locks the rows in item order so that no two units deadlock, and answers
+// the balances after.
+func moveBalances(tx *gorm.DB, org uuid.UUID, ids, physical, reserved pq.StringArray) ([]StockBalance, error) {
 	var balances []StockBalance
 	err := tx.Raw(`WITH locked AS MATERIALIZED (SELECT catalog_item_id FROM stock_balances
 			WHERE organization_id = ? AND catalog_item_id = ANY (?::uuid[]) ORDER BY catalog_item_id FOR UPDATE)
@@ -141,7 +138,7 @@ func moveBalances(tx *gorm.DB, org uuid.UUID, items []uuid.UUID, net map[uuid.UU
 		FROM locked JOIN unnest(?::uuid[], ?::numeric[], ?::numeric[]) AS v (id, physical, reserved) ON v.id = locked.catalog_item_id
 		WHERE b.catalog_item_id = locked.catalog_item_id
 		RETURNING b.*`, org, ids, ids, physical, reserved).Scan(&balances).Error
-	if err == nil && len(balances) != len(items) {
+	if err == nil && len(balances) != len(ids) {
 		err = errors.New("stock: an item's balance belongs to another organization")
 	}
 	return balances, err
