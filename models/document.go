@@ -156,16 +156,13 @@ func DocumentObjectKey(org, document, version uuid.UUID) string {
 }
 
 // CreateDocument records a new document with its first version, whose
-// file is stored; the caller records the start of its processing.
+// file is stored; the caller records the start of its processing. Errors
+// a caller already collected in in refuse it too.
 func CreateDocument(w *work.Unit, doc *Document, versionID uuid.UUID, in *DocumentUpload, file StoredFile) (*DocumentVersion, error) {
 	var refs references
 	refs.add("catalog_items", "catalog_item", in.CatalogItem, &in.Errors)
 	refs.add("parties", "party", in.Party, &in.Errors)
 	if err := refs.check(w); err != nil {
-		return nil, err
-	}
-	answer, err := answeredLine(w, in)
-	if err != nil {
 		return nil, err
 	}
 	if in.Failed() {
@@ -180,11 +177,7 @@ func CreateDocument(w *work.Unit, doc *Document, versionID uuid.UUID, in *Docume
 	if err := w.Tx().Create(doc).Error; err != nil {
 		return nil, err
 	}
-	v, err := addVersion(w, doc, versionID, file)
-	if err != nil || answer == nil {
-		return v, err
-	}
-	return v, attachAnswer(w, answer, v.ID, answerSource{kind: SourceAPI})
+	return addVersion(w, doc, versionID, file)
 }
 
 // AddDocumentVersion adds a version to the organization's document id;

@@ -42,14 +42,12 @@ type ItemRevision struct {
 	Revision      int       `json:"revision"`
 }
 
-type (
-	CatalogItemCreated  ItemRevision
-	CatalogItemUpdated  ItemRevision
-	CatalogItemArchived ItemRevision
-	CatalogItemRestored ItemRevision
-	ComponentCreated    ItemRevision
-	MarketsChanged      ItemRevision
-)
+type CatalogItemCreated ItemRevision
+type CatalogItemUpdated ItemRevision
+type CatalogItemArchived ItemRevision
+type CatalogItemRestored ItemRevision
+type ComponentCreated ItemRevision
+type MarketsChanged ItemRevision
 
 func (CatalogItemCreated) EventType() string  { return "catalog_item.created" }
 func (CatalogItemUpdated) EventType() string  { return "catalog_item.updated" }
@@ -64,10 +62,8 @@ type FamilyRevision struct {
 	Revision int       `json:"revision"`
 }
 
-type (
-	FamilyCreated FamilyRevision
-	FamilyUpdated FamilyRevision
-)
+type FamilyCreated FamilyRevision
+type FamilyUpdated FamilyRevision
 
 func (FamilyCreated) EventType() string { return "family.created" }
 func (FamilyUpdated) EventType() string { return "family.updated" }
@@ -79,10 +75,8 @@ type FolderPlacement struct {
 	Revision int        `json:"revision"`
 }
 
-type (
-	FolderCreated FolderPlacement
-	FolderUpdated FolderPlacement
-)
+type FolderCreated FolderPlacement
+type FolderUpdated FolderPlacement
 
 func (FolderCreated) EventType() string { return "folder.created" }
 func (FolderUpdated) EventType() string { return "folder.updated" }
@@ -111,13 +105,11 @@ type PackagingSystemRevision struct {
 	Revision          int       `json:"revision"`
 }
 
-type (
-	PackagingSystemCreated  PackagingSystemRevision
-	PackagingSystemUpdated  PackagingSystemRevision
-	PackagingSystemArchived PackagingSystemRevision
-	PackagingSystemRestored PackagingSystemRevision
-	PackagingSystemConsumed PackagingSystemRevision
-)
+type PackagingSystemCreated PackagingSystemRevision
+type PackagingSystemUpdated PackagingSystemRevision
+type PackagingSystemArchived PackagingSystemRevision
+type PackagingSystemRestored PackagingSystemRevision
+type PackagingSystemConsumed PackagingSystemRevision
 
 func (PackagingSystemCreated) EventType() string  { return "packaging_system.created" }
 func (PackagingSystemUpdated) EventType() string  { return "packaging_system.updated" }
@@ -131,12 +123,10 @@ type ReservationStatus struct {
 	Status        string    `json:"status"`
 }
 
-type (
-	ReservationCreated  ReservationStatus
-	ReservationConsumed ReservationStatus
-	ReservationReleased ReservationStatus
-	ReservationExpired  ReservationStatus
-)
+type ReservationCreated ReservationStatus
+type ReservationConsumed ReservationStatus
+type ReservationReleased ReservationStatus
+type ReservationExpired ReservationStatus
 
 func (ReservationCreated) EventType() string  { return "reservation.created" }
 func (ReservationConsumed) EventType() string { return "reservation.consumed" }
@@ -148,18 +138,16 @@ type RecordCreated struct {
 	ID uuid.UUID `json:"id"`
 }
 
-type (
-	PackingConsumptionCreated RecordCreated
-	SupplyEventCreated        RecordCreated
-	FlowCreated               RecordCreated
-	EvidenceProposalCreated   RecordCreated
-	TraceabilityLinkCreated   RecordCreated
-	GeneratedDocumentCreated  RecordCreated
-	SupplierRequestCreated    RecordCreated
-	AssessmentCreated         RecordCreated
-	CarbonCalculationCreated  RecordCreated
-	CarbonFactorCreated       RecordCreated
-)
+type PackingConsumptionCreated RecordCreated
+type SupplyEventCreated RecordCreated
+type FlowCreated RecordCreated
+type EvidenceProposalCreated RecordCreated
+type TraceabilityLinkCreated RecordCreated
+type GeneratedDocumentCreated RecordCreated
+type SupplierRequestCreated RecordCreated
+type AssessmentCreated RecordCreated
+type CarbonCalculationCreated RecordCreated
+type CarbonFactorCreated RecordCreated
 
 func (PackingConsumptionCreated) EventType() string { return "packing_consumption.created" }
 func (SupplyEventCreated) EventType() string        { return "supply_event.created" }
@@ -216,22 +204,20 @@ type RecordStatus struct {
 	Status string    `json:"status"`
 }
 
-type (
-	DocumentVersionCreated      RecordStatus
-	DocumentVersionProcessed    RecordStatus
-	DocumentVersionQuarantined  RecordStatus
-	DocumentVersionDecided      RecordStatus
-	EvidenceProposalDecided     RecordStatus
-	SupplierRequestSent         RecordStatus
-	SupplierRequestCancelled    RecordStatus
-	SupplierRequestLineReviewed RecordStatus
-	ImportReady                 RecordStatus
-	ImportCompleted             RecordStatus
-	ImportFailed                RecordStatus
-	AssessmentReviewed          RecordStatus
-	BDOReportPrepared           RecordStatus
-	CarbonFactorArchived        RecordStatus
-)
+type DocumentVersionCreated RecordStatus
+type DocumentVersionProcessed RecordStatus
+type DocumentVersionQuarantined RecordStatus
+type DocumentVersionDecided RecordStatus
+type EvidenceProposalDecided RecordStatus
+type SupplierRequestSent RecordStatus
+type SupplierRequestCancelled RecordStatus
+type SupplierRequestLineReviewed RecordStatus
+type ImportReady RecordStatus
+type ImportCompleted RecordStatus
+type ImportFailed RecordStatus
+type AssessmentReviewed RecordStatus
+type BDOReportPrepared RecordStatus
+type CarbonFactorArchived RecordStatus
 
 func (DocumentVersionCreated) EventType() string      { return "document_version.created" }
 func (DocumentVersionProcessed) EventType() string    { return "document_version.processed" }
@@ -254,10 +240,8 @@ type IssueChange struct {
 	Kind string    `json:"kind"`
 }
 
-type (
-	ComplianceIssueOpened   IssueChange
-	ComplianceIssueResolved IssueChange
-)
+type ComplianceIssueOpened IssueChange
+type ComplianceIssueResolved IssueChange
 
 func (ComplianceIssueOpened) EventType() string   { return "compliance_issue.opened" }
 func (ComplianceIssueResolved) EventType() string { return "compliance_issue.resolved" }

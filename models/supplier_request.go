@@ -364,6 +364,21 @@ const (
 	SourceAPI   = "api"
 )
 
+// UploadDocument records an uploaded document like CreateDocument and,
+// when its metadata names a supplier request (and line), files its
+// version as the request's answer in the same unit of work.
+func UploadDocument(w *work.Unit, doc *Document, versionID uuid.UUID, in *DocumentUpload, file StoredFile) (*DocumentVersion, error) {
+	answer, err := answeredLine(w, in)
+	if err != nil {
+		return nil, err
+	}
+	v, err := CreateDocument(w, doc, versionID, in, file)
+	if err != nil || answer == nil {
+		return v, err
+	}
+	return v, attachAnswer(w, answer, v.ID, answerSource{kind: SourceAPI})
+}
+
 // requestAnswer is the request, and maybe the line, a file answers.
 type requestAnswer struct {
 	request *SupplierRequest

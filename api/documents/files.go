@@ -182,7 +182,7 @@ func (h *handlers) uploadDocument(c *gin.Context) error {
 	}
 	var in models.DocumentUpload
 	input.FromCells(up.Fields, &in)
-	v, err := models.CreateDocument(kit.Work(c), doc, versionID, &in, file)
+	v, err := models.UploadDocument(kit.Work(c), doc, versionID, &in, file)
 	return h.answerUpload(c, v, err, up.Discard)
 }
 
