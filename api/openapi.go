@@ -116,9 +116,9 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 		}),
 	})
 	schemas["ListLinks"] = kit.Object(map[string]kit.Schema{"next": kit.Nullable(kit.Schema{"type": "string", "format": "uri"})})
-	webhooks := map[string]any{}
+	webhookDocs := map[string]any{}
 	for _, p := range models.EventCatalogue {
-		webhooks[p.EventType()] = webhookDoc(p, t)
+		webhookDocs[p.EventType()] = webhookDoc(p, t)
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
@@ -131,7 +131,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 		"tags":     tags,
 		"security": []any{map[string]any{"bearerAuth": []string{}}},
 		"paths":    paths,
-		"webhooks": webhooks,
+		"webhooks": webhookDocs,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{
 				"bearerAuth": map[string]any{"type": "http", "scheme": "bearer", "description": t("openapi.security")},

@@ -56,12 +56,12 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	var en, pl map[string]any
 	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &en))
-	webhooks := en["webhooks"].(map[string]any)
+	documented := en["webhooks"].(map[string]any)
 	for _, eventType := range models.EventTypes() {
-		post := webhooks[eventType].(map[string]any)["post"].(map[string]any)
+		post := documented[eventType].(map[string]any)["post"].(map[string]any)
 		assert.Contains(t, post["description"], "X-PPWR-Signature", eventType)
 	}
-	assert.Len(t, webhooks, len(models.EventTypes()))
+	assert.Len(t, documented, len(models.EventTypes()))
 	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.PL), &pl))
 	assert.NotEqual(t, en["info"].(map[string]any)["description"], pl["info"].(map[string]any)["description"])
 	assert.Contains(t, pl["info"].(map[string]any)["title"], "zgodności opakowań")

@@ -128,7 +128,8 @@ type ItemSpecifications struct {
 	Status            string           `json:"status"`
 }
 
-type versionComponent struct {
+// VersionComponent is a component as a data version keeps it.
+type VersionComponent struct {
 	ID           uuid.UUID       `json:"id"`
 	Name         string          `json:"name"`
 	Role         string          `json:"role"`
@@ -159,9 +160,9 @@ func (item *CatalogItem) Specifications() ItemSpecifications {
 // it in the transaction that made the revision.
 func NewDataVersion(item *CatalogItem, comps []Component, markets []MarketScenario) (*DataVersion, error) {
 	spec := item.Specifications()
-	vc := make([]versionComponent, len(comps))
+	vc := make([]VersionComponent, len(comps))
 	for i, c := range comps {
-		vc[i] = versionComponent{ID: c.ID, Name: c.Name, Role: c.Role, MaterialCode: c.MaterialCode, MassG: c.MassG}
+		vc[i] = VersionComponent{ID: c.ID, Name: c.Name, Role: c.Role, MaterialCode: c.MaterialCode, MassG: c.MassG}
 	}
 	vm := make([]versionMarket, len(markets))
 	for i, m := range markets {

@@ -53,9 +53,6 @@ type GenerationBasis struct {
 	Organization   string
 }
 
-// VersionComponent is a component as a data version keeps it.
-type VersionComponent = versionComponent
-
 // LoadGenerationBasis reads the organization's item and its data version
 // at the body's revision (any revision the item had: a document can be
 // drawn up for an earlier state); a revision the item never had is

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/api/imports"
+	importsapi "ppwr/api/imports"
 	"ppwr/internal/testenv"
 	"ppwr/models"
 	"ppwr/worker"
@@ -168,9 +168,9 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 	again := f.upload(t, key, "catalog", "katalog.csv", file)
 	require.Equal(t, http.StatusAccepted, again.Code, again.Body.String())
 	assert.Equal(t, id, again.JSON["id"], "the retried upload is the same import")
-	var imports int64
-	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ?", f.tn.Org).Count(&imports).Error)
-	assert.Equal(t, int64(1), imports)
+	var count int64
+	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ?", f.tn.Org).Count(&count).Error)
+	assert.Equal(t, int64(1), count)
 
 	early := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports/" + id + "/apply"), Token: f.tn.Token,
 		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
@@ -256,7 +256,7 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	assert.Contains(t, pl.JSON["error"], `Nieznane kolumny: "code", "colour".`)
 	assert.Contains(t, f.EventTypes(f.tn.Org), "import.failed")
 
-	res = f.upload(t, apitest.IdemKey(), "catalog", "big.csv", bytes.Repeat([]byte("x"), imports.MaxUploadBytes+1))
+	res = f.upload(t, apitest.IdemKey(), "catalog", "big.csv", bytes.Repeat([]byte("x"), importsapi.MaxUploadBytes+1))
 	assert.Equal(t, http.StatusRequestEntityTooLarge, res.Code)
 	assert.Equal(t, "request_too_large", res.ErrorCode())
 	var kept int64

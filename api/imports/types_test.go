@@ -31,11 +31,11 @@ func TestCodeMappingsServeLaterCatalogImports(t *testing.T) {
 	assert.Equal(t, map[string]any{"create": 0.0, "update": 1.0, "unchanged": 1.0, "invalid": 0.0}, again["counts"], "a source code matches whatever its case")
 
 	mapping := `{"Indeks": "internalCode", "Nazwa": "name", "Materiał": "mainMaterialCode"}`
-	catalog := f.preview(t, map[string]string{"type": "catalog", "mapping": mapping}, "erp.csv",
+	preview := f.preview(t, map[string]string{"type": "catalog", "mapping": mapping}, "erp.csv",
 		"Indeks;Nazwa;Materiał;sourcingType;massG;stockUnit;foodContactStatus;reuseType\n"+
 			"ERP-1;Pudło;karton 3w;purchased;120.5;piece;not_food_contact;single_use\n")
-	require.Equal(t, "ready", catalog["status"], "%v", catalog["error"])
-	id := catalog["id"].(string)
+	require.Equal(t, "ready", preview["status"], "%v", preview["error"])
+	id := preview["id"].(string)
 	row := f.rows(t, id, "")[0].(map[string]any)
 	require.Equal(t, "create", row["outcome"], "%v", row["errors"])
 	assert.Equal(t, "karton 3w", row["input"].(map[string]any)["mainMaterialCode"], "the input as the file said")

@@ -15,42 +15,42 @@ import (
 	"ppwr/models"
 )
 
-type suppliers struct {
+type supplierFixture struct {
 	*apitest.API
 	tn apitest.Tenant
 }
 
-func newSuppliers(t *testing.T) *suppliers {
+func newSuppliers(t *testing.T) *supplierFixture {
 	a := apitest.New(t)
-	return &suppliers{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
+	return &supplierFixture{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
 }
 
-func (s *suppliers) post(t *testing.T, tn apitest.Tenant, path string, body any) *apitest.Response {
+func (s *supplierFixture) post(t *testing.T, tn apitest.Tenant, path string, body any) *apitest.Response {
 	t.Helper()
 	return s.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path(path), Token: tn.Token, Body: body,
 		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
 }
 
-func (s *suppliers) get(t *testing.T, path string) map[string]any {
+func (s *supplierFixture) get(t *testing.T, path string) map[string]any {
 	t.Helper()
 	res := s.Do(apitest.Req{Method: http.MethodGet, Path: s.tn.Path(path), Token: s.tn.Token})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	return res.JSON
 }
 
-func (s *suppliers) created(t *testing.T, tn apitest.Tenant, path string, body any) map[string]any {
+func (s *supplierFixture) created(t *testing.T, tn apitest.Tenant, path string, body any) map[string]any {
 	t.Helper()
 	res := s.post(t, tn, path, body)
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	return res.JSON
 }
 
-func (s *suppliers) party(t *testing.T, tn apitest.Tenant, roles ...string) string {
+func (s *supplierFixture) party(t *testing.T, tn apitest.Tenant, roles ...string) string {
 	t.Helper()
 	return s.created(t, tn, "/parties", map[string]any{"name": "Kartonex", "roles": roles, "country": "PL", "email": "oferty@kartonex.example"})["id"].(string)
 }
 
-func (s *suppliers) item(t *testing.T, tn apitest.Tenant) string {
+func (s *supplierFixture) item(t *testing.T, tn apitest.Tenant) string {
 	t.Helper()
 	return s.created(t, tn, "/catalog-items", map[string]any{"internalCode": "SR-" + uuid.NewString()[:8], "name": "Pudełko",
 		"sourcingType": "purchased", "massG": "24.5", "mainMaterialCode": "PAPER_CARDBOARD", "stockUnit": "piece",

@@ -28,7 +28,7 @@ import (
 
 // mailing is the API with a worker that sends mail to a sink.
 type mailing struct {
-	*suppliers
+	*supplierFixture
 	sink  *smtpsink.Sink
 	relay *worker.Relay
 }
@@ -44,7 +44,7 @@ func newMailing(t *testing.T) *mailing {
 		MailFrom: "ppwr@ppwr.test", MailReplyAddress: "replies@ppwr.test"})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	return &mailing{suppliers: &suppliers{API: a, tn: a.NewTenant(apitest.TenantSpec{})}, sink: sink,
+	return &mailing{supplierFixture: &supplierFixture{API: a, tn: a.NewTenant(apitest.TenantSpec{})}, sink: sink,
 		relay: &worker.Relay{DB: a.DB, Temporal: c, TaskQueue: queue}}
 }
 
