@@ -106,7 +106,7 @@ func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut 
 			if t.MaterialGroup != nil {
 				group = *t.MaterialGroup
 			}
-			rows = append(rows, []any{group, number(t.SingleUseMg), number(t.ReusableMg), number(t.TotalMg), t.Sources})
+			rows = append(rows, []any{group, t.SingleUseMg, t.ReusableMg, t.TotalMg, t.Sources})
 		}
 		if err := sheet.Stream(x, section, sheet.All(rows)); err != nil {
 			return err
@@ -132,15 +132,15 @@ func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut 
 			return err
 		}
 		return models.ReportSources(ctx, a.DB, r.ID, func(s *models.BDOReportSource) error {
-			key, day, item, mass := s.Key(), s.EventOn.Format(time.DateOnly), s.CatalogItemID.String(), s.MassG.String()
+			key, day, item := s.Key(), s.EventOn.Format(time.DateOnly), s.CatalogItemID.String()
 			group := ""
 			if s.MaterialGroup != nil {
 				group = *s.MaterialGroup
 			}
-			line = sourceLine(line[:0], key, day, item, s.Section, s.MaterialGroup, s.Reusable, mass, s.Classified, first)
+			line = sourceLine(line[:0], key, day, item, s.Section, s.MaterialGroup, s.Reusable, s.MassG.String(), s.Classified, first)
 			first = false
 			j.Write(line)
-			row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = key, day, item, s.Section, group, s.Reusable, mass, s.Classified
+			row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = key, day, item, s.Section, group, s.Reusable, s.MassG, s.Classified
 			return add(row)
 		})
 	}); err != nil {
@@ -175,7 +175,3 @@ func sourceLine(buf []byte, key, day, item, section string, group *string, reusa
 	buf = append(append(append(buf, `,"mass_g":"`...), mass...), `","classified":`...)
 	return append(strconv.AppendBool(buf, classified), '}')
 }
-
-// number is a decimal as a spreadsheet number; totals are rounded to
-// six decimals already, well within a float's precision.
-func number(d interface{ InexactFloat64() float64 }) float64 { return d.InexactFloat64() }

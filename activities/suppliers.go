@@ -123,7 +123,11 @@ func (a *Suppliers) message(p *models.RequestMail) mail.Message {
 			asks = append(asks, t("document", dictionaries.Default().DocumentTypeName(*line.DocumentType, string(l))))
 		}
 		if len(line.MeasurementCodes) > 0 {
-			asks = append(asks, t("values", strings.Join(line.MeasurementCodes, ", ")))
+			values := make([]string, len(line.MeasurementCodes))
+			for i, code := range line.MeasurementCodes {
+				values[i] = i18n.T(l, models.EvidenceCodeLabel(code))
+			}
+			asks = append(asks, t("values", strings.Join(values, ", ")))
 		}
 		if line.Note != nil {
 			asks = append(asks, *line.Note)

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -242,9 +241,14 @@ type BDOClassification struct {
 	Sources []BDOSourceClass
 }
 
-// BDOSourceClass is the classification of one source.
+// BDOSourceClass is the classification of one source: its key alone, as
+// the spec writes it (classified into its suggested section), or an object
+// with the key and what the body says otherwise.
 type BDOSourceClass struct {
-	Key             input.Opt[string]
+	Key input.Opt[string]
+	// KeyField is the name the key's errors are reported under: the entry
+	// itself ("sources.3") for a bare key, "sources.3.key" in an object.
+	KeyField        string
 	Section         input.Opt[string]
 	MaterialGroup   input.Opt[string]
 	Reusable        input.Opt[bool]
@@ -258,10 +262,10 @@ const BDOReasonMax = 1000
 // Declare names the classification's fields.
 func (in *BDOClassification) Declare(f *input.Fields) {
 	f.Int("year", &in.Year, BDOYears)
-	f.Items("sources", input.Items{Required: true, MinItems: 1, MaxItems: 1000}, func(i int, e *input.Fields) {
-		var s BDOSourceClass
-		e.Text("key", &s.Key, input.Text{Required: true, Max: 50})
-		e.Enum("section", &s.Section, input.Enum{Required: true, Values: BDOSections})
+	f.Items("sources", input.Items{Required: true, MinItems: 1, MaxItems: 1000, Shorthand: "key", Desc: "bdo.sources"}, func(i int, e *input.Fields) {
+		s := BDOSourceClass{KeyField: e.Path("key")}
+		e.Text("key", &s.Key, input.Text{Required: true, Max: 50, Desc: "bdo.source_key"})
+		e.Enum("section", &s.Section, input.Enum{Values: BDOSections, Desc: "bdo.section"})
 		e.Enum("material_group", &s.MaterialGroup, input.Enum{Values: dictionaries.BDOGroups()})
 		e.Bool("reusable", &s.Reusable, input.Bool{})
 		e.Bool("excluded", &s.Excluded, input.Bool{})
@@ -283,8 +287,9 @@ func parseKey(key string) (string, uuid.UUID, bool) {
 }
 
 // ClassifyBDOSources records the classification of each source, after
-// checking that every key is a source of the organization's year. It
-// touches no stored report. It returns the keys classified.
+// checking that every key is a source of the organization's year; a source
+// sent without a section goes into its suggested one. It touches no stored
+// report. It returns the keys classified.
 func ClassifyBDOSources(w *work.Unit, in *BDOClassification) ([]string, error) {
 	if in.Failed() {
 		return nil, in.Err()
@@ -295,24 +300,26 @@ func ClassifyBDOSources(w *work.Unit, in *BDOClassification) ([]string, error) {
 			byKind[kind] = append(byKind[kind], id)
 		}
 	}
-	known := map[string]bool{}
 	var rows []struct {
-		Kind string
-		ID   uuid.UUID
+		Kind             string
+		ID               uuid.UUID
+		SuggestedSection string
 	}
 	args := yearArgs(w.Organization(), in.Year.Value)
 	args["flows"], args["supplies"] = append(byKind["flow"], uuid.Nil), append(byKind["supply"], uuid.Nil)
-	if err := w.Tx().Raw(`SELECT kind, id FROM (`+bdoSources+`) s WHERE (kind = 'flow' AND id IN @flows) OR (kind = 'supply' AND id IN @supplies)`,
-		args).Scan(&rows).Error; err != nil {
+	if err := w.Tx().Raw(`SELECT kind, id, suggested_section FROM (`+bdoSources+`) s
+		WHERE (kind = 'flow' AND id IN @flows) OR (kind = 'supply' AND id IN @supplies)`, args).Scan(&rows).Error; err != nil {
 		return nil, err
 	}
+	// suggested is the suggested section of each source of the year.
+	suggested := map[string]string{}
 	for _, r := range rows {
-		known[r.Kind+":"+r.ID.String()] = true
+		suggested[r.Kind+":"+r.ID.String()] = r.SuggestedSection
 	}
 	bad := ErrInvalidSources
-	for i, s := range in.Sources {
-		if !known[strings.ToLower(s.Key.Value)] {
-			bad = bad.On("sources."+strconv.Itoa(i)+".key", "field.not_bdo_source", in.Year.Value)
+	for _, s := range in.Sources {
+		if _, ok := suggested[strings.ToLower(s.Key.Value)]; !ok {
+			bad = bad.On(s.KeyField, "field.not_bdo_source", in.Year.Value)
 		}
 	}
 	if len(bad.Fields) > 0 {
@@ -321,8 +328,13 @@ func ClassifyBDOSources(w *work.Unit, in *BDOClassification) ([]string, error) {
 	at, keys := now(), make([]string, 0, len(in.Sources))
 	for _, s := range in.Sources {
 		kind, id, _ := parseKey(strings.ToLower(s.Key.Value))
+		key := kind + ":" + id.String()
+		section := suggested[key]
+		if s.Section.Set() {
+			section = s.Section.Value
+		}
 		row := map[string]any{"organization_id": w.Organization(), "source_kind": kind, "source_id": id, "year": in.Year.Value,
-			"section": s.Section.Value, "material_group": optional(s.MaterialGroup), "reusable": optional(s.Reusable),
+			"section": section, "material_group": optional(s.MaterialGroup), "reusable": optional(s.Reusable),
 			"excluded": s.Excluded.Value, "exclusion_reason": optional(s.ExclusionReason), "classified_by": w.Actor().UserID,
 			"classified_at": at}
 		upsert := clause.OnConflict{Columns: []clause.Column{{Name: "organization_id"}, {Name: "source_kind"}, {Name: "source_id"}},
@@ -331,8 +343,8 @@ func ClassifyBDOSources(w *work.Unit, in *BDOClassification) ([]string, error) {
 		if err := w.Tx().Table("bdo_classifications").Clauses(upsert).Create(row).Error; err != nil {
 			return nil, err
 		}
-		if !slices.Contains(keys, kind+":"+id.String()) {
-			keys = append(keys, kind+":"+id.String())
+		if !slices.Contains(keys, key) {
+			keys = append(keys, key)
 		}
 	}
 	return keys, nil

@@ -407,9 +407,9 @@ func EPRExportHeader(r *EPRReport) [][]any {
 		{"field", "value"},
 		{"report", r.ID.String()}, {"country", r.Country}, {"year", r.Year},
 		{"period_from", r.PeriodFrom.Format(time.DateOnly)}, {"period_to", r.PeriodTo.Format(time.DateOnly)},
-		{"flow_kinds", strings.Join(r.FlowKinds, " ")}, {"form", r.Form}, {"form_threshold_t", strconv.Itoa(EPRSimplifiedBelowT)},
+		{"flow_kinds", strings.Join(r.FlowKinds, " ")}, {"form", r.Form}, {"form_threshold_t", EPRSimplifiedBelowT},
 		{"form_basis", EPRFormBasis}, {"rounding", EPRRounding},
-		{"total_g", r.TotalG.String()}, {"total_kg", GramsToKg(r.TotalG).String()}, {"total_t", GramsToT(r.TotalG).String()},
+		{"total_g", r.TotalG}, {"total_kg", GramsToKg(r.TotalG)}, {"total_t", GramsToT(r.TotalG)},
 		{"flow_count", r.FlowCount}, {"line_count", r.LineCount}, {"warnings", strings.Join(warnings, "; ")},
 		{"review_status", r.ReviewStatus}, {"review_reason", reason}, {"reviewed_at", reviewedAt}, {"revision", r.Revision},
 		{"notice", EPRExportNotice},
@@ -417,7 +417,7 @@ func EPRExportHeader(r *EPRReport) [][]any {
 }
 
 // EPRExportLines is the lines' part of an export: a header row, then a
-// row per line. Masses are text, so that no reader rounds them.
+// row per line. Masses are decimals, which files write with every digit.
 func EPRExportLines(lines []EPRReportLine) [][]any {
 	out := [][]any{{"line", "source", "category", "material_code", "mass_g", "mass_kg", "mass_t", "flow_count", "flow_sample", "reason"}}
 	for _, l := range lines {
@@ -431,8 +431,8 @@ func EPRExportLines(lines []EPRReportLine) [][]any {
 		if l.Reason != nil {
 			reason = *l.Reason
 		}
-		out = append(out, []any{l.ID.String(), l.Source, category, material, l.MassG.String(), GramsToKg(l.MassG).String(),
-			GramsToT(l.MassG).String(), l.FlowCount, strings.Join(l.FlowSample, " "), reason})
+		out = append(out, []any{l.ID.String(), l.Source, category, material, l.MassG, GramsToKg(l.MassG), GramsToT(l.MassG),
+			l.FlowCount, strings.Join(l.FlowSample, " "), reason})
 	}
 	return out
 }
@@ -490,10 +490,10 @@ func EPRExportMaterialGroups(totals []EPRMaterialTotal) [][]any {
 	out := [][]any{{"material_group", "mass_g", "mass_kg", "mass_t"}}
 	total := decimal.Zero
 	for _, t := range totals {
-		out = append(out, []any{t.Group, t.MassG.String(), t.MassKg.String(), t.MassT.String()})
+		out = append(out, []any{t.Group, t.MassG, t.MassKg, t.MassT})
 		total = total.Add(t.MassG)
 	}
-	return append(out, []any{"total", total.String(), GramsToKg(total).String(), GramsToT(total).String()})
+	return append(out, []any{"total", total, GramsToKg(total), GramsToT(total)})
 }
 
 // EPRReportLines are all of a report's lines, in the order they were

@@ -65,6 +65,11 @@ func EvidenceCodeNames() []string {
 	return out
 }
 
+// EvidenceCodeLabel is the message key of a code's name in words, with
+// its unit ("mass in grams"), for people such as the supplier a request
+// e-mails: the codes are the API's.
+func EvidenceCodeLabel(code string) string { return "evidence.code." + code }
+
 func evidenceCode(code string) (EvidenceCode, bool) {
 	for _, c := range EvidenceCodes {
 		if c.Code == code {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
 
@@ -222,6 +223,10 @@ func ReportRows(ctx context.Context, db *gorm.DB, r *Report, fn func([]any) erro
 	if err != nil {
 		return err
 	}
+	numeric := make([]bool, len(cols))
+	for i, c := range cols {
+		numeric[i] = c.DatabaseTypeName() == "NUMERIC"
+	}
 	for rows.Next() {
 		values := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
@@ -231,16 +236,17 @@ func ReportRows(ctx context.Context, db *gorm.DB, r *Report, fn func([]any) erro
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
 		}
-		if err := fn(cells(values)); err != nil {
+		if err := fn(cells(values, numeric)); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
 }
 
-// cells turns scanned values into what files hold: text for numbers kept
-// exactly, dates as RFC 3339.
-func cells(values []any) []any {
+// cells turns scanned values into what files hold: decimals for the
+// numeric columns (the driver reads them as text, which a workbook would
+// keep as text), dates as RFC 3339.
+func cells(values []any, numeric []bool) []any {
 	for i, v := range values {
 		switch x := v.(type) {
 		case nil:
@@ -251,6 +257,11 @@ func cells(values []any) []any {
 			values[i] = x.UTC().Format(time.RFC3339)
 		case [16]byte:
 			values[i] = uuid.UUID(x).String()
+		}
+		if s, ok := values[i].(string); ok && numeric[i] {
+			if d, err := decimal.NewFromString(s); err == nil {
+				values[i] = d
+			}
 		}
 	}
 	return values

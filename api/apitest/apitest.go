@@ -26,6 +26,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/stretchr/testify/require"
+	"github.com/xuri/excelize/v2"
 	"gorm.io/gorm"
 
 	"ppwr/api"
@@ -330,17 +331,57 @@ func (a *API) StoredVersion(org uuid.UUID, review string) string {
 
 // ReadXLSX reads every sheet of a workbook, as rows of strings, with
 // openpyxl (Debian's python3-openpyxl, which make test installs): a reader
-// independent of the excelize that wrote it.
+// independent of the excelize that wrote it. A number cell reads as the
+// float openpyxl makes of it, in plain decimal notation ("0.00001", not
+// "1e-05").
 func ReadXLSX(t testing.TB, workbook []byte) map[string][][]string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "workbook.xlsx")
 	require.NoError(t, os.WriteFile(path, workbook, 0o600))
-	script := `import json, sys, openpyxl
+	script := `import decimal, json, sys, openpyxl
+def text(v):
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return format(decimal.Decimal(repr(v)), "f")
+    return str(v)
 wb = openpyxl.load_workbook(sys.argv[1], read_only=True)
-print(json.dumps({ws.title: [["" if v is None else str(v) for v in row] for row in ws.iter_rows(values_only=True)] for ws in wb.worksheets}))`
+print(json.dumps({ws.title: [[text(v) for v in row] for row in ws.iter_rows(values_only=True)] for ws in wb.worksheets}))`
 	out, err := exec.Command("/usr/bin/python3", "-c", script, path).Output()
 	require.NoError(t, err, "openpyxl could not read the workbook")
 	var sheets map[string][][]string
 	require.NoError(t, json.Unmarshal(out, &sheets))
 	return sheets
+}
+
+// XLSXCell is a cell as its workbook stores it: a number's digits exactly
+// as written, and whether it is a number.
+type XLSXCell struct {
+	Text   string
+	Number bool
+}
+
+// ReadXLSXCells reads a sheet's cells as stored (excelize's raw values),
+// so a test can tell numbers from text and see every digit of a number,
+// beyond the 15 or so a float keeps.
+func ReadXLSXCells(t testing.TB, workbook []byte, sheet string) [][]XLSXCell {
+	t.Helper()
+	f, err := excelize.OpenReader(bytes.NewReader(workbook), excelize.Options{RawCellValue: true})
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := f.GetRows(sheet, excelize.Options{RawCellValue: true})
+	require.NoError(t, err)
+	out := make([][]XLSXCell, len(rows))
+	for r, row := range rows {
+		out[r] = make([]XLSXCell, len(row))
+		for c, text := range row {
+			name, err := excelize.CoordinatesToCellName(c+1, r+1)
+			require.NoError(t, err)
+			kind, err := f.GetCellType(sheet, name)
+			require.NoError(t, err)
+			// A cell without a type is a number (ECMA-376 18.18.11).
+			out[r][c] = XLSXCell{Text: text, Number: text != "" && (kind == excelize.CellTypeNumber || kind == excelize.CellTypeUnset)}
+		}
+	}
+	return out
 }

@@ -31,7 +31,9 @@ func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	bottle, box := y.item(t, "PLASTIC_PET", "25"), y.item(t, "PAPER_CARDBOARD", "120")
 	placed := y.flow(t, bottle, "25000", "PL", "2025-03-01", false)
 	reusable := y.flow(t, box, "1200.5", "PL", "2025-06-01", true)
-	y.supply(t, box, "produced", "100", "", "2025-02-01")
+	// A billion boxes and a fraction: grams with more digits than a float
+	// keeps (120,000,000,014.81481468 g).
+	produced := y.supply(t, box, "produced", "1000000000.123456789", "", "2025-02-01").JSON["id"].(string)
 
 	res := y.send(t, y.tn, http.MethodPost, "/bdo-reports", map[string]any{"year": 2025})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
@@ -68,7 +70,7 @@ func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	assert.Equal(t, "0.025", totals["placed_on_market/plastics"]["single_use_mg"])
 	assert.Equal(t, "0.001201", totals["placed_on_market/paper"]["reusable_mg"], "1,200.5 g is 0.0012005 Mg, 0.001201 at six decimals, half away from zero")
 	assert.Equal(t, "1200.5", totals["placed_on_market/paper"]["reusable_g"], "the grams stay exact")
-	assert.Equal(t, "0.012", totals["manufactured/paper"]["single_use_mg"])
+	assert.Equal(t, "120000.000015", totals["manufactured/paper"]["single_use_mg"])
 
 	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports/classifications", map[string]any{"year": 2025, "sources": []any{
 		map[string]any{"key": "flow:" + placed, "section": "placed_on_market", "excluded": true, "exclusion_reason": "Korekta"}}})
@@ -90,6 +92,24 @@ func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	assert.Contains(t, sheets["placed_on_market"], []string{"plastics", "0.025", "0", "0.025", "1"})
 	assert.Contains(t, sheets["placed_on_market"], []string{"paper", "0", "0.001201", "0.001201", "1"})
 	assert.Len(t, sheets["sources"], 4, "a header and the three sources")
+	// Masses and counts are number cells with every digit the report has.
+	number := func(text string) apitest.XLSXCell { return apitest.XLSXCell{Text: text, Number: true} }
+	assert.Contains(t, apitest.ReadXLSXCells(t, download.Body.Bytes(), "manufactured"),
+		[]apitest.XLSXCell{{Text: "paper"}, number("120000.000015"), number("0"), number("120000.000015"), number("1")})
+	assert.Contains(t, apitest.ReadXLSXCells(t, download.Body.Bytes(), "placed_on_market"),
+		[]apitest.XLSXCell{{Text: "paper"}, number("0"), number("0.001201"), number("0.001201"), number("1")})
+	masses := map[string]apitest.XLSXCell{}
+	for _, row := range apitest.ReadXLSXCells(t, download.Body.Bytes(), "sources")[1:] {
+		masses[row[0].Text] = row[6]
+	}
+	require.Len(t, masses, 3)
+	for _, s := range sources {
+		s := s.(map[string]any)
+		assert.Equal(t, number(s["mass_g"].(string)), masses[s["key"].(string)], s["key"])
+	}
+	assert.Equal(t, number("1200.5"), masses["flow:"+reusable])
+	assert.Contains(t, masses, "supply:"+produced)
+	assert.Equal(t, number("120000000014.81481468"), masses["supply:"+produced], "not 120000000014.81482")
 	assert.Contains(t, sheets["reference levels"][0][0], "Reference only")
 
 	download = y.Do(apitest.Req{Method: http.MethodGet, Path: y.tn.Path("/bdo-reports/" + report["id"].(string) + "/download?format=json"), Token: y.tn.Token})

@@ -2,6 +2,7 @@ package bdo_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -144,4 +145,74 @@ func TestTheSourcesOfAYearAndTheirTotals(t *testing.T) {
 		res := y.Do(apitest.Req{Method: http.MethodGet, Path: y.tn.Path("/bdo-reports/sources" + query), Token: y.tn.Token})
 		assert.Equal(t, http.StatusUnprocessableEntity, res.Code, query)
 	}
+}
+
+// The spec's body: sources as bare keys, each classified into its
+// suggested section; an object entry says otherwise. A bad key names its
+// entry, and nothing is recorded.
+func TestClassifyingSourcesByTheirKeys(t *testing.T) {
+	a := apitest.New(t)
+	y := &year{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
+	box := y.item(t, "PAPER_CARDBOARD", "120")
+	exported, placed := y.flow(t, box, "600", "DE", "2025-07-01", false), y.flow(t, box, "240", "PL", "2025-08-01", false)
+	y.supply(t, box, "produced", "10", "", "2025-02-01")
+	untouched := y.flow(t, box, "120", "PL", "2025-09-01", false)
+	produced := ""
+	for _, s := range y.get(t, "/bdo-reports/sources?year=2025")["data"].([]any) {
+		if s := s.(map[string]any); s["kind"] == "supply" {
+			produced = s["key"].(string)
+		}
+	}
+	require.NotEmpty(t, produced)
+	sections := func() map[string]any {
+		out := map[string]any{}
+		for _, s := range y.get(t, "/bdo-reports/sources?year=2025")["data"].([]any) {
+			s := s.(map[string]any)
+			if c, ok := s["classification"].(map[string]any); ok {
+				out[s["key"].(string)] = c["section"]
+			} else {
+				out[s["key"].(string)] = s["state"]
+			}
+		}
+		return out
+	}
+
+	other := &year{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
+	foreign := other.flow(t, other.item(t, "GLASS", "300"), "300", "PL", "2025-01-10", false)
+	res := y.send(t, y.tn, http.MethodPost, "/bdo-reports/classifications", map[string]any{"year": 2025, "sources": []any{
+		"flow:" + exported, "card:" + box, "flow:not-a-uuid", "flow:" + foreign, map[string]any{"key": "supply:" + box}, "",
+	}})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code, res.Body.String())
+	fields := res.FieldErrors()
+	assert.Equal(t, []string{"sources.5"}, keysOf(fields), "the empty key fails binding, before any lookup")
+	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports/classifications", map[string]any{"year": 2025, "sources": []any{
+		"flow:" + exported, "card:" + box, "flow:not-a-uuid", "flow:" + foreign, map[string]any{"key": "supply:" + box},
+	}})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code, res.Body.String())
+	assert.Equal(t, "invalid_register_sources", res.ErrorCode())
+	fields = res.FieldErrors()
+	assert.Equal(t, []string{"sources.1", "sources.2", "sources.3", "sources.4.key"}, keysOf(fields),
+		"a bare key is named by its entry, an object's by its key field; the good key is not named")
+	assert.Equal(t, []any{"is not a flow:<uuid> or supply:<uuid> source of 2025 for this organization"}, fields["sources.1"])
+	unclassified := map[string]any{"flow:" + exported: "unclassified", "flow:" + placed: "unclassified", produced: "unclassified",
+		"flow:" + untouched: "unclassified"}
+	assert.Equal(t, unclassified, sections(), "nothing is recorded")
+
+	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports/classifications", map[string]any{"year": 2025, "sources": []any{
+		"flow:" + exported, produced, map[string]any{"key": "flow:" + placed, "section": "exported"},
+	}})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	assert.EqualValues(t, 3, res.JSON["classified"])
+	assert.Equal(t, []any{"flow:" + exported, produced, "flow:" + placed}, res.JSON["sources"])
+	assert.Equal(t, map[string]any{"flow:" + exported: "exported", produced: "manufactured", "flow:" + placed: "exported",
+		"flow:" + untouched: "unclassified"}, sections(), "bare keys go into their suggested sections, the object into its own")
+}
+
+func keysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

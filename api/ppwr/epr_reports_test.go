@@ -444,6 +444,31 @@ func TestEPRReportExport(t *testing.T) {
 	checkHeader(t, sheets["report"])
 	assert.Equal(t, wantLines, sheets["lines"])
 	assert.Equal(t, wantGroups, sheets["material_groups"])
+	// Masses and counts are number cells holding the report's digits.
+	lineCells := apitest.ReadXLSXCells(t, res.Body.Bytes(), "lines")
+	require.Len(t, lineCells, len(wantLines))
+	for i, row := range lineCells[1:] {
+		for c := 4; c <= 7; c++ {
+			assert.Equal(t, apitest.XLSXCell{Text: wantLines[i+1][c], Number: true}, row[c], "line %d, %s", i, wantLines[0][c])
+		}
+		assert.False(t, row[0].Number)
+	}
+	for i, row := range apitest.ReadXLSXCells(t, res.Body.Bytes(), "material_groups")[1:] {
+		for c := 1; c <= 3; c++ {
+			assert.True(t, row[c].Number, "%s %s", row[0].Text, wantGroups[0][c])
+		}
+		assert.Equal(t, wantGroups[i+1][3], row[3].Text, "%s in tonnes, as written", row[0].Text)
+	}
+	numbers := map[string]apitest.XLSXCell{}
+	for _, row := range apitest.ReadXLSXCells(t, res.Body.Bytes(), "report")[1:] {
+		if len(row) == 2 { // an empty value ends the row
+			numbers[row[0].Text] = row[1]
+		}
+	}
+	for _, field := range []string{"year", "form_threshold_t", "total_g", "total_kg", "total_t", "flow_count", "line_count", "revision"} {
+		assert.Equal(t, apitest.XLSXCell{Text: wantHeader[field], Number: true}, numbers[field], field)
+	}
+	assert.False(t, numbers["country"].Number)
 
 	res = w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+id+"/export?format=pdf", nil)
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)

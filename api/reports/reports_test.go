@@ -79,7 +79,7 @@ func readCSV(t *testing.T, raw []byte) [][]string {
 func TestTheThreeReportKinds(t *testing.T) {
 	d := newDesk(t)
 	box, bottle := d.item(t, "PAPER_CARDBOARD", "120"), d.item(t, "PLASTIC_PET", "25")
-	for _, f := range [][3]string{{box, "2025-03-05", "1200"}, {box, "2025-03-20", "600.5"}, {bottle, "2025-04-01", "250"}, {box, "2025-05-01", "99"}} {
+	for _, f := range [][3]string{{box, "2025-03-05", "1200"}, {box, "2025-03-20", "600.5"}, {bottle, "2025-04-01", "123456789012.123456789"}, {box, "2025-05-01", "99"}} {
 		d.ok(t, http.StatusCreated, http.MethodPost, "/flows", map[string]any{"item": f[0], "kind": "placed", "quantity": "10",
 			"unit": "piece", "mass_g": f[2], "country": "PL", "event_on": f[1]})
 	}
@@ -88,10 +88,19 @@ func TestTheThreeReportKinds(t *testing.T) {
 	assert.Equal(t, [][]string{
 		{"period", "material_group", "material_code", "reusable", "flows", "mass_g"},
 		{"2025-03", "paper", "PAPER_CARDBOARD", "false", "2", "1800.5"},
-		{"2025-04", "plastics", "PLASTIC_PET", "false", "1", "250"},
+		{"2025-04", "plastics", "PLASTIC_PET", "false", "1", "123456789012.123456789"},
 	}, readCSV(t, raw), "May is outside the period")
 	_, raw = d.built(t, map[string]any{"kind": "placed_on_market", "from": "2025-03-01", "to": "2025-04-30"})
 	assert.Equal(t, []string{"2025-03", "paper", "PAPER_CARDBOARD", "False", "2", "1800.5"}, apitest.ReadXLSX(t, raw)["placed_on_market"][1], "xlsx by default")
+	// Counts and masses are number cells, the masses with all their digits
+	// (a float would keep 123456789012.12346).
+	cells := apitest.ReadXLSXCells(t, raw, "placed_on_market")
+	require.Len(t, cells, 3)
+	for _, row := range cells[1:] {
+		assert.True(t, row[4].Number && row[5].Number, "%v", row)
+		assert.False(t, row[2].Number, "%v", row)
+	}
+	assert.Equal(t, []string{"1800.5", "123456789012.123456789"}, []string{cells[1][5].Text, cells[2][5].Text})
 
 	rev := d.ok(t, http.StatusOK, http.MethodGet, "/catalog-items/"+box, nil)["revision"]
 	d.ok(t, http.StatusCreated, http.MethodPost, "/catalog-items/"+box+"/supply-events", map[string]any{"catalog_revision": rev,

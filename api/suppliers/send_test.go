@@ -49,9 +49,12 @@ func newMailing(t *testing.T) *mailing {
 }
 
 // draft creates a Polish request with two lines and answers it.
-func (m *mailing) draft(t *testing.T) map[string]any {
+func (m *mailing) draft(t *testing.T) map[string]any { return m.draftIn(t, "pl") }
+
+// draftIn creates the request in a language.
+func (m *mailing) draftIn(t *testing.T, language string) map[string]any {
 	party, item := m.party(t, m.tn, "supplier"), m.item(t, m.tn)
-	return m.created(t, m.tn, "/supplier-requests", map[string]any{"party": party, "language": "pl", "due_on": tomorrow(),
+	return m.created(t, m.tn, "/supplier-requests", map[string]any{"party": party, "language": language, "due_on": tomorrow(),
 		"message": "Dzień dobry, prosimy o dane.", "lines": []map[string]any{
 			{"item": item, "document_type": "supplier_declaration"},
 			{"item": item, "measurement_codes": []string{"MASS_G", "HEIGHT_MM"}},
@@ -105,7 +108,11 @@ func TestSendingEmailsTheSupplierInTheRequestsLanguage(t *testing.T) {
 	assert.Contains(t, parts[0], "1. Pudełko")
 	assert.Contains(t, parts[0], "dokument: Deklaracja dostawcy")
 	assert.Contains(t, parts[0], "2. Pudełko")
-	assert.Contains(t, parts[0], "MASS_G, HEIGHT_MM")
+	assert.Contains(t, parts[0], "wartości: masa w gramach, wysokość w milimetrach", "the values are named in words")
+	for _, part := range parts {
+		assert.NotContains(t, part, "MASS_G")
+		assert.NotContains(t, part, "HEIGHT_MM")
+	}
 	assert.Contains(t, parts[1], "<ol>")
 
 	require.Eventually(t, func() bool {
@@ -113,6 +120,24 @@ func TestSendingEmailsTheSupplierInTheRequestsLanguage(t *testing.T) {
 	}, 10*time.Second, 50*time.Millisecond)
 	sent := m.get(t, "/supplier-requests/"+r["id"].(string))
 	assert.Equal(t, strings.Trim(msg.Header.Get("Message-ID"), "<>"), sent["message_id"])
+
+	// An English request names them in English.
+	en := m.draftIn(t, "en")
+	require.Equal(t, http.StatusOK, m.post(t, m.tn, "/supplier-requests/"+en["id"].(string)+"/send", map[string]any{"revision": 1}).Code)
+	_, err = m.relay.StartWorkflows(context.Background())
+	require.NoError(t, err)
+	wait, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	got, err = m.sink.WaitFor(wait, 2)
+	require.NoError(t, err)
+	_, parts = bodies(t, got[1].Data)
+	require.Len(t, parts, 2)
+	assert.Contains(t, parts[0], "values: mass in grams, height in millimetres")
+	assert.Contains(t, parts[1], "values: mass in grams, height in millimetres")
+	for _, part := range parts {
+		assert.NotContains(t, part, "MASS_G")
+		assert.NotContains(t, part, "HEIGHT_MM")
+	}
 }
 
 // A worker that died after the SMTP server took the message leaves its

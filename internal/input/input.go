@@ -216,7 +216,10 @@ type Fields struct {
 	src    source
 	errs   *Errors
 	prefix string
-	doc    *objectDoc
+	// whole is the field an array entry was sent as alone (Items'
+	// Shorthand), whose errors name the entry.
+	whole string
+	doc   *objectDoc
 }
 
 // Binding reports whether values are being bound (not described), so a
@@ -224,10 +227,19 @@ type Fields struct {
 func (f *Fields) Binding() bool { return f.doc == nil }
 
 // Fail records a message about a field of this object (cross-field rules).
-func (f *Fields) Fail(name, key string, args ...any) { f.errs.Fail(f.prefix+name, key, args...) }
+func (f *Fields) Fail(name, key string, args ...any) { f.errs.Fail(f.Path(name), key, args...) }
 
 // Has reports whether a field of this object failed.
-func (f *Fields) Has(name string) bool { return f.errs.Has(f.prefix + name) }
+func (f *Fields) Has(name string) bool { return f.errs.Has(f.Path(name)) }
+
+// Path is the name errors about a field of this object are reported under
+// ("lines.2.quantity"), for commands that check it later.
+func (f *Fields) Path(name string) string {
+	if name == f.whole && name != "" {
+		return strings.TrimSuffix(f.prefix, ".")
+	}
+	return f.prefix + name
+}
 
 // describe records a field's schema (and required-ness) while describing.
 func (f *Fields) describe(name string, required bool, s Schema) {

@@ -10,7 +10,13 @@ import (
 type Items struct {
 	Required           bool
 	MinItems, MaxItems int
-	Desc               Msg
+	// Shorthand, when set, names the one field an entry may be sent as
+	// alone: a bare string "k" stands for {"<Shorthand>": "k"}, and that
+	// field's errors name the entry itself ("sources.3"), since the client
+	// sent no field. The schema is then one of the field's and the
+	// object's.
+	Shorthand string
+	Desc      Msg
 }
 
 // Items binds a JSON array of objects, declaring each entry's fields with
@@ -22,7 +28,11 @@ func (f *Fields) Items(name string, r Items, declare func(i int, item *Fields)) 
 	if !f.Binding() {
 		item := &Fields{doc: &objectDoc{props: map[string]any{}}}
 		declare(-1, item)
-		s := Schema{"type": "array", "items": item.doc.schema()}
+		var entry any = item.doc.schema()
+		if r.Shorthand != "" {
+			entry = Schema{"oneOf": []any{item.doc.props[r.Shorthand], entry}}
+		}
+		s := Schema{"type": "array", "items": entry}
 		if r.MinItems > 0 {
 			s["minItems"] = r.MinItems
 		}
@@ -46,8 +56,12 @@ func (f *Fields) Items(name string, r Items, declare func(i int, item *Fields)) 
 		return 0
 	}
 	for i, raw := range entries {
-		var fields map[string]json.RawMessage
 		prefix := f.prefix + name + "." + strconv.Itoa(i) + "."
+		if r.Shorthand != "" && len(raw) > 0 && raw[0] == '"' {
+			declare(i, &Fields{src: jsonSource{r.Shorthand: raw}, errs: f.errs, prefix: prefix, whole: r.Shorthand})
+			continue
+		}
+		var fields map[string]json.RawMessage
 		if json.Unmarshal(raw, &fields) != nil || fields == nil {
 			f.errs.Fail(prefix[:len(prefix)-1], "field.object")
 			continue
