@@ -66,9 +66,12 @@ func systemUnit(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *work.Unit {
 	return work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: orgID, Reference: activity.GetInfo(ctx).WorkflowExecution.ID})
 }
 
-// importUnit acts as the import itself, applying its rows.
+// importUnit acts for the system applying the import's rows, quietly
+// (models.ApplyImportBatch says why): its audit entries name the import as
+// their record and the apply's workflow id as their reference.
 func importUnit(ctx context.Context, db *gorm.DB, imp *models.Import) *work.Unit {
-	return work.New(ctx, db, work.Actor{Kind: work.ActorImport, OrganizationID: imp.OrganizationID, Reference: activity.GetInfo(ctx).WorkflowExecution.ID})
+	return work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: imp.OrganizationID,
+		Reference: activity.GetInfo(ctx).WorkflowExecution.ID, Quiet: true})
 }
 
 // Preview reads the import's file, plans every row and stores the rows in

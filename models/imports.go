@@ -329,11 +329,11 @@ func ImportRowsIndependent(imp *Import) bool { return importKinds[imp.Type].inde
 // ApplyImportBatch applies up to limit pending rows after row number after
 // in w, through the same commands as the API, records on each row what it
 // changed (or why it could not be applied) and commits with one audit
-// entry naming the batch's rows. w acts as the import (ActorImport), so
-// the commands' per-record events are not emitted: the rows are the record
-// of what changed, and the import announces itself. It returns the last
-// row number handled and how many rows it handled; 0 rows means nothing
-// is left.
+// entry naming the import and the batch's rows. w acts for the system and
+// is quiet (work.Actor.Quiet), so the commands' per-record events are not
+// emitted: the rows are the record of what changed, and the import
+// announces itself. It returns the last row number handled and how many
+// rows it handled; 0 rows means nothing is left.
 func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int, err error) {
 	return ApplyImportRange(w, imp, after, math.MaxInt32, limit)
 }

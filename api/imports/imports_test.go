@@ -239,6 +239,23 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 	assert.Equal(t, []string{"2", "update", "true", existing.JSON["id"].(string), "Zaktualizowano: name."}, result[2][:5])
 	assert.Equal(t, []string{"3", "invalid", "false", ""}, result[3][:4])
 	assert.Contains(t, result[3][4], "massG: ")
+
+	// The audit log, validated against the document like every answer,
+	// names the apply's batch with a published actor type.
+	audit := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/audit-log"), Token: f.tn.Token})
+	require.Equal(t, http.StatusOK, audit.Code, audit.Body.String())
+	actors := map[string]any{}
+	for _, e := range audit.JSON["data"].([]any) {
+		entry := e.(map[string]any)
+		if entry["operation"] == "applyImport" {
+			actor := entry["actor"].(map[string]any)["type"].(string)
+			actors[actor] = []any{entry["record_type"], entry["record_id"], entry["request_id"]}
+		}
+	}
+	require.Len(t, actors, 2, "the apply request and its batch: %v", actors)
+	assert.Contains(t, actors, "api_key", "the request")
+	assert.Equal(t, []any{"import", id, "import/" + id + "/apply"}, actors["system"],
+		"the batch acts as the system, for the import, by its workflow")
 }
 
 // A file the preview cannot read fails the import with its reason; a type

@@ -57,11 +57,12 @@ func (f *redriveFixture) startWorker(t *testing.T) {
 }
 
 func (f *redriveFixture) unit() *work.Unit {
-	return f.unitOf(work.ActorSystem)
+	return work.New(context.Background(), f.db, work.Actor{Kind: work.ActorSystem, OrganizationID: f.org, Reference: "test"})
 }
 
-func (f *redriveFixture) unitOf(kind string) *work.Unit {
-	return work.New(context.Background(), f.db, work.Actor{Kind: kind, OrganizationID: f.org, Reference: "test"})
+// applyUnit acts for the system applying an import, as the apply does.
+func (f *redriveFixture) applyUnit() *work.Unit {
+	return work.New(context.Background(), f.db, work.Actor{Kind: work.ActorSystem, OrganizationID: f.org, Reference: "test", Quiet: true})
 }
 
 // queued records a queued catalogue import of a file of size bytes.
@@ -166,7 +167,7 @@ func (f *redriveFixture) visibleRuns(t *testing.T, imp *models.Import) map[strin
 func TestAdminImportsRedriveResumesATerminatedApply(t *testing.T) {
 	f := newRedriveFixture(t)
 	imp := f.applying(t, 5)
-	_, n, err := models.ApplyImportBatch(f.unitOf(work.ActorImport), imp, 0, 2)
+	_, n, err := models.ApplyImportBatch(f.applyUnit(), imp, 0, 2)
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "the first run committed two rows...")
 	workflowID := workflows.ImportApplyWorkflowID(imp.ID)
