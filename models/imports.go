@@ -104,6 +104,18 @@ type ImportRow struct {
 	Applied        datatypes.JSON `gorm:"type:jsonb"`
 }
 
+// RowsSettled reports whether the import's rows are what its result file
+// shows: previewed (ready) or applied. A queued import's rows are being
+// planned, an applying one's applied, and a failed import's file could not
+// be read.
+func (m *Import) RowsSettled() bool {
+	switch m.Status {
+	case ImportReadyStatus, ImportCompletedStatus, ImportCompletedWithErrors:
+		return true
+	}
+	return false
+}
+
 // ColumnMapping is the upload's map of file column names to field names.
 func (m *Import) ColumnMapping() map[string]string {
 	out := map[string]string{}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,20 @@ func (f *fixture) rows(t *testing.T, id, query string) []any {
 	return res.JSON["data"].([]any)
 }
 
+// requireResultNotReady asserts that the import's result file is not
+// served yet: 409 file_not_ready naming the status, with Retry-After in
+// whole seconds.
+func (f *fixture) requireResultNotReady(t *testing.T, id, status string) {
+	t.Helper()
+	res := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + id + "/result.csv"), Token: f.tn.Token})
+	require.Equal(t, http.StatusConflict, res.Code, res.Body.String())
+	assert.Equal(t, "file_not_ready", res.ErrorCode())
+	assert.Contains(t, res.JSON["error"].(map[string]any)["message"], "("+status+")")
+	wait, err := strconv.Atoi(res.Header().Get("Retry-After"))
+	require.NoError(t, err, "Retry-After is whole seconds")
+	assert.Positive(t, wait)
+}
+
 // The issue's path: a Polish Excel CSV (Windows-1250, semicolons) with a
 // new item, an update and an invalid row is previewed, inspected, applied
 // and lands in the catalogue; the upload retried with its key is one
@@ -176,6 +191,7 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
 	assert.Equal(t, http.StatusUnprocessableEntity, early.Code, "apply before the preview is ready")
 	assert.Equal(t, "import_not_ready", early.ErrorCode())
+	f.requireResultNotReady(t, id, "queued")
 
 	f.startRecorded(t)
 	ready := f.await(t, id, "ready", "failed")
@@ -203,6 +219,7 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 		Headers: map[string]string{"Idempotency-Key": applyKey}})
 	require.Equal(t, http.StatusAccepted, applied.Code, applied.Body.String())
 	assert.Equal(t, "applying", applied.JSON["status"])
+	f.requireResultNotReady(t, id, "applying")
 	f.startRecorded(t)
 	done := f.await(t, id, "completed", "completed_with_errors")
 	assert.Equal(t, "completed_with_errors", done["status"])
@@ -272,6 +289,7 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 		Headers: map[string]string{"X-Locale": "pl"}})
 	assert.Contains(t, pl.JSON["error"], `Nieznane kolumny: "code", "colour".`)
 	assert.Contains(t, f.EventTypes(f.tn.Org), "import.failed")
+	f.requireResultNotReady(t, res.JSON["id"].(string), "failed")
 
 	res = f.upload(t, apitest.IdemKey(), "catalog", "big.csv", bytes.Repeat([]byte("x"), imports.MaxUploadBytes+1))
 	assert.Equal(t, http.StatusRequestEntityTooLarge, res.Code)
