@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -301,17 +302,29 @@ type rowReader interface {
 // zipMagic opens every ZIP file, so every XLSX workbook.
 var zipMagic = []byte("PK\x03\x04")
 
+// textSniffSize is how much of a file that is not a workbook decides
+// whether it is text: what net/http's content sniffing reads.
+const textSniffSize = 512
+
 // openRows tells an XLSX workbook from a CSV file by its first bytes, not
 // by its name, which the uploader chose, and opens its rows: those of the
-// sheet named, or of the first sheet, for a workbook.
+// sheet named, or of the first sheet, for a workbook. Any other file is
+// refused unless its start is text: read as CSV, a picture, a PDF or an
+// old binary .xls workbook would name its bytes as unknown columns. The
+// sniffing is the WHATWG algorithm of http.DetectContentType, which knows
+// the signatures of such formats and takes control bytes for binary
+// data; Windows-1250 text, whose letters are bytes over 0x7F, is text.
 func openRows(r io.Reader, sheet string) (rowReader, error) {
 	buf := bufio.NewReaderSize(r, sniffSize)
-	head, err := buf.Peek(len(zipMagic))
+	head, err := buf.Peek(textSniffSize)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	if bytes.Equal(head, zipMagic) {
+	if bytes.HasPrefix(head, zipMagic) {
 		return openXLSX(buf, sheet)
+	}
+	if !strings.HasPrefix(http.DetectContentType(head), "text/") {
+		return nil, cannotRead("error.import_not_csv_or_xlsx")
 	}
 	return openCSV(buf)
 }

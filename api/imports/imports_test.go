@@ -309,6 +309,24 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	assert.Zero(t, kept, "a refused upload keeps nothing")
 }
 
+// A picture uploaded as an import, under a CSV file's name, fails as what
+// it is, not a CSV or XLSX file, in the request's language, instead of
+// naming its bytes as unknown columns.
+func TestPictureUploadedAsAnImportIsNotACSVOrXLSXFile(t *testing.T) {
+	f := newFixture(t)
+	picture, err := os.ReadFile("testdata/catalog-photo.png")
+	require.NoError(t, err)
+	failed := f.preview(t, map[string]string{"type": "catalog"}, "katalog.csv", string(picture))
+	assert.Equal(t, "failed", failed["status"])
+	assert.Equal(t, "The file is not a CSV or XLSX file (it is a picture, a PDF or a workbook in the older .xls format, for example). "+
+		"Save the data as CSV or XLSX in the spreadsheet program and upload it again.", failed["error"])
+	id := failed["id"].(string)
+	pl := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + id), Token: f.tn.Token,
+		Headers: map[string]string{"X-Locale": "pl"}})
+	assert.True(t, strings.HasPrefix(pl.JSON["error"].(string), "Plik nie jest plikiem CSV ani XLSX"), pl.JSON["error"])
+	assert.Empty(t, f.rows(t, id, ""), "no row read from it")
+}
+
 // A workbook LibreOffice saved: the first sheet is read by default, short
 // rows and a mass formatted "0.00" read as typed, Polish text intact, and
 // the import applies like a CSV one.
