@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/text/encoding/charmap"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"ppwr/internal/input"
 	"ppwr/internal/storage"
@@ -53,9 +54,14 @@ func (u *unreadable) Error() string { return fmt.Sprint(append([]any{u.key}, u.a
 
 func cannotRead(key string, args ...any) *unreadable { return &unreadable{key: key, args: args} }
 
+// load reads the import as last committed. FOR SHARE makes the read wait
+// for a transaction that holds the import's row: an operator's re-drive
+// requeues a failed import in the transaction that starts the preview's
+// run (models.RequeueFailedImport), and the run must find it queued, not
+// failed as it was before that transaction committed.
 func (a *Imports) load(ctx context.Context, id uuid.UUID) (*models.Import, error) {
 	var imp models.Import
-	if err := a.DB.WithContext(ctx).First(&imp, "id = ?", id).Error; err != nil {
+	if err := a.DB.WithContext(ctx).Clauses(clause.Locking{Strength: clause.LockingStrengthShare}).First(&imp, "id = ?", id).Error; err != nil {
 		return nil, err
 	}
 	return &imp, nil

@@ -296,6 +296,29 @@ func finishImport(w *work.Unit, imp *Import, status string, reason *input.FieldE
 	return Emit(w, event)
 }
 
+// ErrImportNoLongerFailed refuses to requeue an import that another
+// re-drive requeued meanwhile.
+var ErrImportNoLongerFailed = errors.New("import: the import is no longer failed (another re-drive requeued it)")
+
+// RequeueFailedImport makes a failed import queued again, without the
+// reason it failed, so that a new preview run reads its stored file again;
+// the caller records the reason in its audit entry. The update holds the
+// import's row until tx ends, and the preview's read of the import waits
+// for it, so a run started in tx sees what tx commits.
+func RequeueFailedImport(ctx context.Context, tx *gorm.DB, imp *Import) error {
+	stamp := now()
+	res := tx.WithContext(ctx).Model(imp).Where("status = ?", ImportFailedStatus).Updates(map[string]any{
+		"status": ImportQueued, "error_key": "", "error_args": mustJSON([]any{}), "completed_at": nil, "updated_at": stamp})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrImportNoLongerFailed
+	}
+	imp.Status, imp.ErrorKey, imp.ErrorArgs, imp.CompletedAt, imp.UpdatedAt = ImportQueued, "", mustJSON([]any{}), nil, stamp
+	return nil
+}
+
 // ClearImportRows deletes rows a failed preview attempt left, so a retried
 // preview starts over.
 func ClearImportRows(w *work.Unit, importID uuid.UUID) error {
