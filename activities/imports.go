@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/text/encoding/charmap"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"ppwr/internal/input"
 	"ppwr/internal/storage"
@@ -52,9 +54,14 @@ func (u *unreadable) Error() string { return fmt.Sprint(append([]any{u.key}, u.a
 
 func cannotRead(key string, args ...any) *unreadable { return &unreadable{key: key, args: args} }
 
+// load reads the import as last committed. FOR SHARE makes the read wait
+// for a transaction that holds the import's row: an operator's re-drive
+// requeues a failed import in the transaction that starts the preview's
+// run (models.RequeueFailedImport), and the run must find it queued, not
+// failed as it was before that transaction committed.
 func (a *Imports) load(ctx context.Context, id uuid.UUID) (*models.Import, error) {
 	var imp models.Import
-	if err := a.DB.WithContext(ctx).First(&imp, "id = ?", id).Error; err != nil {
+	if err := a.DB.WithContext(ctx).Clauses(clause.Locking{Strength: clause.LockingStrengthShare}).First(&imp, "id = ?", id).Error; err != nil {
 		return nil, err
 	}
 	return &imp, nil
@@ -66,9 +73,12 @@ func systemUnit(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *work.Unit {
 	return work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: orgID, Reference: activity.GetInfo(ctx).WorkflowExecution.ID})
 }
 
-// importUnit acts as the import itself, applying its rows.
+// importUnit acts for the system applying the import's rows, quietly
+// (models.ApplyImportBatch says why): its audit entries name the import as
+// their record and the apply's workflow id as their reference.
 func importUnit(ctx context.Context, db *gorm.DB, imp *models.Import) *work.Unit {
-	return work.New(ctx, db, work.Actor{Kind: work.ActorImport, OrganizationID: imp.OrganizationID, Reference: activity.GetInfo(ctx).WorkflowExecution.ID})
+	return work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: imp.OrganizationID,
+		Reference: activity.GetInfo(ctx).WorkflowExecution.ID, Quiet: true})
 }
 
 // Preview reads the import's file, plans every row and stores the rows in
@@ -298,17 +308,29 @@ type rowReader interface {
 // zipMagic opens every ZIP file, so every XLSX workbook.
 var zipMagic = []byte("PK\x03\x04")
 
+// textSniffSize is how much of a file that is not a workbook decides
+// whether it is text: what net/http's content sniffing reads.
+const textSniffSize = 512
+
 // openRows tells an XLSX workbook from a CSV file by its first bytes, not
 // by its name, which the uploader chose, and opens its rows: those of the
-// sheet named, or of the first sheet, for a workbook.
+// sheet named, or of the first sheet, for a workbook. Any other file is
+// refused unless its start is text: read as CSV, a picture, a PDF or an
+// old binary .xls workbook would name its bytes as unknown columns. The
+// sniffing is the WHATWG algorithm of http.DetectContentType, which knows
+// the signatures of such formats and takes control bytes for binary
+// data; Windows-1250 text, whose letters are bytes over 0x7F, is text.
 func openRows(r io.Reader, sheet string) (rowReader, error) {
 	buf := bufio.NewReaderSize(r, sniffSize)
-	head, err := buf.Peek(len(zipMagic))
+	head, err := buf.Peek(textSniffSize)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	if bytes.Equal(head, zipMagic) {
+	if bytes.HasPrefix(head, zipMagic) {
 		return openXLSX(buf, sheet)
+	}
+	if !strings.HasPrefix(http.DetectContentType(head), "text/") {
+		return nil, cannotRead("error.import_not_csv_or_xlsx")
 	}
 	return openCSV(buf)
 }

@@ -18,14 +18,15 @@ import (
 
 // plannedCatalogImport stores a catalog import of n planned rows (codes
 // prefix-1…), after edit changed their cells, and answers the database,
-// the organization, the import and a unit-of-work maker acting as it.
+// the organization, the import and a unit-of-work maker acting for the
+// system applying it.
 func plannedCatalogImport(t *testing.T, prefix string, n int, edit func([]map[string]string)) (*gorm.DB, uuid.UUID, *models.Import, func() *work.Unit) {
 	t.Helper()
 	ctx := context.Background()
 	db := testenv.DB(t)
 	org, err := models.CreateOrganization(ctx, db, "Apply Test", prefix+uuid.NewString()[:8])
 	require.NoError(t, err)
-	actor := work.Actor{Kind: work.ActorImport, OrganizationID: org.ID, Reference: "import/test/" + prefix}
+	actor := work.Actor{Kind: work.ActorSystem, OrganizationID: org.ID, Reference: "import/test/" + prefix, Quiet: true}
 	unit := func() *work.Unit { return work.New(ctx, db, actor) }
 	return db, org.ID, planCatalogImport(t, unit, prefix, n, edit), unit
 }

@@ -1,6 +1,9 @@
 package activities
 
 import (
+	"bytes"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -32,6 +35,41 @@ func TestOpenCSVDetectsEncodingAndDelimiter(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.Equal(t, tc.name, row[1], name)
 	}
+}
+
+// A file that is neither a workbook nor text is refused before it is read
+// as CSV, where its bytes would come out as unknown columns; text in every
+// encoding read, and an empty file, are read on.
+func TestOpenRowsRefusesFilesThatAreNotText(t *testing.T) {
+	random := make([]byte, 4096)
+	_, _ = rand.NewChaCha8([32]byte{25}).Read(random)
+	for name, file := range map[string][]byte{
+		"random bytes": random,
+		// Signatures the sniffing knows, followed by text: the format is
+		// told by its start alone.
+		"a PDF":                 []byte("%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"),
+		"a PNG":                 append([]byte("\x89PNG\r\n\x1a\n"), "internalCode,name\n"...),
+		"an old .xls workbook":  append([]byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), bytes.Repeat([]byte{0}, 504)...),
+		"UTF-8 with a NUL byte": []byte("internalCode,name\nA,\x00\n"),
+	} {
+		_, err := openRows(bytes.NewReader(file), "")
+		assert.Equal(t, cannotRead("error.import_not_csv_or_xlsx"), err, name)
+	}
+	for name, file := range map[string]string{
+		"UTF-8":        "internalCode,name\nA,Łódź\n",
+		"Windows-1250": "internalCode;name\nA;\xa3\xf3d\x9f\n",
+		"tabs, CRLF":   "internalCode\tname\r\n",
+	} {
+		rows, err := openRows(strings.NewReader(file), "")
+		require.NoError(t, err, name)
+		header, err := rows.Read()
+		require.NoError(t, err, name)
+		assert.Contains(t, header[0], "internalCode", name)
+	}
+	rows, err := openRows(strings.NewReader(""), "")
+	require.NoError(t, err, "an empty file is refused as empty, later")
+	_, err = rows.Read()
+	assert.ErrorIs(t, err, io.EOF)
 }
 
 func TestImportColumnsRefusesUnknownAndRepeatedColumns(t *testing.T) {

@@ -56,9 +56,9 @@ func NewEvent(orgID uuid.UUID, data Payload) (*Event, error) {
 
 // Emit writes the event announcing a change in w, with the change.
 func Emit(w *work.Unit, data Payload) error {
-	if w.Actor().Kind == work.ActorImport {
+	if w.Actor().Quiet {
 		// An import's apply is recorded by its rows and announced by the
-		// import's own events (emitted by the system), not row by row.
+		// import's own events, not row by row.
 		return nil
 	}
 	e, err := NewEvent(w.Organization(), data)

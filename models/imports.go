@@ -104,6 +104,18 @@ type ImportRow struct {
 	Applied        datatypes.JSON `gorm:"type:jsonb"`
 }
 
+// RowsSettled reports whether the import's rows are what its result file
+// shows: previewed (ready) or applied. A queued import's rows are being
+// planned, an applying one's applied, and a failed import's file could not
+// be read.
+func (m *Import) RowsSettled() bool {
+	switch m.Status {
+	case ImportReadyStatus, ImportCompletedStatus, ImportCompletedWithErrors:
+		return true
+	}
+	return false
+}
+
 // ColumnMapping is the upload's map of file column names to field names.
 func (m *Import) ColumnMapping() map[string]string {
 	out := map[string]string{}
@@ -284,6 +296,29 @@ func finishImport(w *work.Unit, imp *Import, status string, reason *input.FieldE
 	return Emit(w, event)
 }
 
+// ErrImportNoLongerFailed refuses to requeue an import that another
+// re-drive requeued meanwhile.
+var ErrImportNoLongerFailed = errors.New("import: the import is no longer failed (another re-drive requeued it)")
+
+// RequeueFailedImport makes a failed import queued again, without the
+// reason it failed, so that a new preview run reads its stored file again;
+// the caller records the reason in its audit entry. The update holds the
+// import's row until tx ends, and the preview's read of the import waits
+// for it, so a run started in tx sees what tx commits.
+func RequeueFailedImport(ctx context.Context, tx *gorm.DB, imp *Import) error {
+	stamp := now()
+	res := tx.WithContext(ctx).Model(imp).Where("status = ?", ImportFailedStatus).Updates(map[string]any{
+		"status": ImportQueued, "error_key": "", "error_args": mustJSON([]any{}), "completed_at": nil, "updated_at": stamp})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrImportNoLongerFailed
+	}
+	imp.Status, imp.ErrorKey, imp.ErrorArgs, imp.CompletedAt, imp.UpdatedAt = ImportQueued, "", mustJSON([]any{}), nil, stamp
+	return nil
+}
+
 // ClearImportRows deletes rows a failed preview attempt left, so a retried
 // preview starts over.
 func ClearImportRows(w *work.Unit, importID uuid.UUID) error {
@@ -329,11 +364,11 @@ func ImportRowsIndependent(imp *Import) bool { return importKinds[imp.Type].inde
 // ApplyImportBatch applies up to limit pending rows after row number after
 // in w, through the same commands as the API, records on each row what it
 // changed (or why it could not be applied) and commits with one audit
-// entry naming the batch's rows. w acts as the import (ActorImport), so
-// the commands' per-record events are not emitted: the rows are the record
-// of what changed, and the import announces itself. It returns the last
-// row number handled and how many rows it handled; 0 rows means nothing
-// is left.
+// entry naming the import and the batch's rows. w acts for the system and
+// is quiet (work.Actor.Quiet), so the commands' per-record events are not
+// emitted: the rows are the record of what changed, and the import
+// announces itself. It returns the last row number handled and how many
+// rows it handled; 0 rows means nothing is left.
 func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int, err error) {
 	return ApplyImportRange(w, imp, after, math.MaxInt32, limit)
 }

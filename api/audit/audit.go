@@ -11,6 +11,7 @@ import (
 	"ppwr/api/kit"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
+	"ppwr/internal/work"
 	"ppwr/models"
 )
 
@@ -31,7 +32,7 @@ func Area(d kit.Deps) kit.Area {
 				"id":          kit.UUID(),
 				"occurred_at": kit.DateTime(),
 				"actor": kit.Object(map[string]kit.Schema{
-					"type":       kit.Enum(models.ActorAPIKey, models.ActorOperator, models.ActorSystem),
+					"type":       kit.Enum(work.ActorKinds...),
 					"user_id":    kit.Nullable(kit.UUID()),
 					"api_key_id": kit.Nullable(kit.UUID()),
 				}),

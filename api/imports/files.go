@@ -93,6 +93,9 @@ const resultPage = 1000
 // was applied, the record it names and a message in the request's
 // language: the field errors of an invalid row, else what was or will be
 // done. Rows are read page by page, so the file streams whatever its size.
+// While the rows are being written (queued, applying), or when the file
+// could not be read (failed), the answer is 409 file_not_ready with
+// Retry-After, as for the other built files.
 func (h *handlers) resultFile(c *gin.Context) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
@@ -102,6 +105,9 @@ func (h *handlers) resultFile(c *gin.Context) error {
 	imp, err := models.Find[models.Import](ctx, h.DB, org, id)
 	if err != nil {
 		return err
+	}
+	if !imp.RowsSettled() {
+		return kit.FileNotReady(imp.Status)
 	}
 	columns := models.ImportColumns[imp.Type]
 	out := csvFile(c, "import-"+imp.ID.String()+"-result.csv")

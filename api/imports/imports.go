@@ -71,6 +71,7 @@ func Area(d kit.Deps) kit.Area {
 		Codes: []kit.Code{
 			{Code: models.ErrImportNotReady.Code, Status: http.StatusUnprocessableEntity},
 			{Code: models.ErrImportPlannedOnly.Code, Status: http.StatusUnprocessableEntity},
+			{Code: kit.CodeFileNotReady, Status: http.StatusConflict},
 		},
 	}
 }

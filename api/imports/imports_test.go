@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,20 @@ func (f *fixture) rows(t *testing.T, id, query string) []any {
 	return res.JSON["data"].([]any)
 }
 
+// requireResultNotReady asserts that the import's result file is not
+// served yet: 409 file_not_ready naming the status, with Retry-After in
+// whole seconds.
+func (f *fixture) requireResultNotReady(t *testing.T, id, status string) {
+	t.Helper()
+	res := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + id + "/result.csv"), Token: f.tn.Token})
+	require.Equal(t, http.StatusConflict, res.Code, res.Body.String())
+	assert.Equal(t, "file_not_ready", res.ErrorCode())
+	assert.Contains(t, res.JSON["error"].(map[string]any)["message"], "("+status+")")
+	wait, err := strconv.Atoi(res.Header().Get("Retry-After"))
+	require.NoError(t, err, "Retry-After is whole seconds")
+	assert.Positive(t, wait)
+}
+
 // The issue's path: a Polish Excel CSV (Windows-1250, semicolons) with a
 // new item, an update and an invalid row is previewed, inspected, applied
 // and lands in the catalogue; the upload retried with its key is one
@@ -176,6 +191,7 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 		Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()}})
 	assert.Equal(t, http.StatusUnprocessableEntity, early.Code, "apply before the preview is ready")
 	assert.Equal(t, "import_not_ready", early.ErrorCode())
+	f.requireResultNotReady(t, id, "queued")
 
 	f.startRecorded(t)
 	ready := f.await(t, id, "ready", "failed")
@@ -203,6 +219,7 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 		Headers: map[string]string{"Idempotency-Key": applyKey}})
 	require.Equal(t, http.StatusAccepted, applied.Code, applied.Body.String())
 	assert.Equal(t, "applying", applied.JSON["status"])
+	f.requireResultNotReady(t, id, "applying")
 	f.startRecorded(t)
 	done := f.await(t, id, "completed", "completed_with_errors")
 	assert.Equal(t, "completed_with_errors", done["status"])
@@ -239,6 +256,23 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 	assert.Equal(t, []string{"2", "update", "true", existing.JSON["id"].(string), "Zaktualizowano: name."}, result[2][:5])
 	assert.Equal(t, []string{"3", "invalid", "false", ""}, result[3][:4])
 	assert.Contains(t, result[3][4], "massG: ")
+
+	// The audit log, validated against the document like every answer,
+	// names the apply's batch with a published actor type.
+	audit := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/audit-log"), Token: f.tn.Token})
+	require.Equal(t, http.StatusOK, audit.Code, audit.Body.String())
+	actors := map[string]any{}
+	for _, e := range audit.JSON["data"].([]any) {
+		entry := e.(map[string]any)
+		if entry["operation"] == "applyImport" {
+			actor := entry["actor"].(map[string]any)["type"].(string)
+			actors[actor] = []any{entry["record_type"], entry["record_id"], entry["request_id"]}
+		}
+	}
+	require.Len(t, actors, 2, "the apply request and its batch: %v", actors)
+	assert.Contains(t, actors, "api_key", "the request")
+	assert.Equal(t, []any{"import", id, "import/" + id + "/apply"}, actors["system"],
+		"the batch acts as the system, for the import, by its workflow")
 }
 
 // A file the preview cannot read fails the import with its reason; a type
@@ -255,6 +289,7 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 		Headers: map[string]string{"X-Locale": "pl"}})
 	assert.Contains(t, pl.JSON["error"], `Nieznane kolumny: "code", "colour".`)
 	assert.Contains(t, f.EventTypes(f.tn.Org), "import.failed")
+	f.requireResultNotReady(t, res.JSON["id"].(string), "failed")
 
 	res = f.upload(t, apitest.IdemKey(), "catalog", "big.csv", bytes.Repeat([]byte("x"), importsapi.MaxUploadBytes+1))
 	assert.Equal(t, http.StatusRequestEntityTooLarge, res.Code)
@@ -272,6 +307,24 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	assert.Len(t, res.FieldErrors(), 2, res.Body.String())
 	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "p.csv").Count(&kept).Error)
 	assert.Zero(t, kept, "a refused upload keeps nothing")
+}
+
+// A picture uploaded as an import, under a CSV file's name, fails as what
+// it is, not a CSV or XLSX file, in the request's language, instead of
+// naming its bytes as unknown columns.
+func TestPictureUploadedAsAnImportIsNotACSVOrXLSXFile(t *testing.T) {
+	f := newFixture(t)
+	picture, err := os.ReadFile("testdata/catalog-photo.png")
+	require.NoError(t, err)
+	failed := f.preview(t, map[string]string{"type": "catalog"}, "katalog.csv", string(picture))
+	assert.Equal(t, "failed", failed["status"])
+	assert.Equal(t, "The file is not a CSV or XLSX file (it is a picture, a PDF or a workbook in the older .xls format, for example). "+
+		"Save the data as CSV or XLSX in the spreadsheet program and upload it again.", failed["error"])
+	id := failed["id"].(string)
+	pl := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + id), Token: f.tn.Token,
+		Headers: map[string]string{"X-Locale": "pl"}})
+	assert.True(t, strings.HasPrefix(pl.JSON["error"].(string), "Plik nie jest plikiem CSV ani XLSX"), pl.JSON["error"])
+	assert.Empty(t, f.rows(t, id, ""), "no row read from it")
 }
 
 // A workbook LibreOffice saved: the first sheet is read by default, short

@@ -29,21 +29,26 @@ type importStage struct {
 	name         string
 	workflowType string
 	workflowID   func(uuid.UUID) string
+	// requeue: the import is failed and is made queued again for the run.
+	requeue bool
 }
 
-// redriveStage is the stage an import waits for. Only queued and applying
-// imports wait for a workflow; the others say why there is nothing to do.
+// redriveStage is the stage an import waits for. Queued and applying
+// imports wait for a workflow; a failed one is previewed again (a worker
+// with a bug may have failed it, and its file is still stored, so the
+// customer need not upload it again; a file that is really unreadable
+// fails again the same way). The others say why there is nothing to do.
 func redriveStage(imp *models.Import) (importStage, error) {
 	var why string
 	switch imp.Status {
 	case models.ImportQueued:
-		return importStage{"preview", workflows.ImportPreviewType, workflows.ImportWorkflowID}, nil
+		return importStage{name: "preview", workflowType: workflows.ImportPreviewType, workflowID: workflows.ImportWorkflowID}, nil
+	case models.ImportFailedStatus:
+		return importStage{name: "preview", workflowType: workflows.ImportPreviewType, workflowID: workflows.ImportWorkflowID, requeue: true}, nil
 	case models.ImportApplying:
-		return importStage{"apply", workflows.ImportApplyType, workflows.ImportApplyWorkflowID}, nil
+		return importStage{name: "apply", workflowType: workflows.ImportApplyType, workflowID: workflows.ImportApplyWorkflowID}, nil
 	case models.ImportReadyStatus:
 		why = "its preview is done; the customer applies it through the API (POST .../imports/{id}/apply)"
-	case models.ImportFailedStatus:
-		why = "its file could not be read (the import's error says why); the customer uploads the file again"
 	case models.ImportCompletedStatus, models.ImportCompletedWithErrors:
 		why = "it has been applied"
 	default:
@@ -55,9 +60,10 @@ func redriveStage(imp *models.Import) (importStage, error) {
 func importsRedriveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "redrive IMPORT_ID",
-		Short: "Start a new run of the workflow a queued (preview) or applying (apply) import waits for",
+		Short: "Start a new run of the workflow a queued (preview) or applying (apply) import waits for, or preview a failed import again",
 		Long: "Start a new run of the workflow a queued (preview) or applying (apply) import waits for, after its run\n" +
 			"failed, timed out or was terminated. A preview starts over; an apply resumes after the rows already applied.\n" +
+			"A failed import (its file could not be read) is queued again and previewed from its stored file.\n" +
 			"Refused while a run of that workflow is still open.",
 		Args: cobra.ExactArgs(1),
 	}
@@ -88,6 +94,19 @@ func importsRedriveCommand() *cobra.Command {
 			return nil, err
 		}
 		defer tc.Close()
+		summary := map[string]any{}
+		if stage.requeue {
+			// Requeued in the transaction that starts the run: the
+			// preview's read of the import waits for it to commit, so the
+			// run finds the import queued, or still failed (and does
+			// nothing) if the re-drive fails after the start.
+			key, args, _ := imp.ErrorReason()
+			summary["requeued_from"] = imp.Status
+			summary["previous_error"] = map[string]any{"key": key, "args": args}
+			if err := models.RequeueFailedImport(ctx, tx, &imp); err != nil {
+				return nil, err
+			}
+		}
 		ref := temporalclient.Ref{
 			WorkflowID:     stage.workflowID(imp.ID),
 			OrganizationID: imp.OrganizationID.String(),
@@ -111,9 +130,8 @@ func importsRedriveCommand() *cobra.Command {
 			"importId": imp.ID, "organizationId": imp.OrganizationID, "workflowId": ref.WorkflowID,
 			"runId": run.GetRunID(), "stage": stage.name,
 		}
-		return out, auditOperator(ctx, tx, imp.OrganizationID, "admin.imports.redrive", "import", imp.ID, map[string]any{
-			"workflow_id": ref.WorkflowID, "run_id": run.GetRunID(), "stage": stage.name,
-		})
+		summary["workflow_id"], summary["run_id"], summary["stage"] = ref.WorkflowID, run.GetRunID(), stage.name
+		return out, auditOperator(ctx, tx, imp.OrganizationID, "admin.imports.redrive", "import", imp.ID, summary)
 	})
 	return cmd
 }

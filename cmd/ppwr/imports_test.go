@@ -57,11 +57,12 @@ func (f *redriveFixture) startWorker(t *testing.T) {
 }
 
 func (f *redriveFixture) unit() *work.Unit {
-	return f.unitOf(work.ActorSystem)
+	return work.New(context.Background(), f.db, work.Actor{Kind: work.ActorSystem, OrganizationID: f.org, Reference: "test"})
 }
 
-func (f *redriveFixture) unitOf(kind string) *work.Unit {
-	return work.New(context.Background(), f.db, work.Actor{Kind: kind, OrganizationID: f.org, Reference: "test"})
+// applyUnit acts for the system applying an import, as the apply does.
+func (f *redriveFixture) applyUnit() *work.Unit {
+	return work.New(context.Background(), f.db, work.Actor{Kind: work.ActorSystem, OrganizationID: f.org, Reference: "test", Quiet: true})
 }
 
 // queued records a queued catalogue import of a file of size bytes.
@@ -166,7 +167,7 @@ func (f *redriveFixture) visibleRuns(t *testing.T, imp *models.Import) map[strin
 func TestAdminImportsRedriveResumesATerminatedApply(t *testing.T) {
 	f := newRedriveFixture(t)
 	imp := f.applying(t, 5)
-	_, n, err := models.ApplyImportBatch(f.unitOf(work.ActorImport), imp, 0, 2)
+	_, n, err := models.ApplyImportBatch(f.applyUnit(), imp, 0, 2)
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "the first run committed two rows...")
 	workflowID := workflows.ImportApplyWorkflowID(imp.ID)
@@ -236,6 +237,84 @@ func TestAdminImportsRedriveStartsAPreviewOver(t *testing.T) {
 	assert.Equal(t, 1, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()))
 }
 
+// A failed import is previewed again from its stored file. Re-driven as it
+// is, an unreadable file fails again the same way and changes nothing
+// else; re-driven once it reads (here the stored file is replaced, as a
+// fixed worker would read the old one), the import becomes ready. Each
+// re-drive is a new run of the same workflow, and the earlier runs keep
+// their history.
+func TestAdminImportsRedrivePreviewsAFailedImportAgain(t *testing.T) {
+	f := newRedriveFixture(t)
+	ctx := context.Background()
+	imp := f.upload(t, "code;colour\nA;red\n")
+	f.startWorker(t)
+	workflowID := workflows.ImportWorkflowID(imp.ID)
+	ref := temporalclient.Ref{WorkflowID: workflowID, OrganizationID: f.org.String(), ResourceID: imp.ID.String(), TaskQueue: f.queue}
+	run, err := temporalclient.Start(ctx, f.temporal, ref, workflows.ImportPreviewType, workflows.ImportInput{ImportID: imp.ID})
+	require.NoError(t, err)
+	first := run.GetRunID()
+	require.Equal(t, models.ImportFailedStatus, f.result(t, workflowID, first))
+	failed := f.reload(t, imp.ID)
+	require.Equal(t, "error.import_unknown_columns", failed.ErrorKey)
+	events := func(eventType string) int64 {
+		var n int64
+		require.NoError(t, f.db.Model(&models.Event{}).Where("organization_id = ? AND type = ?", f.org, eventType).Count(&n).Error)
+		return n
+	}
+
+	out := mustAdmin(t, "imports", "redrive", imp.ID.String())
+	assert.Equal(t, "preview", out["stage"])
+	again := str(t, out, "runId")
+	assert.NotEqual(t, first, again, "a new run")
+	assert.Equal(t, models.ImportFailedStatus, f.result(t, workflowID, again))
+	refailed := f.reload(t, imp.ID)
+	assert.Equal(t, models.ImportFailedStatus, refailed.Status)
+	assert.Equal(t, failed.ErrorKey, refailed.ErrorKey)
+	assert.JSONEq(t, string(failed.ErrorArgs), string(refailed.ErrorArgs), "the same reason")
+	var rows, items int64
+	require.NoError(t, f.db.Model(&models.ImportRow{}).Where("import_id = ?", imp.ID).Count(&rows).Error)
+	require.NoError(t, f.db.Model(&models.CatalogItem{}).Where("organization_id = ?", f.org).Count(&items).Error)
+	assert.Zero(t, rows)
+	assert.Zero(t, items)
+	assert.Equal(t, int64(2), events("import.failed"), "the import failed again, and says so")
+
+	code := "RF-" + uuid.NewString()[:8]
+	require.NoError(t, testenv.Storage(t).Put(ctx, imp.ObjectKey, strings.NewReader(
+		"internalCode;name;sourcingType;massG;mainMaterialCode;stockUnit;foodContactStatus;reuseType\n"+
+			code+";Box;purchased;12.5;PLASTIC_PET;piece;unknown;single_use\n"), "text/csv"))
+	out = mustAdmin(t, "imports", "redrive", imp.ID.String())
+	fixed := str(t, out, "runId")
+	assert.Equal(t, models.ImportReadyStatus, f.result(t, workflowID, fixed))
+	ready := f.reload(t, imp.ID)
+	assert.Equal(t, models.ImportReadyStatus, ready.Status)
+	assert.Equal(t, 1, ready.CreateCount)
+	_, _, hasError := ready.ErrorReason()
+	assert.False(t, hasError, "the reason is gone with the failure")
+	assert.NotNil(t, ready.ReadyAt)
+	assert.Nil(t, ready.CompletedAt)
+	assert.Equal(t, int64(1), events("import.ready"))
+
+	// Each re-drive's audit entry keeps the reason the import had.
+	var args []any
+	require.NoError(t, json.Unmarshal(failed.ErrorArgs, &args))
+	var want, got []map[string]any
+	for _, runID := range []string{again, fixed} {
+		want = append(want, map[string]any{"stage": "preview", "run_id": runID, "workflow_id": workflowID, "requeued_from": "failed",
+			"previous_error": map[string]any{"key": "error.import_unknown_columns", "args": args}})
+	}
+	for _, summary := range auditSummaries(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()) {
+		var entry map[string]any
+		require.NoError(t, json.Unmarshal([]byte(summary), &entry))
+		got = append(got, entry)
+	}
+	assert.ElementsMatch(t, want, got)
+	require.Eventually(t, func() bool {
+		runs := f.visibleRuns(t, imp)
+		return len(runs) == 3 && runs[first] == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED &&
+			runs[again] == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED && runs[fixed] == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	}, 30*time.Second, 100*time.Millisecond, "every run is kept with its history")
+}
+
 // Nothing is started, and nothing audited, for an import with an open run,
 // one that waits for no workflow, one that does not exist, or when
 // Temporal cannot be reached.
@@ -259,7 +338,6 @@ func TestAdminImportsRedriveRefusals(t *testing.T) {
 	imp := f.queued(t, 1)
 	for status, says := range map[string]string{
 		models.ImportReadyStatus:         "applies it through the API",
-		models.ImportFailedStatus:        "uploads the file again",
 		models.ImportCompletedStatus:     "has been applied",
 		models.ImportCompletedWithErrors: "has been applied",
 	} {
@@ -282,6 +360,16 @@ func TestAdminImportsRedriveRefusals(t *testing.T) {
 		msg := requireAdminError(t, "imports", "redrive", imp.ID.String())
 		assert.Contains(t, msg, "re-drive "+workflows.ImportWorkflowID(imp.ID)+": failed reaching server")
 		assert.Zero(t, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()))
+
+		// A failed import's requeue rolls back with the start.
+		failed := f.queued(t, 1)
+		require.NoError(t, f.db.Model(&models.Import{}).Where("id = ?", failed.ID).
+			Updates(map[string]any{"status": models.ImportFailedStatus, "error_key": "error.import_file_empty"}).Error)
+		assert.Contains(t, requireAdminError(t, "imports", "redrive", failed.ID.String()), "failed reaching server")
+		still := f.reload(t, failed.ID)
+		assert.Equal(t, models.ImportFailedStatus, still.Status)
+		assert.Equal(t, "error.import_file_empty", still.ErrorKey, "the reason is kept")
+		assert.Zero(t, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", failed.ID.String()))
 	})
 
 	unknown := uuid.NewString()

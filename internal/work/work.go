@@ -23,12 +23,15 @@ const (
 	ActorAPIKey   = "api_key"
 	ActorOperator = "operator"
 	ActorSystem   = "system"
-	ActorImport   = "import"
 )
 
+// ActorKinds are every actor kind: the audit log's published enumeration
+// of actor.type is this list, so a kind added here is published with it.
+var ActorKinds = []string{ActorAPIKey, ActorOperator, ActorSystem}
+
 // Actor is who a unit of work acts for: an API key (with its user), an
-// operator of the admin CLI, the system, such as a workflow acting for a
-// record, or an import applying its rows.
+// operator of the admin CLI, or the system, such as a workflow acting for
+// a record (an import's apply among them).
 type Actor struct {
 	Kind           string
 	OrganizationID uuid.UUID
@@ -37,6 +40,10 @@ type Actor struct {
 	// Reference ties the audit entry to its trigger: a request id, or the
 	// workflow id of an activity.
 	Reference string
+	// Quiet units emit no per-record events: the system applying an
+	// import's rows, whose rows record what each changed and whose import
+	// announces itself (import.completed).
+	Quiet bool
 }
 
 // Record names the record a write changed, for its audit entry.
