@@ -69,6 +69,13 @@ var eicar = []byte(`X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR` + "-STANDARD-ANTIVIRUS-TE
 // upload posts a file with the form's text fields to path as tn.
 func (d *docs) upload(t *testing.T, tn apitest.Tenant, path string, fields map[string]string, name string, content []byte) *apitest.Response {
 	t.Helper()
+	return d.uploadKeyed(t, tn, path, apitest.IdemKey(), fields, name, content)
+}
+
+// uploadKeyed is upload with the Idempotency-Key key. The fields go in
+// map order, which differs from call to call, as a client's may.
+func (d *docs) uploadKeyed(t *testing.T, tn apitest.Tenant, path, key string, fields map[string]string, name string, content []byte) *apitest.Response {
+	t.Helper()
 	var body bytes.Buffer
 	form := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -82,7 +89,7 @@ func (d *docs) upload(t *testing.T, tn apitest.Tenant, path string, fields map[s
 	}
 	require.NoError(t, form.Close())
 	return d.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path(path), Token: tn.Token, Body: body.String(),
-		Headers: map[string]string{"Content-Type": form.FormDataContentType(), "Idempotency-Key": apitest.IdemKey()}})
+		Headers: map[string]string{"Content-Type": form.FormDataContentType(), "Idempotency-Key": key}})
 }
 
 // uploadDocument uploads a new document as the tenant and answers its
@@ -204,6 +211,62 @@ func TestContentDecidesTheType(t *testing.T) {
 		v = d.processed(t, v["id"].(string))
 		assert.Equal(t, want, v["processing_status"], "%s: %v", name, v["processing_reason"])
 	}
+}
+
+// An upload retried with its Idempotency-Key replays its first answer only
+// for the same file and fields; anything else under that key is a reuse.
+func TestAnUploadsKeyReplaysOnlyTheSameForm(t *testing.T) {
+	d := newDocs(t)
+	key := apitest.IdemKey()
+	fields := map[string]string{"document_type": "other", "title": "Notes", "language": "pl"}
+	first := d.uploadKeyed(t, d.tn, "/documents", key, fields, "notes.txt", []byte("first file"))
+	require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
+
+	again := d.uploadKeyed(t, d.tn, "/documents", key, fields, "notes.txt", []byte("first file"))
+	require.Equal(t, http.StatusCreated, again.Code, again.Body.String())
+	assert.Equal(t, "true", again.Header().Get("Idempotent-Replayed"))
+	assert.Equal(t, first.JSON["id"], again.JSON["id"], "the same version")
+	assert.Equal(t, first.Header().Get("Location"), again.Header().Get("Location"))
+
+	for name, retry := range map[string]func() *apitest.Response{
+		"another file": func() *apitest.Response {
+			return d.uploadKeyed(t, d.tn, "/documents", key, fields, "notes.txt", []byte("other file"))
+		},
+		"another file name": func() *apitest.Response {
+			return d.uploadKeyed(t, d.tn, "/documents", key, fields, "notes-2.txt", []byte("first file"))
+		},
+		"another field": func() *apitest.Response {
+			return d.uploadKeyed(t, d.tn, "/documents", key, map[string]string{"document_type": "other", "title": "Notes 2", "language": "pl"}, "notes.txt", []byte("first file"))
+		},
+		"one field less": func() *apitest.Response {
+			return d.uploadKeyed(t, d.tn, "/documents", key, map[string]string{"document_type": "other", "title": "Notes"}, "notes.txt", []byte("first file"))
+		},
+	} {
+		res := retry()
+		assert.Equal(t, http.StatusConflict, res.Code, "%s: %s", name, res.Body)
+		assert.Equal(t, "idempotency_key_reused", res.ErrorCode(), name)
+	}
+
+	// A new version's upload is keyed the same way.
+	doc := first.JSON["document"].(string)
+	versionKey := apitest.IdemKey()
+	second := d.uploadKeyed(t, d.tn, "/documents/"+doc+"/versions", versionKey, nil, "notes.txt", []byte("second file"))
+	require.Equal(t, http.StatusCreated, second.Code, second.Body.String())
+	again = d.uploadKeyed(t, d.tn, "/documents/"+doc+"/versions", versionKey, nil, "notes.txt", []byte("second file"))
+	require.Equal(t, http.StatusCreated, again.Code, again.Body.String())
+	assert.Equal(t, second.JSON["id"], again.JSON["id"])
+	res := d.uploadKeyed(t, d.tn, "/documents/"+doc+"/versions", versionKey, nil, "notes.txt", []byte("third file"))
+	assert.Equal(t, http.StatusConflict, res.Code, res.Body.String())
+	assert.Equal(t, "idempotency_key_reused", res.ErrorCode())
+
+	var documents, versions int64
+	require.NoError(t, d.DB.Model(&models.Document{}).Where("organization_id = ?", d.tn.Org).Count(&documents).Error)
+	require.NoError(t, d.DB.Model(&models.DocumentVersion{}).Where("organization_id = ?", d.tn.Org).Count(&versions).Error)
+	assert.EqualValues(t, 1, documents, "replays and reuses store nothing")
+	assert.EqualValues(t, 2, versions)
+	assert.EqualValues(t, 2, d.get(t, "/documents/"+doc)["version_count"])
+	assert.Len(t, d.AuditEntries(d.tn.Org, "uploadDocument"), 1)
+	assert.Len(t, d.AuditEntries(d.tn.Org, "uploadDocumentVersion"), 1)
 }
 
 func TestAScannedPageHasNoText(t *testing.T) {
