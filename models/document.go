@@ -240,6 +240,9 @@ type ProcessingOutcome struct {
 	PageCount   *int
 	Reason      string
 	Detail      string
+	// ObjectKey is where a quarantined version's bytes were moved
+	// (storage.QuarantinePrefix); empty, the key stays.
+	ObjectKey string
 }
 
 // StartProcessing marks a queued version as being processed; a version
@@ -256,6 +259,9 @@ func FinishProcessing(w *work.Unit, id uuid.UUID, out ProcessingOutcome) error {
 	updates := map[string]any{"processing_status": out.Status, "processed_at": now(), "updated_at": now(),
 		"content_type": nilIfEmpty(out.ContentType), "processing_reason": nilIfEmpty(out.Reason),
 		"processing_detail": nilIfEmpty(out.Detail), "page_count": out.PageCount, "revision": gorm.Expr("revision + 1")}
+	if out.ObjectKey != "" {
+		updates["object_key"] = out.ObjectKey
+	}
 	res := w.Tx().Model(&DocumentVersion{}).Scopes(InOrganization(w.Organization())).
 		Where("id = ? AND processing_status IN ?", id, []string{ProcessingQueued, ProcessingRunning}).Updates(updates)
 	if res.Error != nil || res.RowsAffected == 0 {

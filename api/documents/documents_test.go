@@ -21,6 +21,7 @@ import (
 	"ppwr/api/apitest"
 	"ppwr/internal/access"
 	"ppwr/internal/config"
+	"ppwr/internal/storage"
 	"ppwr/internal/testenv"
 	"ppwr/models"
 	"ppwr/worker"
@@ -189,7 +190,8 @@ func TestEICARIsQuarantinedAndNeverServed(t *testing.T) {
 	assert.Contains(t, v["processing_reason"], "Eicar")
 	assert.Contains(t, d.EventTypes(d.tn.Org), "document_version.quarantined")
 
-	res := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/download"), Token: d.tn.Token})
+	download := apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/download"), Token: d.tn.Token}
+	res := d.Do(download)
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Equal(t, "document_not_servable", res.ErrorCode())
 	assert.NotContains(t, res.Body.String(), "EICAR-STANDARD", "errors stay JSON; the bytes never leave")
@@ -197,6 +199,27 @@ func TestEICARIsQuarantinedAndNeverServed(t *testing.T) {
 	res = d.post(t, d.tn, "/document-versions/"+v["id"].(string)+"/decision", map[string]any{"decision": "approved", "revision": v["revision"]})
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Equal(t, "document_not_reviewable", res.ErrorCode())
+
+	// The bytes left the version's key for the quarantine prefix, which
+	// the store never reads.
+	var stored models.DocumentVersion
+	require.NoError(t, d.DB.Take(&stored, "id = ?", v["id"]).Error)
+	key := models.DocumentObjectKey(d.tn.Org, stored.DocumentID, stored.ID)
+	assert.Equal(t, storage.QuarantinePrefix+key, stored.ObjectKey)
+	store := testenv.Storage(t)
+	_, err := store.Get(context.Background(), key)
+	assert.ErrorIs(t, err, storage.ErrNotFound)
+	_, err = store.Get(context.Background(), stored.ObjectKey)
+	assert.ErrorIs(t, err, storage.ErrQuarantined)
+	kept, err := store.Exists(context.Background(), stored.ObjectKey)
+	require.NoError(t, err)
+	assert.True(t, kept, "kept for an operator")
+
+	// Even a version wrongly marked clean cannot serve them.
+	require.NoError(t, d.DB.Model(&stored).Updates(map[string]any{"processing_status": models.ProcessingReviewRequired, "content_type": "text/plain"}).Error)
+	res = d.Do(download)
+	assert.NotEqual(t, http.StatusOK, res.Code)
+	assert.NotContains(t, res.Body.String(), "EICAR-STANDARD")
 }
 
 func TestContentDecidesTheType(t *testing.T) {
