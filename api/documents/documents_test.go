@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/internal/access"
 	"ppwr/internal/config"
 	"ppwr/internal/storage"
@@ -233,7 +234,76 @@ func TestContentDecidesTheType(t *testing.T) {
 		v := d.uploadDocument(t, map[string]string{"document_type": "other", "title": name}, name, fixtureFile(t, name))
 		v = d.processed(t, v["id"].(string))
 		assert.Equal(t, want, v["processing_status"], "%s: %v", name, v["processing_reason"])
+
+		pages := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/pages"), Token: d.tn.Token})
+		if want == models.ProcessingReviewRequired {
+			require.Equal(t, http.StatusOK, pages.Code, pages.Body.String())
+			assert.Empty(t, pages.JSON["data"], "%s: a clean file that is not a PDF has no pages", name)
+		} else {
+			assert.Equal(t, http.StatusUnprocessableEntity, pages.Code, name)
+			assert.Equal(t, "document_not_servable", pages.ErrorCode(), "%s: an unsafe or unreadable file's text is never served", name)
+		}
 	}
+}
+
+// A reviewer reads a PDF's text page by page, exactly as stored, to quote
+// it; before processing ends the list says to come back.
+func TestThePagesTextIsReadPageByPage(t *testing.T) {
+	d := newDocs(t)
+	v := d.uploadDocument(t, map[string]string{"document_type": "specification_sheet", "title": "Karta"}, "karta.pdf", fixtureFile(t, "measurements.pdf"))
+	id := v["id"].(string)
+	list := func(tn apitest.Tenant, path string) *apitest.Response {
+		return d.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path(path), Token: tn.Token})
+	}
+
+	res := list(d.tn, "/document-versions/"+id+"/pages")
+	assert.Equal(t, http.StatusConflict, res.Code, "queued: %s", res.Body)
+	assert.Equal(t, "file_not_ready", res.ErrorCode())
+	assert.NotEmpty(t, res.Header().Get("Retry-After"))
+
+	v = d.processed(t, id)
+	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	var stored []models.DocumentPage
+	require.NoError(t, d.DB.Where("document_version_id = ?", id).Order("page").Find(&stored).Error)
+	require.GreaterOrEqual(t, len(stored), 3)
+
+	var pages []map[string]any
+	next := d.tn.Path("/document-versions/" + id + "/pages?per_page=2")
+	for requests := 0; next != ""; requests++ {
+		require.Less(t, requests, len(stored))
+		res := d.Do(apitest.Req{Method: http.MethodGet, Path: next, Token: d.tn.Token})
+		require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+		for _, p := range res.JSON["data"].([]any) {
+			pages = append(pages, p.(map[string]any))
+		}
+		next = ""
+		if link, ok := res.JSON["links"].(map[string]any)["next"].(string); ok {
+			next = link[len(apitest.Base):]
+		}
+	}
+	require.Len(t, pages, len(stored), "every page once, over pages of two")
+	for i, p := range pages {
+		assert.EqualValues(t, i+1, p["page"])
+		assert.Equal(t, stored[i].Text, p["text"], "page %d verbatim", i+1)
+	}
+	assert.Contains(t, pages[0]["text"], "Masa opakowania: 12,5 g")
+	assert.Contains(t, pages[1]["text"], "Wymiary: 300 x 200 x 150 mm")
+	assert.NotContains(t, pages[1]["text"], "Masa opakowania")
+
+	// A cursor names its kind of list: an id's is refused here, a page's
+	// on a list of ids.
+	res = list(d.tn, "/document-versions/"+id+"/pages?cursor="+kit.EncodeCursor(uuid.New()))
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Contains(t, res.FieldErrors(), "cursor")
+	first := list(d.tn, "/document-versions/"+id+"/pages?per_page=1")
+	link := first.JSON["links"].(map[string]any)["next"].(string)
+	res = list(d.tn, "/documents?cursor="+link[strings.Index(link, "cursor=")+len("cursor="):])
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Contains(t, res.FieldErrors(), "cursor")
+
+	other := d.NewTenant(apitest.TenantSpec{})
+	res = list(other, "/document-versions/"+id+"/pages")
+	assert.Equal(t, http.StatusNotFound, res.Code, "another organization's version")
 }
 
 // An upload retried with its Idempotency-Key replays its first answer only
