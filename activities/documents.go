@@ -227,11 +227,18 @@ func (a *Documents) ExtractPages(ctx context.Context, versionID uuid.UUID) (int,
 const ErrorTypeUnreadablePDF = "UnreadablePDF"
 
 // FinishProcessing records the outcome of processing with its event and
-// audit entry; a version already finished is left as it is.
+// audit entry; a version already finished is left as it is. A quarantined
+// version's bytes are first moved under the store's quarantine prefix,
+// which no reader of the store opens, so they can never be served.
 func (a *Documents) FinishProcessing(ctx context.Context, versionID uuid.UUID, out models.ProcessingOutcome) error {
 	v, err := a.version(ctx, versionID)
 	if err != nil {
 		return err
+	}
+	if out.Status == models.ProcessingQuarantined {
+		if out.ObjectKey, err = a.Storage.Quarantine(ctx, v.ObjectKey); err != nil {
+			return err
+		}
 	}
 	w := systemUnit(ctx, a.DB, v.OrganizationID)
 	if err := models.FinishProcessing(w, v.ID, out); err != nil {

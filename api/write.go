@@ -99,7 +99,14 @@ func validKey(key string) bool {
 // its handler and discards the result for the stored answer. A refusal
 // (4xx) changes nothing and its answer is stored on its own; a 5xx stores
 // nothing, so the same key may be retried.
+//
+// An upload's handler streams its file to the object store, so a retried
+// upload must not store it again: when its key has an answer stored, the
+// handler reads the form only to fingerprint it (kit.ReadUpload), and the
+// stored answer is replayed, or the key's reuse refused, by comparing
+// that fingerprint (the form's fields and the file's SHA-256).
 func (s *Server) unitOfWork(op *kit.Operation) gin.HandlerFunc {
+	upload := op.Idempotent && op.Request != nil && op.Request.ContentType == multipartForm
 	return func(c *gin.Context) {
 		st := kit.State(c)
 		req := writeRequest{op: op, key: c.GetHeader("Idempotency-Key")}
@@ -109,14 +116,13 @@ func (s *Server) unitOfWork(op *kit.Operation) gin.HandlerFunc {
 			kit.Render(c, p)
 			return
 		}
-		req.fingerprint = requestFingerprint(c, st.Body)
-		// An upload's body is left for its handler to stream, so a retried
-		// upload is answered from the stored answer before the handler
-		// would store the file a second time. Its fingerprint has no body:
-		// the key alone identifies the upload.
-		if op.Idempotent && op.Request != nil && op.Request.ContentType == multipartForm && s.replayStored(c, req) {
-			c.Abort()
-			return
+		if upload {
+			stored, err := models.FindIdempotencyRecord(c.Request.Context(), s.DB, st.Credential.KeyID, req.key)
+			if err != nil {
+				kit.Fail(c, err)
+				return
+			}
+			st.AnswerStored = stored != nil
 		}
 		cred := st.Credential
 		st.Work = work.New(c.Request.Context(), s.DB, work.Actor{
@@ -131,7 +137,16 @@ func (s *Server) unitOfWork(op *kit.Operation) gin.HandlerFunc {
 		c.Writer = buf
 		c.Next()
 		c.Writer = out
+		// An upload's form is fingerprinted once its handler has read it.
+		req.fingerprint = requestFingerprint(c)
 		switch status := buf.Status(); {
+		case st.AnswerStored && st.Form != nil && s.replayStored(c, req):
+			// Replayed, or refused as a reuse of the key.
+		case st.AnswerStored:
+			// Refused before its form was read whole (or the stored
+			// answer expired meanwhile): that refusal, not stored, as
+			// the key has its answer already.
+			buf.flush()
 		case status >= http.StatusInternalServerError:
 			st.Work.Rollback()
 			buf.flush()
@@ -162,6 +177,7 @@ func (s *Server) commit(c *gin.Context, req writeRequest, buf *bufferedWriter) {
 		return
 	}
 	st.Work.Rollback()
+	kit.DiscardUpload(c)
 	if req.op.Idempotent && s.replayStored(c, req) {
 		return
 	}
@@ -230,11 +246,14 @@ func (r writeRequest) answer(c *gin.Context, buf *bufferedWriter) *models.Idempo
 var replayedHeaders = []string{"Content-Type", "Location", "ETag"}
 
 // requestFingerprint identifies a request for idempotency: the same key may
-// only be replayed for the same method, path, query and body.
-func requestFingerprint(c *gin.Context, body []byte) []byte {
+// only be replayed for the same method, path, query and body, which is the
+// JSON body as sent or an upload's form fingerprint (kit.ReadUpload).
+func requestFingerprint(c *gin.Context) []byte {
+	st := kit.State(c)
 	h := sha256.New()
 	h.Write([]byte(c.Request.Method + " " + c.Request.URL.RequestURI() + "\n"))
-	h.Write(body)
+	h.Write(st.Body)
+	h.Write(st.Form)
 	return h.Sum(nil)
 }
 

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -92,6 +93,15 @@ type DocumentVersion struct {
 // Servable reports whether the version's bytes may be handed out: only a
 // processed, clean version is.
 func (v *DocumentVersion) Servable() bool { return v.ProcessingStatus == ProcessingReviewRequired }
+
+// Processed reports whether the version's processing has ended, whatever
+// it found.
+func (v *DocumentVersion) Processed() bool {
+	return !slices.Contains(processingUnfinished, v.ProcessingStatus)
+}
+
+// processingUnfinished are the statuses of a version still to be processed.
+var processingUnfinished = []string{ProcessingQueued, ProcessingRunning}
 
 // DocumentPage is the text of one page of a PDF version.
 type DocumentPage struct {
@@ -233,6 +243,9 @@ type ProcessingOutcome struct {
 	PageCount   *int
 	Reason      string
 	Detail      string
+	// ObjectKey is where a quarantined version's bytes were moved
+	// (storage.QuarantinePrefix); empty, the key stays.
+	ObjectKey string
 }
 
 // StartProcessing marks a queued version as being processed; a version
@@ -249,8 +262,11 @@ func FinishProcessing(w *work.Unit, id uuid.UUID, out ProcessingOutcome) error {
 	updates := map[string]any{"processing_status": out.Status, "processed_at": now(), "updated_at": now(),
 		"content_type": nilIfEmpty(out.ContentType), "processing_reason": nilIfEmpty(out.Reason),
 		"processing_detail": nilIfEmpty(out.Detail), "page_count": out.PageCount, "revision": gorm.Expr("revision + 1")}
+	if out.ObjectKey != "" {
+		updates["object_key"] = out.ObjectKey
+	}
 	res := w.Tx().Model(&DocumentVersion{}).Scopes(InOrganization(w.Organization())).
-		Where("id = ? AND processing_status IN ?", id, []string{ProcessingQueued, ProcessingRunning}).Updates(updates)
+		Where("id = ? AND processing_status IN ?", id, processingUnfinished).Updates(updates)
 	if res.Error != nil || res.RowsAffected == 0 {
 		return res.Error
 	}

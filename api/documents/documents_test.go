@@ -19,8 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/internal/access"
 	"ppwr/internal/config"
+	"ppwr/internal/storage"
 	"ppwr/internal/testenv"
 	"ppwr/models"
 	"ppwr/worker"
@@ -69,6 +71,13 @@ var eicar = []byte(`X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR` + "-STANDARD-ANTIVIRUS-TE
 // upload posts a file with the form's text fields to path as tn.
 func (d *docs) upload(t *testing.T, tn apitest.Tenant, path string, fields map[string]string, name string, content []byte) *apitest.Response {
 	t.Helper()
+	return d.uploadKeyed(t, tn, path, apitest.IdemKey(), fields, name, content)
+}
+
+// uploadKeyed is upload with the Idempotency-Key key. The fields go in
+// map order, which differs from call to call, as a client's may.
+func (d *docs) uploadKeyed(t *testing.T, tn apitest.Tenant, path, key string, fields map[string]string, name string, content []byte) *apitest.Response {
+	t.Helper()
 	var body bytes.Buffer
 	form := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -82,7 +91,7 @@ func (d *docs) upload(t *testing.T, tn apitest.Tenant, path string, fields map[s
 	}
 	require.NoError(t, form.Close())
 	return d.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path(path), Token: tn.Token, Body: body.String(),
-		Headers: map[string]string{"Content-Type": form.FormDataContentType(), "Idempotency-Key": apitest.IdemKey()}})
+		Headers: map[string]string{"Content-Type": form.FormDataContentType(), "Idempotency-Key": key}})
 }
 
 // uploadDocument uploads a new document as the tenant and answers its
@@ -182,7 +191,8 @@ func TestEICARIsQuarantinedAndNeverServed(t *testing.T) {
 	assert.Contains(t, v["processing_reason"], "Eicar")
 	assert.Contains(t, d.EventTypes(d.tn.Org), "document_version.quarantined")
 
-	res := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/download"), Token: d.tn.Token})
+	download := apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/download"), Token: d.tn.Token}
+	res := d.Do(download)
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Equal(t, "document_not_servable", res.ErrorCode())
 	assert.NotContains(t, res.Body.String(), "EICAR-STANDARD", "errors stay JSON; the bytes never leave")
@@ -190,6 +200,27 @@ func TestEICARIsQuarantinedAndNeverServed(t *testing.T) {
 	res = d.post(t, d.tn, "/document-versions/"+v["id"].(string)+"/decision", map[string]any{"decision": "approved", "revision": v["revision"]})
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Equal(t, "document_not_reviewable", res.ErrorCode())
+
+	// The bytes left the version's key for the quarantine prefix, which
+	// the store never reads.
+	var stored models.DocumentVersion
+	require.NoError(t, d.DB.Take(&stored, "id = ?", v["id"]).Error)
+	key := models.DocumentObjectKey(d.tn.Org, stored.DocumentID, stored.ID)
+	assert.Equal(t, storage.QuarantinePrefix+key, stored.ObjectKey)
+	store := testenv.Storage(t)
+	_, err := store.Get(context.Background(), key)
+	assert.ErrorIs(t, err, storage.ErrNotFound)
+	_, err = store.Get(context.Background(), stored.ObjectKey)
+	assert.ErrorIs(t, err, storage.ErrQuarantined)
+	kept, err := store.Exists(context.Background(), stored.ObjectKey)
+	require.NoError(t, err)
+	assert.True(t, kept, "kept for an operator")
+
+	// Even a version wrongly marked clean cannot serve them.
+	require.NoError(t, d.DB.Model(&stored).Updates(map[string]any{"processing_status": models.ProcessingReviewRequired, "content_type": "text/plain"}).Error)
+	res = d.Do(download)
+	assert.NotEqual(t, http.StatusOK, res.Code)
+	assert.NotContains(t, res.Body.String(), "EICAR-STANDARD")
 }
 
 func TestContentDecidesTheType(t *testing.T) {
@@ -203,7 +234,132 @@ func TestContentDecidesTheType(t *testing.T) {
 		v := d.uploadDocument(t, map[string]string{"document_type": "other", "title": name}, name, fixtureFile(t, name))
 		v = d.processed(t, v["id"].(string))
 		assert.Equal(t, want, v["processing_status"], "%s: %v", name, v["processing_reason"])
+
+		pages := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/pages"), Token: d.tn.Token})
+		if want == models.ProcessingReviewRequired {
+			require.Equal(t, http.StatusOK, pages.Code, pages.Body.String())
+			assert.Empty(t, pages.JSON["data"], "%s: a clean file that is not a PDF has no pages", name)
+		} else {
+			assert.Equal(t, http.StatusUnprocessableEntity, pages.Code, name)
+			assert.Equal(t, "document_not_servable", pages.ErrorCode(), "%s: an unsafe or unreadable file's text is never served", name)
+		}
 	}
+}
+
+// A reviewer reads a PDF's text page by page, exactly as stored, to quote
+// it; before processing ends the list says to come back.
+func TestThePagesTextIsReadPageByPage(t *testing.T) {
+	d := newDocs(t)
+	v := d.uploadDocument(t, map[string]string{"document_type": "specification_sheet", "title": "Karta"}, "karta.pdf", fixtureFile(t, "measurements.pdf"))
+	id := v["id"].(string)
+	list := func(tn apitest.Tenant, path string) *apitest.Response {
+		return d.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path(path), Token: tn.Token})
+	}
+
+	res := list(d.tn, "/document-versions/"+id+"/pages")
+	assert.Equal(t, http.StatusConflict, res.Code, "queued: %s", res.Body)
+	assert.Equal(t, "file_not_ready", res.ErrorCode())
+	assert.NotEmpty(t, res.Header().Get("Retry-After"))
+
+	v = d.processed(t, id)
+	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	var stored []models.DocumentPage
+	require.NoError(t, d.DB.Where("document_version_id = ?", id).Order("page").Find(&stored).Error)
+	require.GreaterOrEqual(t, len(stored), 3)
+
+	var pages []map[string]any
+	next := d.tn.Path("/document-versions/" + id + "/pages?per_page=2")
+	for requests := 0; next != ""; requests++ {
+		require.Less(t, requests, len(stored))
+		res := d.Do(apitest.Req{Method: http.MethodGet, Path: next, Token: d.tn.Token})
+		require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+		for _, p := range res.JSON["data"].([]any) {
+			pages = append(pages, p.(map[string]any))
+		}
+		next = ""
+		if link, ok := res.JSON["links"].(map[string]any)["next"].(string); ok {
+			next = link[len(apitest.Base):]
+		}
+	}
+	require.Len(t, pages, len(stored), "every page once, over pages of two")
+	for i, p := range pages {
+		assert.EqualValues(t, i+1, p["page"])
+		assert.Equal(t, stored[i].Text, p["text"], "page %d verbatim", i+1)
+	}
+	assert.Contains(t, pages[0]["text"], "Masa opakowania: 12,5 g")
+	assert.Contains(t, pages[1]["text"], "Wymiary: 300 x 200 x 150 mm")
+	assert.NotContains(t, pages[1]["text"], "Masa opakowania")
+
+	// A cursor names its kind of list: an id's is refused here, a page's
+	// on a list of ids.
+	res = list(d.tn, "/document-versions/"+id+"/pages?cursor="+kit.EncodeCursor(uuid.New()))
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Contains(t, res.FieldErrors(), "cursor")
+	first := list(d.tn, "/document-versions/"+id+"/pages?per_page=1")
+	link := first.JSON["links"].(map[string]any)["next"].(string)
+	res = list(d.tn, "/documents?cursor="+link[strings.Index(link, "cursor=")+len("cursor="):])
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Contains(t, res.FieldErrors(), "cursor")
+
+	other := d.NewTenant(apitest.TenantSpec{})
+	res = list(other, "/document-versions/"+id+"/pages")
+	assert.Equal(t, http.StatusNotFound, res.Code, "another organization's version")
+}
+
+// An upload retried with its Idempotency-Key replays its first answer only
+// for the same file and fields; anything else under that key is a reuse.
+func TestAnUploadsKeyReplaysOnlyTheSameForm(t *testing.T) {
+	d := newDocs(t)
+	key := apitest.IdemKey()
+	fields := map[string]string{"document_type": "other", "title": "Notes", "language": "pl"}
+	first := d.uploadKeyed(t, d.tn, "/documents", key, fields, "notes.txt", []byte("first file"))
+	require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
+
+	again := d.uploadKeyed(t, d.tn, "/documents", key, fields, "notes.txt", []byte("first file"))
+	require.Equal(t, http.StatusCreated, again.Code, again.Body.String())
+	assert.Equal(t, "true", again.Header().Get("Idempotent-Replayed"))
+	assert.Equal(t, first.JSON["id"], again.JSON["id"], "the same version")
+	assert.Equal(t, first.Header().Get("Location"), again.Header().Get("Location"))
+
+	for name, retry := range map[string]func() *apitest.Response{
+		"another file": func() *apitest.Response {
+			return d.uploadKeyed(t, d.tn, "/documents", key, fields, "notes.txt", []byte("other file"))
+		},
+		"another file name": func() *apitest.Response {
+			return d.uploadKeyed(t, d.tn, "/documents", key, fields, "notes-2.txt", []byte("first file"))
+		},
+		"another field": func() *apitest.Response {
+			return d.uploadKeyed(t, d.tn, "/documents", key, map[string]string{"document_type": "other", "title": "Notes 2", "language": "pl"}, "notes.txt", []byte("first file"))
+		},
+		"one field less": func() *apitest.Response {
+			return d.uploadKeyed(t, d.tn, "/documents", key, map[string]string{"document_type": "other", "title": "Notes"}, "notes.txt", []byte("first file"))
+		},
+	} {
+		res := retry()
+		assert.Equal(t, http.StatusConflict, res.Code, "%s: %s", name, res.Body)
+		assert.Equal(t, "idempotency_key_reused", res.ErrorCode(), name)
+	}
+
+	// A new version's upload is keyed the same way.
+	doc := first.JSON["document"].(string)
+	versionKey := apitest.IdemKey()
+	second := d.uploadKeyed(t, d.tn, "/documents/"+doc+"/versions", versionKey, nil, "notes.txt", []byte("second file"))
+	require.Equal(t, http.StatusCreated, second.Code, second.Body.String())
+	again = d.uploadKeyed(t, d.tn, "/documents/"+doc+"/versions", versionKey, nil, "notes.txt", []byte("second file"))
+	require.Equal(t, http.StatusCreated, again.Code, again.Body.String())
+	assert.Equal(t, second.JSON["id"], again.JSON["id"])
+	res := d.uploadKeyed(t, d.tn, "/documents/"+doc+"/versions", versionKey, nil, "notes.txt", []byte("third file"))
+	assert.Equal(t, http.StatusConflict, res.Code, res.Body.String())
+	assert.Equal(t, "idempotency_key_reused", res.ErrorCode())
+
+	var documents, versions int64
+	require.NoError(t, d.DB.Model(&models.Document{}).Where("organization_id = ?", d.tn.Org).Count(&documents).Error)
+	require.NoError(t, d.DB.Model(&models.DocumentVersion{}).Where("organization_id = ?", d.tn.Org).Count(&versions).Error)
+	assert.EqualValues(t, 1, documents, "replays and reuses store nothing")
+	assert.EqualValues(t, 2, versions)
+	assert.EqualValues(t, 2, d.get(t, "/documents/"+doc)["version_count"])
+	assert.Len(t, d.AuditEntries(d.tn.Org, "uploadDocument"), 1)
+	assert.Len(t, d.AuditEntries(d.tn.Org, "uploadDocumentVersion"), 1)
 }
 
 func TestAScannedPageHasNoText(t *testing.T) {

@@ -40,6 +40,8 @@ func (h *handlers) files() kit.Area {
 				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion"))),
 			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.download), downloadResponse()),
+			kit.List("listDocumentVersionPages", kit.Org+"/document-versions/{recordId}/pages", tag, a.DocumentsRead, a.DocumentsView).
+				Handle(kit.Do(h.listPages), kit.OK(kit.ListOf("DocumentPage"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"Document": kit.Object(map[string]kit.Schema{
@@ -60,8 +62,10 @@ func (h *handlers) files() kit.Area {
 				"uploaded_by": kit.Nullable(kit.UUID()), "analysis_count": kit.Int(), "revision": kit.Int(),
 				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 			}),
+			"DocumentPage": kit.Described(kit.Object(map[string]kit.Schema{"page": kit.Int(), "text": kit.Str()}), "schema.document_page"),
 		},
-		Codes: []kit.Code{{Code: models.ErrDocumentNotServable.Code, Status: http.StatusUnprocessableEntity}},
+		Codes: []kit.Code{{Code: models.ErrDocumentNotServable.Code, Status: http.StatusUnprocessableEntity},
+			{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
 	}
 }
 
@@ -312,4 +316,36 @@ func (h *handlers) download(c *gin.Context) error {
 	}
 	c.DataFromReader(http.StatusOK, v.SizeBytes, *v.ContentType, obj.Body, map[string]string{"Content-Length": strconv.FormatInt(v.SizeBytes, 10)})
 	return nil
+}
+
+// pageJSON is one page's extracted text, as stored.
+type pageJSON struct {
+	Page int    `json:"page"`
+	Text string `json:"text"`
+}
+
+// listPages lists the text extracted from each page of a processed,
+// clean PDF version, first page first; another clean version (an image)
+// has no pages. Before processing ends the answer is 409 file_not_ready
+// with Retry-After; a quarantined or failed version's text is never
+// served, as its file is not.
+func (h *handlers) listPages(c *gin.Context) error {
+	id, err := kit.PathID(c, "recordId")
+	if err != nil {
+		return err
+	}
+	ctx, org := c.Request.Context(), kit.OrgID(c)
+	v, err := models.Find[models.DocumentVersion](ctx, h.DB, org, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !v.Processed():
+		return kit.FileNotReady(v.ProcessingStatus)
+	case !v.Servable():
+		return models.ErrDocumentNotServable.On("processing_status", "field.document_state", v.ProcessingStatus, v.ReviewStatus)
+	}
+	db := models.Tenant(ctx, h.DB, org).Model(&models.DocumentPage{}).Where("document_version_id = ?", id)
+	return kit.PaginateByNumber(c, db, "page", func(p *models.DocumentPage) int { return p.Page },
+		func(p *models.DocumentPage) pageJSON { return pageJSON{Page: p.Page, Text: p.Text} })
 }

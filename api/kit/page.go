@@ -24,14 +24,17 @@ const (
 
 // page is a validated cursor request.
 type page struct {
-	after   uuid.UUID // uuid.Nil: first page
-	perPage int
+	after       uuid.UUID // uuid.Nil: first page
+	afterNumber int       // of a list by number (PaginateByNumber); 0: first page
+	perPage     int
 }
 
 // cursorToken is the opaque cursor: the id of the last row of the previous
-// page. Ids are UUIDv7, so id order is a stable creation order.
+// page (ids are UUIDv7, so id order is a stable creation order), or its
+// number in a list of numbered rows, such as a version's pages.
 type cursorToken struct {
-	After uuid.UUID `json:"a"`
+	After  *uuid.UUID `json:"a,omitempty"`
+	Number int        `json:"n,omitempty"`
 }
 
 // failer records field errors.
@@ -58,19 +61,30 @@ func bindPage(c *gin.Context, errs failer) {
 	if raw := c.Query("cursor"); raw != "" {
 		var tok cursorToken
 		data, err := base64.RawURLEncoding.DecodeString(raw)
-		if err != nil || json.Unmarshal(data, &tok) != nil || tok.After == uuid.Nil {
+		switch {
+		case err != nil || json.Unmarshal(data, &tok) != nil || (tok.After == nil) == (tok.Number == 0):
 			errs.Fail("cursor", "field.cursor_invalid")
-		} else {
-			st.page.after = tok.After
+		case tok.After != nil && *tok.After != uuid.Nil:
+			st.page.after = *tok.After
+		case tok.Number > 0:
+			st.page.afterNumber = tok.Number
+		default:
+			errs.Fail("cursor", "field.cursor_invalid")
 		}
 	}
 }
 
 // EncodeCursor is the cursor of the page after the row with id after.
-func EncodeCursor(after uuid.UUID) string {
-	data, _ := json.Marshal(cursorToken{After: after})
+func EncodeCursor(after uuid.UUID) string { return encodeCursor(cursorToken{After: &after}) }
+
+func encodeCursor(tok cursorToken) string {
+	data, _ := json.Marshal(tok)
 	return base64.RawURLEncoding.EncodeToString(data)
 }
+
+// errCursorKind refuses a cursor of the other kind of list: a row number
+// where ids are listed, or the reverse.
+func errCursorKind() error { return Invalid(Field("cursor", "field.cursor_invalid")) }
 
 // listEnvelope is the spec's list envelope.
 type listEnvelope struct {
@@ -119,6 +133,9 @@ func PaginateWith[T any, R any](c *gin.Context, q *gorm.DB, order Order, render 
 
 func paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error), along map[string]any) error {
 	p := State(c).page
+	if p.afterNumber != 0 {
+		return errCursorKind()
+	}
 	by, after := "id ASC", "id > ?"
 	if order == NewestFirst {
 		by, after = "id DESC", "id < ?"
@@ -144,17 +161,48 @@ func paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func
 	if err != nil {
 		return err
 	}
+	answerPage(c, data, next, along)
+	return nil
+}
+
+// PaginateByNumber answers one page of q, rows numbered within the record
+// they belong to (a version's pages), in the order of their number, which
+// is column; number reads it from a row.
+func PaginateByNumber[T any, R any](c *gin.Context, q *gorm.DB, column string, number func(*T) int, render func(*T) R) error {
+	p := State(c).page
+	if p.after != uuid.Nil {
+		return errCursorKind()
+	}
+	var rows []T
+	if err := q.Where(column+" > ?", p.afterNumber).Order(column).Limit(p.perPage + 1).Find(&rows).Error; err != nil {
+		return err
+	}
+	var next *string
+	if len(rows) > p.perPage {
+		rows = rows[:p.perPage]
+		link := nextLink(c, encodeCursor(cursorToken{Number: number(&rows[len(rows)-1])}))
+		next = &link
+	}
+	data := make([]R, len(rows))
+	for i := range rows {
+		data[i] = render(&rows[i])
+	}
+	answerPage(c, data, next, nil)
+	return nil
+}
+
+// answerPage answers the list envelope, with the fields of along if any.
+func answerPage(c *gin.Context, data any, next *string, along map[string]any) {
 	envelope := listEnvelope{Data: data, Links: listLinks{Next: next}, RequestID: State(c).ID}
 	if along == nil {
 		c.JSON(http.StatusOK, envelope)
-		return nil
+		return
 	}
 	body := gin.H{"data": envelope.Data, "links": envelope.Links, "requestId": envelope.RequestID}
 	for k, v := range along {
 		body[k] = v
 	}
 	c.JSON(http.StatusOK, body)
-	return nil
 }
 
 // primaryKey reads a row's id through GORM's schema of T.

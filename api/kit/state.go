@@ -18,8 +18,18 @@ type Request struct {
 	Credential *access.Credential // nil before authentication
 	Work       *work.Unit         // writes only
 	Body       []byte             // the JSON body, read once by the pipeline
-	BaseURL    string             // the API's external base URL, for links
-	page       page
+	// Form is the fingerprint of a multipart form that ReadUpload read
+	// whole (formFingerprint); the pipeline fingerprints an upload by it as
+	// it does a JSON write by its Body. Nil until the form is read whole.
+	Form []byte
+	// AnswerStored is set by the pipeline when an upload's Idempotency-Key
+	// has a stored answer: ReadUpload then reads the form only to
+	// fingerprint it, storing nothing, and the pipeline replays the stored
+	// answer or refuses the key's reuse.
+	AnswerStored bool
+	BaseURL      string // the API's external base URL, for links
+	page         page
+	upload       *Upload // the form's stored file, until the write commits
 }
 
 const stateKey = "ppwr.request"

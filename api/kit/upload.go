@@ -1,10 +1,13 @@
 package kit
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,7 +45,13 @@ type UploadForm struct {
 // listed text fields are kept. A form without a file is answered as a
 // 422 on `file`. On any error nothing stays stored; once the caller has
 // the upload it calls Discard if its own work fails.
+//
+// A form read whole leaves its fingerprint in the request state for the
+// pipeline's idempotency. When the key has a stored answer already
+// (Request.AnswerStored), the file is only hashed, never stored, and the
+// caller gets errAnswerStored: the pipeline answers in its place.
 func ReadUpload(c *gin.Context, form UploadForm) (*Upload, error) {
+	st := State(c)
 	// The multipart framing and text fields come on top of the file.
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, form.MaxBytes+1<<20)
 	parts, err := c.Request.MultipartReader()
@@ -54,6 +63,7 @@ func ReadUpload(c *gin.Context, form UploadForm) (*Upload, error) {
 		up.Discard()
 		return nil, err
 	}
+	var fp formFingerprint
 	for {
 		part, err := parts.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -71,9 +81,14 @@ func ReadUpload(c *gin.Context, form UploadForm) (*Upload, error) {
 				return fail(Invalid(Field("file", "field.file_name")))
 			}
 			body := intake.Measure(part, form.MaxBytes)
-			err := form.Put(up.FileName, body)
-			stored := up.FileName
-			up.discard = func() { form.Remove(stored) }
+			var err error
+			if st.AnswerStored {
+				_, err = io.Copy(io.Discard, body)
+			} else {
+				err = form.Put(up.FileName, body)
+				stored := up.FileName
+				up.discard = func() { form.Remove(stored) }
+			}
 			up.Size, up.SHA256 = body.Size(), body.SHA256()
 			switch {
 			case body.Over():
@@ -81,6 +96,7 @@ func ReadUpload(c *gin.Context, form UploadForm) (*Upload, error) {
 			case err != nil:
 				return fail(uploadProblem(err, form.MaxBytes))
 			}
+			fp.add(name, part.FileName(), up.SHA256)
 		case slices.Contains(form.Fields, name):
 			raw, err := io.ReadAll(io.LimitReader(part, int64(form.FieldMax)+1))
 			if err != nil {
@@ -90,12 +106,62 @@ func ReadUpload(c *gin.Context, form UploadForm) (*Upload, error) {
 				return fail(Invalid(Field(name, "field.too_long", form.FieldMax)))
 			}
 			up.Fields[name] = string(raw)
+			sum := sha256.Sum256(raw)
+			fp.add(name, part.FileName(), hex.EncodeToString(sum[:]))
+		default:
+			// A part the form does not read still tells two requests
+			// apart, as any member of a JSON body does.
+			sum := sha256.New()
+			if _, err := io.Copy(sum, part); err != nil {
+				return fail(uploadProblem(err, form.MaxBytes))
+			}
+			fp.add(name, part.FileName(), hex.EncodeToString(sum.Sum(nil)))
 		}
 	}
 	if up.FileName == "" {
 		return fail(Invalid(Field("file", "field.required")))
 	}
+	st.Form = fp.sum()
+	if st.AnswerStored {
+		return nil, errAnswerStored
+	}
+	st.upload = up
 	return up, nil
+}
+
+// errAnswerStored ends an upload read only to be fingerprinted
+// (Request.AnswerStored). The pipeline discards what it renders and
+// answers with the stored answer, or with this same 409 when the form
+// differs from the stored request's. A Problem, so that it is never
+// logged as a failure.
+var errAnswerStored = NewProblem(http.StatusConflict, CodeIdempotencyKeyReused, "error.idempotency_key_reused")
+
+// formFingerprint identifies a form by its parts: each part's name, file
+// name and the SHA-256 of its content, whatever the parts' order and the
+// boundary, which clients do not keep across retries.
+type formFingerprint []string
+
+func (f *formFingerprint) add(name, fileName, digest string) {
+	*f = append(*f, strconv.Quote(name)+" "+strconv.Quote(fileName)+" "+digest+"\n")
+}
+
+func (f formFingerprint) sum() []byte {
+	slices.Sort(f)
+	h := sha256.New()
+	for _, part := range f {
+		h.Write([]byte(part))
+	}
+	return h.Sum(nil)
+}
+
+// DiscardUpload removes the file the request's upload stored, if any. The
+// pipeline calls it when the write's unit of work fails to commit after
+// its handler succeeded (a concurrent duplicate won the key), so no object
+// outlives the records that would have named it.
+func DiscardUpload(c *gin.Context) {
+	if u := State(c).upload; u != nil {
+		u.Discard()
+	}
 }
 
 // Discard removes the stored file, if any.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -41,6 +43,15 @@ type Object struct {
 
 // ErrNotFound is returned for a missing key.
 var ErrNotFound = errors.New("storage: object not found")
+
+// QuarantinePrefix holds the objects Quarantine moved: files found unsafe
+// (malware), kept for an operator to inspect through the bucket itself.
+// Get refuses every key under it, so no path of the service can serve
+// them, whatever record names them.
+const QuarantinePrefix = "quarantine/"
+
+// ErrQuarantined is what Get answers for a key under QuarantinePrefix.
+var ErrQuarantined = errors.New("storage: object is quarantined")
 
 // New builds a Store. Path-style addressing is used for custom endpoints
 // because most S3-compatible servers (versitygw, MinIO) expect it.
@@ -90,8 +101,11 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType st
 	return nil
 }
 
-// Get opens key for streaming.
+// Get opens key for streaming; a quarantined key is never opened.
 func (s *Store) Get(ctx context.Context, key string) (*Object, error) {
+	if Quarantined(key) {
+		return nil, ErrQuarantined
+	}
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
 	if err != nil {
 		if isNotFound(err) {
@@ -109,6 +123,53 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("storage: delete %s: %w", key, err)
 	}
 	return nil
+}
+
+// Exists reports whether key holds an object, without reading it.
+func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
+	_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	switch {
+	case err == nil:
+		return true, nil
+	case isNotFound(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("storage: head %s: %w", key, err)
+}
+
+// Quarantined reports whether key is under QuarantinePrefix.
+func Quarantined(key string) bool { return strings.HasPrefix(key, QuarantinePrefix) }
+
+// Quarantine moves key under QuarantinePrefix, by a copy inside the store
+// (one request up to S3's 5 GB, far above any upload's limit) and the
+// delete of the original, and answers the new key. A retry converges: the
+// copy is repeated while the original exists, and once it is gone the move
+// is done if the quarantined copy exists. A quarantined key stays as it is.
+func (s *Store) Quarantine(ctx context.Context, key string) (string, error) {
+	if Quarantined(key) {
+		return key, nil
+	}
+	dest := QuarantinePrefix + key
+	_, err := s.client.CopyObject(ctx, &s3.CopyObjectInput{
+		Bucket: aws.String(s.bucket), Key: aws.String(dest),
+		CopySource: aws.String(s.bucket + "/" + (&url.URL{Path: key}).EscapedPath()),
+	})
+	if err == nil {
+		if err := s.Delete(ctx, key); err != nil {
+			return "", err
+		}
+		return dest, nil
+	}
+	if !isNotFound(err) {
+		return "", fmt.Errorf("storage: quarantine %s: %w", key, err)
+	}
+	switch moved, err := s.Exists(ctx, dest); {
+	case err != nil:
+		return "", err
+	case !moved:
+		return "", fmt.Errorf("storage: quarantine %s: %w", key, ErrNotFound)
+	}
+	return dest, nil
 }
 
 func isNotFound(err error) bool {

@@ -45,3 +45,32 @@ func TestPingFailsForUnreachableStore(t *testing.T) {
 	store := storage.New(storage.Options{Endpoint: "http://127.0.0.1:1", Region: "us-east-1", Bucket: "b", AccessKeyID: "a", SecretAccessKey: "s"})
 	assert.Error(t, store.Ping(context.Background()))
 }
+
+// A quarantined object leaves its key for one under the quarantine prefix,
+// which Get never opens; a retried move converges on the same key.
+func TestQuarantineMovesTheObjectOutOfReach(t *testing.T) {
+	store := testenv.Storage(t)
+	ctx := context.Background()
+	key := "org/q/documents/a/" + t.Name()
+	require.NoError(t, store.Put(ctx, key, bytes.NewReader([]byte("unsafe")), "application/octet-stream"))
+
+	moved, err := store.Quarantine(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, storage.QuarantinePrefix+key, moved)
+	_, err = store.Get(ctx, key)
+	assert.ErrorIs(t, err, storage.ErrNotFound, "the original key is empty")
+	_, err = store.Get(ctx, moved)
+	assert.ErrorIs(t, err, storage.ErrQuarantined, "no reader opens the quarantine")
+	exists, err := store.Exists(ctx, moved)
+	require.NoError(t, err)
+	assert.True(t, exists, "the bytes are kept for an operator")
+
+	again, err := store.Quarantine(ctx, key)
+	require.NoError(t, err, "a retry after the move finds it done")
+	assert.Equal(t, moved, again)
+	again, err = store.Quarantine(ctx, moved)
+	require.NoError(t, err)
+	assert.Equal(t, moved, again, "a quarantined key stays")
+	_, err = store.Quarantine(ctx, "org/q/documents/a/never-stored")
+	assert.ErrorIs(t, err, storage.ErrNotFound)
+}
