@@ -32,7 +32,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getSupplyEvent", events+"/{recordId}", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.getSupplyEvent), kit.OK(kit.Ref("SupplyEvent"))),
 			kit.Post("createSupplyEvent", events, tag, a.FlowsWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createSupplyEvent), kit.CreatedResponse(kit.Ref("SupplyEvent"))),
+				Handle(kit.JSON(h.createSupplyEvent), kit.CreatedResponse(kit.Ref("SupplyEvent"), "getSupplyEvent")),
 			kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Query(h.getSupplySummary), kit.OK(kit.Ref("SupplySummary"))),
 			kit.List("listFlows", kit.Org+"/flows", tag, a.FlowsRead, a.ReportsView).
@@ -40,7 +40,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getFlow", kit.Org+"/flows/{recordId}", tag, a.FlowsRead, a.ReportsView).
 				Handle(kit.Do(h.getFlow), kit.OK(kit.Ref("Flow"))),
 			kit.Post("createFlow", kit.Org+"/flows", tag, a.FlowsWrite, a.ReportsExport).
-				Handle(kit.JSON(h.createFlow), kit.CreatedResponse(kit.Ref("Flow"))),
+				Handle(kit.JSON(h.createFlow), kit.CreatedResponse(kit.Ref("Flow"), "getFlow")),
 		},
 		Schemas: schemas(),
 		Codes: []kit.Code{
