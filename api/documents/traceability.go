@@ -85,18 +85,5 @@ func (h *handlers) listLinks(c *gin.Context) error {
 // list shows what counts today, the read what was linked (a document
 // whose validity starts later is still linked).
 func (h *handlers) getLink(c *gin.Context) error {
-	itemID, err := kit.PathID(c, "catalogItemId")
-	if err != nil {
-		return err
-	}
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	l, err := models.FindTraceabilityLink(c.Request.Context(), h.DB, kit.OrgID(c), itemID, id)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, linkToJSON(l))
-	return nil
+	return kit.ShowOf(c, h.DB, "catalogItemId", "recordId", models.FindTraceabilityLink, linkToJSON)
 }

@@ -148,20 +148,7 @@ func (h *handlers) listSupplyEvents(c *gin.Context, q *models.SupplyEventFilter)
 }
 
 func (h *handlers) getSupplyEvent(c *gin.Context) error {
-	itemID, err := kit.PathID(c, "catalogItemId")
-	if err != nil {
-		return err
-	}
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	e, err := models.FindOfItem[models.SupplyEvent](c.Request.Context(), h.DB, kit.OrgID(c), itemID, id)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, supplyEventToJSON(e))
-	return nil
+	return kit.ShowOf(c, h.DB, "catalogItemId", "recordId", models.FindOfItem[models.SupplyEvent], supplyEventToJSON)
 }
 
 func (h *handlers) createSupplyEvent(c *gin.Context, in *models.SupplyEventCreate) error {

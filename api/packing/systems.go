@@ -217,20 +217,7 @@ func (h *handlers) listLines(c *gin.Context) error {
 // getLine answers one recipe line of the path's set: the Location of a
 // line the set's upsert added.
 func (h *handlers) getLine(c *gin.Context) error {
-	systemID, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	lineID, err := kit.PathID(c, "lineId")
-	if err != nil {
-		return err
-	}
-	line, err := models.FindSystemLine(c.Request.Context(), h.DB, kit.OrgID(c), systemID, lineID)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, lineToJSON(line))
-	return nil
+	return kit.ShowOf(c, h.DB, "recordId", "lineId", models.FindSystemLine, lineToJSON)
 }
 
 // upsertLine adds a line (201) or changes the one the body names (200),
