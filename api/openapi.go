@@ -127,7 +127,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 			"version":     "1.0.0",
 			"description": t("openapi.description"),
 		},
-		"servers":  []any{map[string]any{"url": s.Config.PublicBaseURL + "/api/v1"}},
+		"servers":  []any{map[string]any{"url": s.Config.PublicBaseURL + kit.BasePath}},
 		"tags":     tags,
 		"security": []any{map[string]any{"bearerAuth": []string{}}},
 		"paths":    paths,

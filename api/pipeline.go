@@ -28,7 +28,7 @@ var pathParam = regexp.MustCompile(`\{([A-Za-z]+)\}`)
 // restores the spec's names before any handler runs.
 func ginPath(op *kit.Operation) string {
 	i := 0
-	return "/api/v1" + pathParam.ReplaceAllStringFunc(op.Path, func(string) string {
+	return kit.BasePath + pathParam.ReplaceAllStringFunc(op.Path, func(string) string {
 		i++
 		return ":p" + strconv.Itoa(i)
 	})

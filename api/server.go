@@ -101,6 +101,9 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 			s.schemas[name] = schema
 		}
 	}
+	if err := kit.ResolveLocations(s.operations); err != nil {
+		return nil, err
+	}
 	if err := s.renderOpenAPI(); err != nil {
 		return nil, err
 	}
@@ -137,7 +140,7 @@ func (s *Server) Engine() (*gin.Engine, error) {
 	})
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
-	r.GET("/api/v1/openapi.json", s.serveOpenAPI)
+	r.GET(kit.BasePath+"/openapi.json", s.serveOpenAPI)
 	for i := range s.operations {
 		op := &s.operations[i]
 		r.Handle(op.Method, ginPath(op), s.chain(op)...)

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"ppwr/internal/input"
@@ -55,6 +57,12 @@ type PackagingSystemLine struct {
 	OuterPackaging    bool
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+}
+
+// FindSystemLine reads the line lineID of the organization's set
+// systemID (ErrNotFound otherwise).
+func FindSystemLine(ctx context.Context, db *gorm.DB, orgID, systemID, lineID uuid.UUID) (*PackagingSystemLine, error) {
+	return take[PackagingSystemLine](Tenant(ctx, db, orgID).Where("packaging_system_id = ? AND id = ?", systemID, lineID))
 }
 
 // CompositionLine is a recipe line as a set uses it: with the item's

@@ -109,6 +109,12 @@ func CreateTraceabilityLink(w *work.Unit, itemID uuid.UUID, in *TraceabilityCrea
 	return &view, withDocument(w.Tx()).Take(&view, "id = ?", link.ID).Error
 }
 
+// FindTraceabilityLink reads the link id of the organization's item
+// itemID, whether or not it is valid today (ErrNotFound otherwise).
+func FindTraceabilityLink(ctx context.Context, db *gorm.DB, orgID, itemID, id uuid.UUID) (*TraceabilityLinkView, error) {
+	return take[TraceabilityLinkView](withDocument(Tenant(ctx, db, orgID)).Where("catalog_item_id = ? AND id = ?", itemID, id))
+}
+
 // withDocument selects links with their document's title and validity.
 func withDocument(q *gorm.DB) *gorm.DB {
 	return q.Model(&TraceabilityLinkView{}).Select(`traceability_links.*,

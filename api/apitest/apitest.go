@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -294,6 +295,23 @@ func appendErrors(msgs []string, errs []*verrors.ValidationError) []string {
 
 // IdemKey is a fresh valid Idempotency-Key.
 func IdemKey() string { return "test-" + uuid.NewString() }
+
+// Form is a multipart/form-data body of text fields and a file named
+// name in field "file", with its Content-Type, as uploads send it.
+func Form(t testing.TB, fields map[string]string, name string, content []byte) (body, contentType string) {
+	t.Helper()
+	var buf bytes.Buffer
+	form := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		require.NoError(t, form.WriteField(k, v))
+	}
+	part, err := form.CreateFormFile("file", name)
+	require.NoError(t, err)
+	_, err = part.Write(content)
+	require.NoError(t, err)
+	require.NoError(t, form.Close())
+	return buf.String(), form.FormDataContentType()
+}
 
 // AuditEntries are the organization's audit entries of an operation, in
 // order.

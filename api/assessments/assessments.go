@@ -34,7 +34,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listAssessments", kit.Org+"/assessments", tag, a.AssessmentsRead, a.AssessmentsView).
 				Handle(kit.Query(h.list), kit.OK(kit.ListOf("Assessment"))),
 			kit.Post("createAssessment", kit.Org+"/assessments", tag, a.AssessmentsRun, a.AssessmentsRunPerm).
-				Handle(kit.JSON(h.create), kit.CreatedResponse(assessment)),
+				Handle(kit.JSON(h.create), kit.CreatedResponse(assessment, "getAssessment")),
 			kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView).
 				Handle(kit.Do(h.get), kit.OK(assessment)),
 			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish).

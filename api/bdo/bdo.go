@@ -32,7 +32,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Post("classifyBDOSources", kit.Org+"/bdo-reports/classifications", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.classify), kit.OK(kit.Ref("BDOClassificationResult"))),
 			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport).
-				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"))),
+				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"), "getBDOReport")),
 			kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getReport), kit.OK(kit.Ref("ReportRun"))),
 			kit.Get("downloadBDOReport", kit.Org+"/bdo-reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).

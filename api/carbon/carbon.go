@@ -31,13 +31,13 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listCarbonCalculations", kit.Org+"/carbon-calculations", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Query(h.listCalculations), kit.OK(kit.ListOf("CarbonCalculation"))),
 			kit.Post("createCarbonCalculation", kit.Org+"/carbon-calculations", tag, a.ReportsRun, a.ReportsExport).
-				Handle(kit.JSON(h.createCalculation), kit.CreatedResponse(calculation)),
+				Handle(kit.JSON(h.createCalculation), kit.CreatedResponse(calculation, "getCarbonCalculation")),
 			kit.Get("getCarbonCalculation", kit.Org+"/carbon-calculations/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getCalculation), kit.OK(calculation)),
 			kit.List("listCarbonFactors", kit.Org+"/carbon-factors", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Query(h.listFactors), kit.OK(kit.ListOf("CarbonFactor"))),
 			kit.Post("createCarbonFactor", kit.Org+"/carbon-factors", tag, a.ReportsRun, a.ReportsExport).
-				Handle(kit.JSON(h.createFactor), kit.CreatedResponse(factor)),
+				Handle(kit.JSON(h.createFactor), kit.CreatedResponse(factor, "getCarbonFactor")),
 			kit.Get("getCarbonFactorReference", kit.Org+"/carbon-factors/reference", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.reference), kit.OK(kit.Ref("CarbonFactorReference"))),
 			kit.Get("getCarbonFactor", kit.Org+"/carbon-factors/{recordId}", tag, a.ReportsRead, a.ReportsView).

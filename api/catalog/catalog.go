@@ -26,7 +26,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listCatalogItems", kit.Org+"/catalog-items", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Query(h.listCatalogItems), kit.OK(kit.Ref("CatalogItemList"))),
 			kit.Post("createCatalogItem", kit.Org+"/catalog-items", tag, a.CatalogWrite, a.CatalogCreate).
-				Handle(kit.JSON(h.createCatalogItem), kit.CreatedResponse(kit.Ref("CatalogItem")).WithETag()),
+				Handle(kit.JSON(h.createCatalogItem), kit.CreatedResponse(kit.Ref("CatalogItem"), "getCatalogItem").WithETag()),
 			kit.Get("getCatalogItem", kit.Org+item, tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getCatalogItem), itemAnswer),
 			kit.Write(http.MethodPatch, "updateCatalogItem", kit.Org+item, tag, a.CatalogWrite, a.CatalogUpdate).NotIdempotent().
@@ -38,7 +38,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listComponents", kit.Org+item+"/components", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listComponents), kit.OK(kit.Ref("ComponentList"))),
 			kit.Post("createComponent", kit.Org+item+"/components", tag, a.CatalogWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createComponent), kit.CreatedResponse(kit.Ref("Component"))),
+				Handle(kit.JSON(h.createComponent), kit.CreatedResponse(kit.Ref("Component"), "getComponent")),
 			kit.Get("getComponent", kit.Org+item+"/components/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getComponent), kit.OK(kit.Ref("Component"))),
 			kit.List("listDataVersions", kit.Org+item+"/data-versions", tag, a.CatalogRead, a.CatalogView).
@@ -54,7 +54,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listFamilies", kit.Org+"/families", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listFamilies), kit.OK(kit.Ref("FamilyList"))),
 			kit.Post("createFamily", kit.Org+"/families", tag, a.CatalogWrite, a.CatalogCreate).
-				Handle(kit.JSON(h.createFamily), kit.CreatedResponse(kit.Ref("Family"))),
+				Handle(kit.JSON(h.createFamily), kit.CreatedResponse(kit.Ref("Family"), "getFamily")),
 			kit.Get("getFamily", kit.Org+"/families/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFamily), kit.OK(kit.Ref("Family"))),
 			kit.Write(http.MethodPut, "updateFamily", kit.Org+"/families/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
@@ -62,7 +62,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listFolders", kit.Org+"/folders", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Query(h.listFolders), kit.OK(kit.Ref("FolderList"))),
 			kit.Post("createFolder", kit.Org+"/folders", tag, a.CatalogWrite, a.CatalogCreate).
-				Handle(kit.JSON(h.createFolder), kit.CreatedResponse(kit.Ref("Folder"))),
+				Handle(kit.JSON(h.createFolder), kit.CreatedResponse(kit.Ref("Folder"), "getFolder")),
 			kit.Get("getFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFolder), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodPut, "updateFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
@@ -72,7 +72,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listParties", kit.Org+"/parties", tag, a.CatalogRead, a.SuppliersManage).
 				Handle(kit.Do(h.listParties), kit.OK(kit.Ref("PartyList"))),
 			kit.Post("createParty", kit.Org+"/parties", tag, a.CatalogWrite, a.SuppliersManage).
-				Handle(kit.JSON(h.createParty), kit.CreatedResponse(kit.Ref("Party"))),
+				Handle(kit.JSON(h.createParty), kit.CreatedResponse(kit.Ref("Party"), "getParty")),
 			kit.Get("getParty", kit.Org+"/parties/{recordId}", tag, a.CatalogRead, a.SuppliersManage).
 				Handle(kit.Do(h.getParty), kit.OK(kit.Ref("Party"))),
 		},

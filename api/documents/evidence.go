@@ -19,7 +19,7 @@ func (h *handlers) evidence() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createEvidenceProposal", kit.Org+"/document-versions/{recordId}/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				Handle(kit.JSON(h.createProposal), kit.CreatedResponse(kit.Ref("EvidenceProposal"))),
+				Handle(kit.JSON(h.createProposal), kit.CreatedResponse(kit.Ref("EvidenceProposal"), "getEvidenceProposal")),
 			kit.List("listEvidenceProposals", kit.Org+"/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				Handle(kit.Query(h.listProposals), kit.OK(kit.ListOf("EvidenceProposal"))),
 			kit.Get("getEvidenceProposal", kit.Org+"/evidence-proposals/{recordId}", tag, a.EvidenceReview, a.EvidenceReviewPerm).

@@ -3,6 +3,7 @@ package documents_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -193,11 +194,14 @@ func TestTraceabilityLinksApprovedVersionsValidToday(t *testing.T) {
 	assert.Equal(t, "Deklaracja", res.JSON["document_title"])
 	assert.Equal(t, "2099-12-31", res.JSON["valid_until"])
 	assert.Equal(t, http.StatusConflict, link(current, 1).Code, "the same link twice")
-	require.Equal(t, http.StatusCreated, link(expired, 1).Code)
+	res = link(expired, 1)
+	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	expiredLink := "/catalog-items/" + item + "/traceability/" + res.JSON["id"].(string)
 
 	links := d.get(t, "/catalog-items/"+item+"/traceability")["data"].([]any)
 	require.Len(t, links, 1, "a document no longer valid is not listed")
 	assert.Equal(t, current["id"], links[0].(map[string]any)["version"])
+	assert.Equal(t, "2026-01-01", d.get(t, expiredLink)["valid_until"], "its link is still read where its Location points")
 
 	res = decide(d, t, d.tn, current, map[string]any{"decision": "revoked", "revision": current["revision"], "reason": "withdrawn by the supplier"})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
@@ -209,4 +213,8 @@ func TestTraceabilityLinksApprovedVersionsValidToday(t *testing.T) {
 	other := d.NewTenant(apitest.TenantSpec{})
 	res = d.Do(apitest.Req{Method: http.MethodGet, Path: other.Path("/catalog-items/" + item + "/traceability"), Token: other.Token})
 	assert.Equal(t, http.StatusNotFound, res.Code)
+	res = d.Do(apitest.Req{Method: http.MethodGet, Path: other.Path(expiredLink), Token: other.Token})
+	assert.Equal(t, http.StatusNotFound, res.Code, "another organization's link")
+	res = d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path(strings.Replace(expiredLink, item, d.newItem(t, "Inne"), 1)), Token: d.tn.Token})
+	assert.Equal(t, http.StatusNotFound, res.Code, "a link of another item")
 }

@@ -23,7 +23,7 @@ import (
 
 // files declares documents and their versions: upload, reads, download.
 func (h *handlers) files() kit.Area {
-	version := kit.CreatedResponse(kit.Ref("DocumentVersion"))
+	version := kit.CreatedResponse(kit.Ref("DocumentVersion"), "getDocumentVersion")
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("uploadDocument", kit.Org+"/documents", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
@@ -224,9 +224,7 @@ func (h *handlers) answerUpload(c *gin.Context, v *models.DocumentVersion, err e
 		discard()
 		return err
 	}
-	c.Header("Location", kit.Location(c, v.ID))
-	c.JSON(http.StatusCreated, versionRenderer(c)(v))
-	return nil
+	return kit.Created(c, v.ID, versionRenderer(c)(v))
 }
 
 // documentQuery filters documents.

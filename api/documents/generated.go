@@ -20,7 +20,7 @@ import (
 func (h *handlers) generated() kit.Area {
 	return kit.Area{Operations: []kit.Operation{
 		kit.Post("generateDocument", kit.Org+"/catalog-items/{catalogItemId}/generated-documents", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
-			Handle(kit.JSON(h.generate), kit.CreatedResponse(kit.Ref("DocumentVersion"))),
+			Handle(kit.JSON(h.generate), kit.CreatedResponse(kit.Ref("DocumentVersion"), "getDocumentVersion")),
 	}}
 }
 

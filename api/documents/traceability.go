@@ -20,7 +20,9 @@ func (h *handlers) traceability() kit.Area {
 			kit.List("listTraceabilityLinks", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.listLinks), kit.OK(kit.ListOf("TraceabilityLink"))),
 			kit.Post("createTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				Handle(kit.JSON(h.createLink), kit.CreatedResponse(kit.Ref("TraceabilityLink"))),
+				Handle(kit.JSON(h.createLink), kit.CreatedResponse(kit.Ref("TraceabilityLink"), "getTraceabilityLink")),
+			kit.Get("getTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
+				Handle(kit.Do(h.getLink), kit.OK(kit.Ref("TraceabilityLink"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"TraceabilityLink": kit.Object(map[string]kit.Schema{
@@ -77,4 +79,11 @@ func (h *handlers) listLinks(c *gin.Context) error {
 		return err
 	}
 	return kit.Paginate(c, models.ValidTraceabilityLinks(models.Tenant(ctx, h.DB, org), id), kit.OldestFirst, linkToJSON)
+}
+
+// getLink answers one link of the path's item, valid today or not: the
+// list shows what counts today, the read what was linked (a document
+// whose validity starts later is still linked).
+func (h *handlers) getLink(c *gin.Context) error {
+	return kit.ShowOf(c, h.DB, "catalogItemId", "recordId", models.FindTraceabilityLink, linkToJSON)
 }

@@ -45,7 +45,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getImport", kit.Org+"/imports/{recordId}", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Do(h.getImport), kit.OK(kit.Ref("Import"))),
 			kit.Post("createImport", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
-				Handle(kit.Multipart("ImportUpload", uploadSchema(), h.createImport), importAnswer.WithLocation()),
+				Handle(kit.Multipart("ImportUpload", uploadSchema(), h.createImport), importAnswer.WithLocation("getImport")),
 			kit.List("listImportRows", kit.Org+"/imports/{importId}/rows", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Query(h.listImportRows), kit.OK(kit.ListOf("ImportRow"))),
 			kit.Post("applyImport", kit.Org+"/imports/{recordId}/apply", tag, a.ImportsRun, a.ImportsRunPerm).

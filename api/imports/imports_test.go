@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"maps"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"slices"
@@ -62,18 +61,9 @@ func (f *fixture) upload(t *testing.T, key, importType, name string, content []b
 // uploadForm posts a file with the form's text fields.
 func (f *fixture) uploadForm(t *testing.T, key string, fields map[string]string, name string, content []byte) *apitest.Response {
 	t.Helper()
-	var body bytes.Buffer
-	form := multipart.NewWriter(&body)
-	for k, v := range fields {
-		require.NoError(t, form.WriteField(k, v))
-	}
-	part, err := form.CreateFormFile("file", name)
-	require.NoError(t, err)
-	_, err = part.Write(content)
-	require.NoError(t, err)
-	require.NoError(t, form.Close())
-	return f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports"), Token: f.tn.Token, Body: body.String(),
-		Headers: map[string]string{"Content-Type": form.FormDataContentType(), "Idempotency-Key": key}})
+	body, contentType := apitest.Form(t, fields, name, content)
+	return f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports"), Token: f.tn.Token, Body: body,
+		Headers: map[string]string{"Content-Type": contentType, "Idempotency-Key": key}})
 }
 
 // await polls the import until it reaches one of the statuses.

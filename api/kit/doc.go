@@ -11,7 +11,12 @@
 // handler and its success response:
 //
 //	kit.Post("createFolder", kit.Org+"/folders", tag, a.CatalogWrite, a.CatalogCreate).
-//		Handle(kit.JSON(h.createFolder), kit.CreatedResponse(kit.Ref("Folder")))
+//		Handle(kit.JSON(h.createFolder), kit.CreatedResponse(kit.Ref("Folder"), "getFolder"))
+//
+// A create names the GET that reads the record it creates ("getFolder"):
+// kit.Created answers its Location from that read's path, so it always
+// resolves, and a server is not assembled with a Location whose read is
+// missing (ResolveLocations).
 //
 // kit.JSON binds the body type (models.FolderCreate), whose Declare method
 // names its fields and rules once: the binding, the 422 messages and the

@@ -38,6 +38,9 @@ type Operation struct {
 	Success   Response
 	// Handler serves the operation; the server refuses a row without one.
 	Handler HandlerFunc
+	// location is the path of the read its Location names, which
+	// ResolveLocations resolves from Success.Read.
+	location string
 }
 
 // RateClass selects the extra rate limits an operation is subject to; every

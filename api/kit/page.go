@@ -228,11 +228,6 @@ func nextLink(c *gin.Context, cursor string) string {
 	return State(c).BaseURL + c.Request.URL.Path + "?" + q.Encode()
 }
 
-// Location is the URL of a record created under the request's path.
-func Location(c *gin.Context, id uuid.UUID) string {
-	return State(c).BaseURL + c.Request.URL.Path + "/" + id.String()
-}
-
 // Filter narrows q to rows whose column equals the parameter, when the
 // request sent it.
 func Filter[T any](q *gorm.DB, column string, param input.Opt[T]) *gorm.DB {

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"context"
 	"mime"
 	"net/http"
 	"strconv"
@@ -34,6 +35,27 @@ func Show[T any, R any](c *gin.Context, db *gorm.DB, param string, render func(*
 		return err
 	}
 	row, err := models.Find[T](c.Request.Context(), db, OrgID(c), id)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, render(row))
+	return nil
+}
+
+// ShowOf answers the organization's record named by the path parameter
+// param that belongs to the record the path parameter parent names, as
+// find reads it: a record under another parent is not found.
+func ShowOf[T any, R any](c *gin.Context, db *gorm.DB, parent, param string,
+	find func(ctx context.Context, db *gorm.DB, orgID, parentID, id uuid.UUID) (*T, error), render func(*T) R) error {
+	parentID, err := PathID(c, parent)
+	if err != nil {
+		return err
+	}
+	id, err := PathID(c, param)
+	if err != nil {
+		return err
+	}
+	row, err := find(c.Request.Context(), db, OrgID(c), parentID, id)
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,9 @@ type Response struct {
 	// Also are other success statuses answering the same body: an upsert
 	// answers 201 when it adds and 200 when it changes.
 	Also []int
+	// Read is the operationId of the GET that serves the record a
+	// Location header names; ResolveLocations checks it at assembly.
+	Read string
 }
 
 // Or documents status as another success of the same body.
@@ -86,10 +89,10 @@ func (r Response) Or(status int) Response {
 // OK is a 200 answering schema.
 func OK(schema Schema) Response { return Response{Status: http.StatusOK, Schema: schema} }
 
-// CreatedResponse is a 201 answering schema, with the new record's
-// Location.
-func CreatedResponse(schema Schema) Response {
-	return Response{Status: http.StatusCreated, Schema: schema, Headers: []Param{{Name: "Location", Schema: Schema{"type": "string", "format": "uri"}, DescKey: "header.location"}}}
+// CreatedResponse is a 201 answering schema, with the Location of the new
+// record: its URL by read, the operationId of the GET that serves it.
+func CreatedResponse(schema Schema, read string) Response {
+	return Response{Status: http.StatusCreated, Schema: schema}.WithLocation(read)
 }
 
 // WithETag adds the ETag header to a response.
@@ -103,9 +106,11 @@ func AcceptedResponse(schema Schema) Response {
 	return Response{Status: http.StatusAccepted, Schema: schema}
 }
 
-// WithLocation adds the Location header of the record the answer names.
-func (r Response) WithLocation() Response {
-	r.Headers = append(append([]Param(nil), r.Headers...), Param{Name: "Location", Schema: Schema{"type": "string", "format": "uri"}, DescKey: "header.location"})
+// WithLocation adds the Location header of the record the answer names,
+// which read, the operationId of a GET, serves.
+func (r Response) WithLocation(read string) Response {
+	r.Headers = append(append([]Param(nil), r.Headers...), locationHeader)
+	r.Read = read
 	return r
 }
 

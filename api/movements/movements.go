@@ -32,7 +32,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getSupplyEvent", events+"/{recordId}", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.getSupplyEvent), kit.OK(kit.Ref("SupplyEvent"))),
 			kit.Post("createSupplyEvent", events, tag, a.FlowsWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createSupplyEvent), kit.CreatedResponse(kit.Ref("SupplyEvent"))),
+				Handle(kit.JSON(h.createSupplyEvent), kit.CreatedResponse(kit.Ref("SupplyEvent"), "getSupplyEvent")),
 			kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Query(h.getSupplySummary), kit.OK(kit.Ref("SupplySummary"))),
 			kit.List("listFlows", kit.Org+"/flows", tag, a.FlowsRead, a.ReportsView).
@@ -40,7 +40,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getFlow", kit.Org+"/flows/{recordId}", tag, a.FlowsRead, a.ReportsView).
 				Handle(kit.Do(h.getFlow), kit.OK(kit.Ref("Flow"))),
 			kit.Post("createFlow", kit.Org+"/flows", tag, a.FlowsWrite, a.ReportsExport).
-				Handle(kit.JSON(h.createFlow), kit.CreatedResponse(kit.Ref("Flow"))),
+				Handle(kit.JSON(h.createFlow), kit.CreatedResponse(kit.Ref("Flow"), "getFlow")),
 		},
 		Schemas: schemas(),
 		Codes: []kit.Code{
@@ -148,20 +148,7 @@ func (h *handlers) listSupplyEvents(c *gin.Context, q *models.SupplyEventFilter)
 }
 
 func (h *handlers) getSupplyEvent(c *gin.Context) error {
-	itemID, err := kit.PathID(c, "catalogItemId")
-	if err != nil {
-		return err
-	}
-	id, err := kit.PathID(c, "recordId")
-	if err != nil {
-		return err
-	}
-	e, err := models.FindOfItem[models.SupplyEvent](c.Request.Context(), h.DB, kit.OrgID(c), itemID, id)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, supplyEventToJSON(e))
-	return nil
+	return kit.ShowOf(c, h.DB, "catalogItemId", "recordId", models.FindOfItem[models.SupplyEvent], supplyEventToJSON)
 }
 
 func (h *handlers) createSupplyEvent(c *gin.Context, in *models.SupplyEventCreate) error {

@@ -20,7 +20,7 @@ func (h *handlers) reservations() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createReservation", kit.Org+"/packaging-systems/{recordId}/reservations", tag, a.FlowsWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createReservation), kit.CreatedResponse(kit.Ref("Reservation"))),
+				Handle(kit.JSON(h.createReservation), kit.CreatedResponse(kit.Ref("Reservation"), "getReservation")),
 			kit.List("listReservations", kit.Org+"/packing-reservations", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Query(h.listReservations), kit.OK(kit.Ref("ReservationList"))),
 			kit.Get("getReservation", reservation, tag, a.FlowsRead, a.CatalogView).
@@ -85,9 +85,7 @@ func (h *handlers) createReservation(c *gin.Context, in *models.ReservationCreat
 		workflows.ReservationInput{ReservationID: r.ID, FireAt: fire}); err != nil {
 		return err
 	}
-	c.Header("Location", kit.State(c).BaseURL+"/organizations/"+kit.OrgID(c).String()+"/packing-reservations/"+r.ID.String())
-	c.JSON(http.StatusCreated, reservationToJSON(r))
-	return nil
+	return kit.Created(c, r.ID, reservationToJSON(r))
 }
 
 // reservationQuery narrows the list to the reservations reading as one

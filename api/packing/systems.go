@@ -23,7 +23,7 @@ func (h *handlers) systems() kit.Area {
 			kit.List("listPackagingSystems", kit.Org+"/packaging-systems", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Query(h.listSystems), kit.OK(kit.Ref("PackagingSystemList"))),
 			kit.Post("createPackagingSystem", kit.Org+"/packaging-systems", tag, a.CatalogWrite, a.CatalogCreate).
-				Handle(kit.JSON(h.createSystem), kit.CreatedResponse(kit.Ref("PackagingSystem"))),
+				Handle(kit.JSON(h.createSystem), kit.CreatedResponse(kit.Ref("PackagingSystem"), "getPackagingSystem")),
 			kit.Get("getPackagingSystem", system, tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getSystem), answer),
 			kit.Write(http.MethodPut, "updatePackagingSystem", system, tag, a.CatalogWrite, a.CatalogUpdate).
@@ -35,11 +35,13 @@ func (h *handlers) systems() kit.Area {
 			kit.Get("getPackagingSystemConfiguration", system+"/configuration", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getConfiguration), kit.OK(kit.Ref("PackagingSystemConfiguration"))),
 			kit.Post("upsertPackagingSystemLine", system+"/items", tag, a.CatalogWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.upsertLine), kit.CreatedResponse(kit.Ref("PackagingSystemLineChange")).Or(http.StatusOK)),
+				Handle(kit.JSON(h.upsertLine), kit.CreatedResponse(kit.Ref("PackagingSystemLineChange"), "getPackagingSystemLine").Or(http.StatusOK)),
 			kit.Write(http.MethodDelete, "deletePackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.deleteLine), kit.OK(kit.Ref("PackagingSystemLineDeleted"))),
 			kit.List("listPackagingSystemLines", kit.Org+"/packaging-systems/{systemId}/items", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listLines), kit.OK(kit.Ref("PackagingSystemLineList"))),
+			kit.Get("getPackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogRead, a.CatalogView).
+				Handle(kit.Do(h.getLine), kit.OK(kit.Ref("PackagingSystemLine"))),
 		},
 		Schemas: systemSchemas(),
 		Codes: []kit.Code{
@@ -210,6 +212,12 @@ func lineToJSON(l *models.PackagingSystemLine) lineJSON {
 // they were added.
 func (h *handlers) listLines(c *gin.Context) error {
 	return listOfSystem(c, h, kit.OldestFirst, lineToJSON)
+}
+
+// getLine answers one recipe line of the path's set: the Location of a
+// line the set's upsert added.
+func (h *handlers) getLine(c *gin.Context) error {
+	return kit.ShowOf(c, h.DB, "recordId", "lineId", models.FindSystemLine, lineToJSON)
 }
 
 // upsertLine adds a line (201) or changes the one the body names (200),

@@ -241,6 +241,7 @@ func TestPackagingSystemsOfAnotherOrganization(t *testing.T) {
 		{http.MethodGet, base + "/items", nil},
 		{http.MethodPost, base + "/items", map[string]any{"revision": 2, "line": line, "quantity": "2"}},
 		{http.MethodDelete, base + "/items/" + line, map[string]any{"revision": 2}},
+		{http.MethodGet, base + "/items/" + line, nil},
 		{http.MethodGet, "/catalog-items/" + item + "/inventory", nil},
 	} {
 		res := mine.send(r.method, r.path, r.body)
@@ -301,6 +302,8 @@ func TestRecipeLines(t *testing.T) {
 	archivedItem := cl.item("OLD", "piece", "1", true)
 	cl.ok(http.StatusOK, http.MethodPost, "/catalog-items/"+archivedItem+"/archive", nil)
 	otherLine := cl.line(other, map[string]any{"item": box, "quantity": "1", "unit": "piece", "role": "container"})
+	assert.Equal(t, "0.5", cl.ok(http.StatusOK, http.MethodGet, path+"/"+tapeLine, nil)["quantity"], "a line reads as last changed")
+	assert.Equal(t, http.StatusNotFound, cl.send(http.MethodGet, path+"/"+otherLine, nil).Code, "a line of another set")
 	cases := map[string]struct {
 		body  map[string]any
 		field string

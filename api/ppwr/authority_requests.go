@@ -47,7 +47,7 @@ func (h *handlers) authorityRequests() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createAuthorityRequest), kit.CreatedResponse(record)),
+				Handle(kit.JSON(h.createAuthorityRequest), kit.CreatedResponse(record, "getAuthorityRequest")),
 			kit.Get("getAuthorityRequest", kit.Org+"/ppwr/authority-requests/{recordId}", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Do(h.getAuthorityRequest), read),
 		},

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -89,21 +88,13 @@ func jar(t *testing.T, o *office, tn apitest.Tenant) string {
 // processed and approves it; it answers the version's id.
 func (o *office) approvedDocument(t *testing.T, item, name string, content []byte) string {
 	t.Helper()
-	var body bytes.Buffer
-	form := multipart.NewWriter(&body)
-	for k, v := range map[string]string{"document_type": "test_report", "title": "Raport z badań słoika", "catalog_item": item} {
-		require.NoError(t, form.WriteField(k, v))
-	}
-	part, err := form.CreateFormFile("file", name)
-	require.NoError(t, err)
-	_, err = part.Write(content)
-	require.NoError(t, err)
-	require.NoError(t, form.Close())
-	res := o.Do(apitest.Req{Method: http.MethodPost, Path: o.tn.Path("/documents"), Token: o.tn.Token, Body: body.String(),
-		Headers: map[string]string{"Content-Type": form.FormDataContentType(), "Idempotency-Key": apitest.IdemKey()}})
+	body, contentType := apitest.Form(t, map[string]string{"document_type": "test_report", "title": "Raport z badań słoika", "catalog_item": item},
+		name, content)
+	res := o.Do(apitest.Req{Method: http.MethodPost, Path: o.tn.Path("/documents"), Token: o.tn.Token, Body: body,
+		Headers: map[string]string{"Content-Type": contentType, "Idempotency-Key": apitest.IdemKey()}})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	id := res.JSON["id"].(string)
-	_, err = o.relay.StartWorkflows(t.Context())
+	_, err := o.relay.StartWorkflows(t.Context())
 	require.NoError(t, err)
 	var v map[string]any
 	require.Eventually(t, func() bool {

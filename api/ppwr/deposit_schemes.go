@@ -20,7 +20,7 @@ func (h *handlers) depositSchemes() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createDepositScheme", kit.Org+"/ppwr/deposit-schemes", tag, a.PPWRWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createDepositScheme), kit.CreatedResponse(scheme)),
+				Handle(kit.JSON(h.createDepositScheme), kit.CreatedResponse(scheme, "getDepositScheme")),
 			kit.Get("getDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Do(h.getDepositScheme), kit.OK(scheme)),
 			kit.Post("reviewDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).

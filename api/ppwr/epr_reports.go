@@ -28,7 +28,7 @@ func (h *handlers) eprReports() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createEPRReport", kit.Org+"/ppwr/epr-reports", tag, a.ReportsRun, a.ReportsExport).
-				Handle(kit.JSON(h.createEPRReport), kit.CreatedResponse(report)),
+				Handle(kit.JSON(h.createEPRReport), kit.CreatedResponse(report, "listEPRReportLines")),
 			kit.Post("createEPRReportLine", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.addEPRReportLine), kit.Response{Status: http.StatusCreated, Schema: kit.Ref("EPRReportLineAdded")}),
 			kit.List("listEPRReportLines", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRead, a.ReportsView).
@@ -131,16 +131,14 @@ func eprLineToJSON(l *models.EPRReportLine) eprLineJSON {
 		Reason: l.Reason, CreatedBy: l.CreatedBy, CreatedAt: l.CreatedAt.UTC()}
 }
 
-// createEPRReport answers the report; its Location is its lines, the one
-// read of a report.
+// createEPRReport answers the report; its row names the lines list, the
+// one read of a report (its envelope carries the report), as Location.
 func (h *handlers) createEPRReport(c *gin.Context, in *models.EPRReportCreate) error {
 	r, _, err := models.CreateEPRReport(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
-	c.Header("Location", kit.Location(c, r.ID)+"/lines")
-	c.JSON(http.StatusCreated, eprReportToJSON(r))
-	return nil
+	return kit.Created(c, r.ID, eprReportToJSON(r))
 }
 
 // addEPRReportLine answers the line with the report it changed, whose new

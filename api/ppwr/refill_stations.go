@@ -17,7 +17,9 @@ func (h *handlers) refillStations() kit.Area {
 			kit.List("listRefillStations", kit.Org+"/ppwr/refill-stations", tag, a.PPWRRead, a.ReportsView).
 				Handle(kit.Do(h.listRefillStations), kit.OK(kit.ListOf("RefillStation"))),
 			kit.Post("createRefillStation", kit.Org+"/ppwr/refill-stations", tag, a.PPWRWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createRefillStation), kit.CreatedResponse(kit.Ref("RefillStation"))),
+				Handle(kit.JSON(h.createRefillStation), kit.CreatedResponse(kit.Ref("RefillStation"), "getRefillStation")),
+			kit.Get("getRefillStation", kit.Org+"/ppwr/refill-stations/{recordId}", tag, a.PPWRRead, a.ReportsView).
+				Handle(kit.Do(h.getRefillStation), kit.OK(kit.Ref("RefillStation"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"RefillStation": kit.Object(map[string]kit.Schema{
@@ -53,6 +55,10 @@ func refillStationToJSON(s *models.RefillStation) refillStationJSON {
 func (h *handlers) listRefillStations(c *gin.Context) error {
 	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.RefillStation{})
 	return kit.Paginate(c, db, kit.NewestFirst, refillStationToJSON)
+}
+
+func (h *handlers) getRefillStation(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", refillStationToJSON)
 }
 
 func (h *handlers) createRefillStation(c *gin.Context, in *models.RefillStationCreate) error {

@@ -22,7 +22,10 @@ func (h *handlers) reuse() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createReuseSystem", kit.Org+"/ppwr/reuse-systems", tag, a.PPWRWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createReuseSystem), kit.CreatedResponse(kit.Ref("ReuseSystem"))),
+				Handle(kit.JSON(h.createReuseSystem), kit.CreatedResponse(kit.Ref("ReuseSystem"), "getReuseSystem")),
+			// The spec names no read of a system; its Location needs one.
+			kit.Get("getReuseSystem", kit.Org+"/ppwr/reuse-systems/{recordId}", tag, a.PPWRRead, a.ReportsView).
+				Handle(kit.Do(h.getReuseSystem), kit.OK(kit.Ref("ReuseSystem"))),
 			kit.Get("getReuseStatistics", kit.Org+"/ppwr/reuse-statistics", tag, a.PPWRRead, a.ReportsView).
 				Handle(kit.Query(h.reuseStatistics), kit.OK(kit.Ref("ReuseStatistics"))),
 		},
@@ -81,15 +84,23 @@ type reuseSystemJSON struct {
 	UpdatedAt           time.Time                 `json:"updated_at"`
 }
 
+func reuseSystemToJSON(s *models.ReuseSystem) reuseSystemJSON {
+	return reuseSystemJSON{ID: s.ID, Code: s.Code, Name: s.Name, Operator: s.Operator, Loop: s.Loop,
+		ReturnIncentive: s.ReturnIncentive, Participants: s.Participants, ReconditioningSteps: s.ReconditioningSteps,
+		Items: s.Items, Markets: s.Markets, CreatedBy: s.CreatedBy, Revision: s.Revision,
+		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+}
+
+func (h *handlers) getReuseSystem(c *gin.Context) error {
+	return kit.Show(c, h.DB, "recordId", reuseSystemToJSON)
+}
+
 func (h *handlers) createReuseSystem(c *gin.Context, in *models.ReuseSystemCreate) error {
 	s, err := models.CreateReuseSystem(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
-	return kit.Created(c, s.ID, reuseSystemJSON{ID: s.ID, Code: s.Code, Name: s.Name, Operator: s.Operator, Loop: s.Loop,
-		ReturnIncentive: s.ReturnIncentive, Participants: s.Participants, ReconditioningSteps: s.ReconditioningSteps,
-		Items: s.Items, Markets: s.Markets, CreatedBy: s.CreatedBy, Revision: s.Revision,
-		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()})
+	return kit.Created(c, s.ID, reuseSystemToJSON(s))
 }
 
 // statisticsQuery is the year of the statistics, and optionally one

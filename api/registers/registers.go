@@ -70,7 +70,7 @@ func (h *handlers) operations(reg *register.Register) []kit.Operation {
 			Handle(kit.Do(func(c *gin.Context) error { return h.get(c, reg) }), kit.OK(entry)),
 		kit.Post(create, base, tag, a.PPWRWrite, a.CatalogUpdate).
 			Handle(kit.JSONBody(name+"Create", func() *models.RegisterEntryCreate { return models.NewRegisterEntryCreate(reg) },
-				func(c *gin.Context, in *models.RegisterEntryCreate) error { return h.create(c, in) }), kit.CreatedResponse(entry)),
+				func(c *gin.Context, in *models.RegisterEntryCreate) error { return h.create(c, in) }), kit.CreatedResponse(entry, get)),
 	}
 	if reg.Reviewable {
 		ops = append(ops, kit.Post("review"+name, base+"/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).

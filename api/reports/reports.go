@@ -29,7 +29,7 @@ func Area(d kit.Deps) kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createReport", kit.Org+"/reports", tag, a.ReportsRun, a.ReportsExport).
-				Handle(kit.JSON(h.create), kit.AcceptedResponse(report).WithLocation()),
+				Handle(kit.JSON(h.create), kit.AcceptedResponse(report).WithLocation("getReport")),
 			kit.Get("getReport", kit.Org+"/reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.get), kit.OK(report)),
 			kit.Get("downloadReport", kit.Org+"/reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).

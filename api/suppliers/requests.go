@@ -27,7 +27,7 @@ func (h *handlers) requests() kit.Area {
 			kit.List("listSupplierRequestLines", kit.Org+"/supplier-requests/{requestId}/lines", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
 				Handle(kit.Do(h.listLines), kit.OK(kit.ListOf("SupplierRequestLine"))),
 			kit.Post("createSupplierRequest", kit.Org+"/supplier-requests", tag, a.SupplierRequestsWrite, a.SupplierRequestsCreate).
-				Handle(kit.JSON(h.createRequest), kit.CreatedResponse(kit.Ref("SupplierRequest"))),
+				Handle(kit.JSON(h.createRequest), kit.CreatedResponse(kit.Ref("SupplierRequest"), "getSupplierRequest")),
 			kit.Post("sendSupplierRequest", request+"/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
 				Handle(kit.JSON(h.sendRequest), kit.OK(kit.Ref("SupplierRequest"))),
 			kit.Post("cancelSupplierRequest", request+"/cancel", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
