@@ -352,10 +352,10 @@ func TestAnUploadsKeyReplaysOnlyTheSameForm(t *testing.T) {
 	assert.Equal(t, http.StatusConflict, res.Code, res.Body.String())
 	assert.Equal(t, "idempotency_key_reused", res.ErrorCode())
 
-	var documents, versions int64
-	require.NoError(t, d.DB.Model(&models.Document{}).Where("organization_id = ?", d.tn.Org).Count(&documents).Error)
+	var docs, versions int64
+	require.NoError(t, d.DB.Model(&models.Document{}).Where("organization_id = ?", d.tn.Org).Count(&docs).Error)
 	require.NoError(t, d.DB.Model(&models.DocumentVersion{}).Where("organization_id = ?", d.tn.Org).Count(&versions).Error)
-	assert.EqualValues(t, 1, documents, "replays and reuses store nothing")
+	assert.EqualValues(t, 1, docs, "replays and reuses store nothing")
 	assert.EqualValues(t, 2, versions)
 	assert.EqualValues(t, 2, d.get(t, "/documents/"+doc)["version_count"])
 	assert.Len(t, d.AuditEntries(d.tn.Org, "uploadDocument"), 1)
