@@ -105,7 +105,7 @@ func (r *plannedRow) fields() *CatalogItemFields {
 
 // decide sets the row's outcome and planned change.
 func (r *plannedRow) decide() {
-	sent := r.fields().values()
+	sent := sentValues(r.fields())
 	if r.create != nil {
 		r.row.decide(r.errs, OutcomeCreate, map[string]any{"fields": sent})
 		return
@@ -124,9 +124,9 @@ func (r *plannedRow) decide() {
 	r.row.decide(r.errs, outcome, map[string]any{"catalogItem": r.item.ID, "revision": r.item.Revision, "changes": diff})
 }
 
-// values are the sent fields by API name, as comparable text (nil for
-// null), so a diff is a plain comparison.
-func (in *CatalogItemFields) values() map[string]any {
+// sentValues are the sent fields by API name, as comparable text (nil
+// for null), so a diff is a plain comparison.
+func sentValues(in *CatalogItemFields) map[string]any {
 	out := textValues(map[string]input.Opt[string]{
 		"internalCode": in.InternalCode, "name": in.Name, "sourcingType": in.SourcingType, "mainMaterialCode": in.MainMaterialCode,
 		"stockUnit": in.StockUnit, "foodContactStatus": in.FoodContactStatus, "reuseType": in.ReuseType,
