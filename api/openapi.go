@@ -96,6 +96,9 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 		if op.Request != nil && op.Request.Name != "" {
 			schemas[op.Request.Name] = op.Request.Schema
 		}
+		if item := op.Success.List; item != "" {
+			schemas[kit.ListName(item)] = kit.ListOf(item)
+		}
 		tagSet[op.Tag] = true
 	}
 	tagSet["events"] = true // the webhooks section's tag

@@ -145,3 +145,33 @@ func TestGeneratedGoClientCompiles(t *testing.T) {
 	a := apitest.New(t)
 	require.NoError(t, clientgen.CompileGoClient(t.Context(), a.Server.OpenAPIDocument(i18n.EN)))
 }
+
+// Every list answers a named envelope component, so generated clients
+// get a type for it, and the registers' lists are spelled "Entries".
+func TestListsAnswerNamedSchemas(t *testing.T) {
+	a := apitest.New(t)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &doc))
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	ids := map[string]bool{}
+	for _, op := range a.Server.Operations() {
+		ids[op.ID] = true
+		assert.NotContains(t, op.ID, "Entrys")
+		if !op.Paginated {
+			continue
+		}
+		ref, ok := op.Success.Schema["$ref"].(string)
+		if !assert.True(t, ok, "%s answers a named schema", op.ID) {
+			continue
+		}
+		name := strings.TrimPrefix(ref, "#/components/schemas/")
+		assert.Contains(t, schemas, name, op.ID)
+		if op.Success.List != "" {
+			assert.Equal(t, op.Success.List+"List", name, op.ID)
+		}
+	}
+	assert.True(t, ids["listChemicalSafetyEntries"])
+	assert.True(t, ids["listRecyclabilityEntries"])
+	list := schemas["CatalogItemList"].(map[string]any)
+	assert.Equal(t, "#/components/schemas/CatalogItem", list["properties"].(map[string]any)["data"].(map[string]any)["items"].(map[string]any)["$ref"])
+}

@@ -101,6 +101,13 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 			s.schemas[name] = schema
 		}
 	}
+	for _, op := range s.operations {
+		if item := op.Success.List; item != "" {
+			if _, dup := s.schemas[kit.ListName(item)]; dup {
+				return nil, fmt.Errorf("api: schema %s is the list of %s, which the document derives", kit.ListName(item), item)
+			}
+		}
+	}
 	if err := s.renderOpenAPI(); err != nil {
 		return nil, err
 	}

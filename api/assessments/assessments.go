@@ -32,7 +32,7 @@ func Area(d kit.Deps) kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listAssessments", kit.Org+"/assessments", tag, a.AssessmentsRead, a.AssessmentsView).
-				Handle(kit.Query(h.list), kit.OK(kit.ListOf("Assessment"))),
+				Handle(kit.Query(h.list), kit.ListOK("Assessment")),
 			kit.Post("createAssessment", kit.Org+"/assessments", tag, a.AssessmentsRun, a.AssessmentsRunPerm).
 				Handle(kit.JSON(h.create), kit.CreatedResponse(assessment)),
 			kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView).

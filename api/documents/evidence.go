@@ -21,7 +21,7 @@ func (h *handlers) evidence() kit.Area {
 			kit.Post("createEvidenceProposal", kit.Org+"/document-versions/{recordId}/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				Handle(kit.JSON(h.createProposal), kit.CreatedResponse(kit.Ref("EvidenceProposal"))),
 			kit.List("listEvidenceProposals", kit.Org+"/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				Handle(kit.Query(h.listProposals), kit.OK(kit.ListOf("EvidenceProposal"))),
+				Handle(kit.Query(h.listProposals), kit.ListOK("EvidenceProposal")),
 			kit.Get("getEvidenceProposal", kit.Org+"/evidence-proposals/{recordId}", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				Handle(kit.Do(h.getProposal), kit.OK(kit.Ref("EvidenceProposal"))),
 			// A retry after a timeout reads the proposal first, as the spec

@@ -29,11 +29,11 @@ func (h *handlers) files() kit.Area {
 			kit.Post("uploadDocument", kit.Org+"/documents", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
 				Handle(kit.Multipart("DocumentUpload", kit.UploadSchema(&models.DocumentUpload{}), h.uploadDocument), version),
 			kit.List("listDocuments", kit.Org+"/documents", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Query(h.listDocuments), kit.OK(kit.ListOf("Document"))),
+				Handle(kit.Query(h.listDocuments), kit.ListOK("Document")),
 			kit.Get("getDocument", kit.Org+"/documents/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getDocument), kit.OK(kit.Ref("Document"))),
 			kit.List("listDocumentVersions", kit.Org+"/documents/{documentId}/versions", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.listVersions), kit.OK(kit.ListOf("DocumentVersion"))),
+				Handle(kit.Do(h.listVersions), kit.ListOK("DocumentVersion")),
 			kit.Post("uploadDocumentVersion", kit.Org+"/documents/{recordId}/versions", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
 				Handle(kit.Multipart("DocumentVersionUpload", fileOnly(), h.uploadVersion), version),
 			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).

@@ -18,7 +18,7 @@ func (h *handlers) traceability() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listTraceabilityLinks", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.listLinks), kit.OK(kit.ListOf("TraceabilityLink"))),
+				Handle(kit.Do(h.listLinks), kit.ListOK("TraceabilityLink")),
 			kit.Post("createTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				Handle(kit.JSON(h.createLink), kit.CreatedResponse(kit.Ref("TraceabilityLink"))),
 		},

@@ -41,13 +41,13 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getDocumentsImportTemplate", kit.Org+"/import-templates/documents.csv", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Query(h.documentsTemplate), csvResponse()),
 			kit.List("listImports", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
-				Handle(kit.Do(h.listImports), kit.OK(kit.ListOf("Import"))),
+				Handle(kit.Do(h.listImports), kit.ListOK("Import")),
 			kit.Get("getImport", kit.Org+"/imports/{recordId}", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Do(h.getImport), kit.OK(kit.Ref("Import"))),
 			kit.Post("createImport", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Multipart("ImportUpload", uploadSchema(), h.createImport), importAnswer.WithLocation()),
 			kit.List("listImportRows", kit.Org+"/imports/{importId}/rows", tag, a.ImportsRun, a.ImportsRunPerm).
-				Handle(kit.Query(h.listImportRows), kit.OK(kit.ListOf("ImportRow"))),
+				Handle(kit.Query(h.listImportRows), kit.ListOK("ImportRow")),
 			kit.Post("applyImport", kit.Org+"/imports/{recordId}/apply", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Do(h.applyImport), importAnswer),
 			kit.Get("downloadImportResult", kit.Org+"/imports/{recordId}/result.csv", tag, a.ImportsRun, a.ImportsRunPerm).

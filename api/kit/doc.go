@@ -21,8 +21,9 @@
 // (c.Request.MultipartReader()); the pipeline never reads it. A handler decodes, runs a command of
 // models on kit.Work(c) (writes) or reads through models.Tenant (reads),
 // and renders; it returns domain errors, which ProblemOf maps onto the
-// error envelope. Every row has a handler: a server is not assembled
-// with a row that lacks one.
+// error envelope. A list answers ListOK(item), a named envelope
+// component. Every row has a handler: a server is not assembled with a
+// row that lacks one.
 //
 // # Adding an area
 //

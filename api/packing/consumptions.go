@@ -25,13 +25,12 @@ func (h *handlers) consumptions() kit.Area {
 			kit.Post("consumePackagingSystem", kit.Org+"/packaging-systems/{recordId}/consumptions", tag, a.FlowsWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.consumePackagingSystem), created("PackagingSystemUsage")),
 			kit.List("listPackagingSystemUsages", kit.Org+"/packaging-systems/{systemId}/usages", tag, a.FlowsRead, a.CatalogView).
-				Handle(kit.Do(h.listPackagingSystemUsages), kit.OK(kit.Ref("PackagingSystemUsageList"))),
+				Handle(kit.Do(h.listPackagingSystemUsages), kit.ListOK("PackagingSystemUsage")),
 			kit.Post("createPackingConsumption", kit.Org+"/packing-consumptions", tag, a.FlowsWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.createPackingConsumption), created("PackingConsumption")),
 		},
 		Schemas: map[string]kit.Schema{
-			"PackagingSystemUsage":     packedSchema(map[string]kit.Schema{"event_on": kit.Date(), "reservation": kit.Nullable(kit.UUID())}),
-			"PackagingSystemUsageList": kit.ListOf("PackagingSystemUsage"),
+			"PackagingSystemUsage": packedSchema(map[string]kit.Schema{"event_on": kit.Date(), "reservation": kit.Nullable(kit.UUID())}),
 			"PackingConsumption": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "order_reference": kit.Str(), "country": kit.Str(), "event_on": kit.Date(), "created_at": kit.DateTime(),
 				"lines": kit.ArrayOf(kit.Object(map[string]kit.Schema{

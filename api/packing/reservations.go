@@ -22,7 +22,7 @@ func (h *handlers) reservations() kit.Area {
 			kit.Post("createReservation", kit.Org+"/packaging-systems/{recordId}/reservations", tag, a.FlowsWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.createReservation), kit.CreatedResponse(kit.Ref("Reservation"))),
 			kit.List("listReservations", kit.Org+"/packing-reservations", tag, a.FlowsRead, a.CatalogView).
-				Handle(kit.Query(h.listReservations), kit.OK(kit.Ref("ReservationList"))),
+				Handle(kit.Query(h.listReservations), kit.ListOK("Reservation")),
 			kit.Get("getReservation", reservation, tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.getReservation), answer),
 			kit.Post("consumeReservation", reservation+"/consume", tag, a.FlowsWrite, a.CatalogUpdate).
@@ -35,12 +35,6 @@ func (h *handlers) reservations() kit.Area {
 				"status": kit.Enum(models.ReservationStatuses...), "expires_at": kit.DateTime(), "revision": kit.Int(),
 				"usage": kit.Nullable(kit.UUID()), "updated_at": kit.DateTime(), "ended_at": kit.Nullable(kit.DateTime()),
 			}),
-			"ReservationList": kit.ListOf("Reservation"),
-		},
-		Codes: []kit.Code{
-			{Code: models.ErrNotStockTracked.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrReservationExpired.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrReservationNotHeld.Code, Status: http.StatusUnprocessableEntity},
 		},
 	}
 }

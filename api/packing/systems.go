@@ -21,7 +21,7 @@ func (h *handlers) systems() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listPackagingSystems", kit.Org+"/packaging-systems", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Query(h.listSystems), kit.OK(kit.Ref("PackagingSystemList"))),
+				Handle(kit.Query(h.listSystems), kit.ListOK("PackagingSystem")),
 			kit.Post("createPackagingSystem", kit.Org+"/packaging-systems", tag, a.CatalogWrite, a.CatalogCreate).
 				Handle(kit.JSON(h.createSystem), kit.CreatedResponse(kit.Ref("PackagingSystem"))),
 			kit.Get("getPackagingSystem", system, tag, a.CatalogRead, a.CatalogView).
@@ -39,7 +39,7 @@ func (h *handlers) systems() kit.Area {
 			kit.Write(http.MethodDelete, "deletePackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.deleteLine), kit.OK(kit.Ref("PackagingSystemLineDeleted"))),
 			kit.List("listPackagingSystemLines", kit.Org+"/packaging-systems/{systemId}/items", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Do(h.listLines), kit.OK(kit.Ref("PackagingSystemLineList"))),
+				Handle(kit.Do(h.listLines), kit.ListOK("PackagingSystemLine")),
 		},
 		Schemas: systemSchemas(),
 		Codes: []kit.Code{
@@ -64,9 +64,7 @@ func systemSchemas() map[string]kit.Schema {
 			"status": kit.Enum(models.SystemActive, models.SystemArchived), "revision": kit.Int(), "lines_count": kit.Int(),
 			"created_at": kit.DateTime(), "updated_at": kit.DateTime(), "archived_at": kit.Nullable(kit.DateTime()),
 		}),
-		"PackagingSystemList":        kit.ListOf("PackagingSystem"),
 		"PackagingSystemLine":        kit.Object(line),
-		"PackagingSystemLineList":    kit.ListOf("PackagingSystemLine"),
 		"PackagingSystemLineChange":  kit.Object(change),
 		"PackagingSystemLineDeleted": kit.Object(map[string]kit.Schema{"packaging_system": kit.UUID(), "revision": kit.Int()}),
 		"CompositionLine": kit.Object(map[string]kit.Schema{

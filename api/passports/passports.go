@@ -44,7 +44,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Post("sharePassport", kit.Org+"/passports/{recordId}/shares", tag, a.PPWRWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.share), created(grant)),
 			kit.List("listSharingGrants", kit.Org+"/sharing-grants", tag, a.PPWRRead, a.CatalogView).
-				Handle(kit.Query(h.listGrants), kit.OK(kit.ListOf("SharingGrant"))),
+				Handle(kit.Query(h.listGrants), kit.ListOK("SharingGrant")),
 			kit.Post("revokeSharingGrant", kit.Org+"/sharing-grants/{recordId}/revoke", tag, a.PPWRWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.revoke), kit.OK(grant)),
 		},

@@ -59,13 +59,13 @@ func Area(d kit.Deps) kit.Area {
 func (h *handlers) operations(reg *register.Register) []kit.Operation {
 	base, name := kit.Org+"/catalog-items/{catalogItemId}/ppwr/"+reg.Slug, stem(reg)
 	entry := kit.Ref(name)
-	list, create, get := "list"+name+"s", "create"+name, "get"+name
+	list, create, get := "list"+strings.TrimSuffix(name, "Entry")+"Entries", "create"+name, "get"+name
 	if reg.Slug == "reuse-units" {
 		list, create, get = "listReuseUnits", "createReuseUnit", "getReuseUnit"
 	}
 	ops := []kit.Operation{
 		kit.List(list, base, tag, a.PPWRRead, a.CatalogView).
-			Handle(kit.Query(func(c *gin.Context, q *entryQuery) error { return h.list(c, reg, q) }), kit.OK(kit.ListOf(name))),
+			Handle(kit.Query(func(c *gin.Context, q *entryQuery) error { return h.list(c, reg, q) }), kit.ListOK(name)),
 		kit.Get(get, base+"/{recordId}", tag, a.PPWRRead, a.CatalogView).
 			Handle(kit.Do(func(c *gin.Context) error { return h.get(c, reg) }), kit.OK(entry)),
 		kit.Post(create, base, tag, a.PPWRWrite, a.CatalogUpdate).

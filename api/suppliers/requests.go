@@ -21,11 +21,11 @@ func (h *handlers) requests() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listSupplierRequests", kit.Org+"/supplier-requests", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
-				Handle(kit.Query(h.listRequests), kit.OK(kit.ListOf("SupplierRequest"))),
+				Handle(kit.Query(h.listRequests), kit.ListOK("SupplierRequest")),
 			kit.Get("getSupplierRequest", request, tag, a.SupplierRequestsRead, a.SupplierRequestsView).
 				Handle(kit.Do(h.getRequest), kit.OK(kit.Ref("SupplierRequestDetail"))),
 			kit.List("listSupplierRequestLines", kit.Org+"/supplier-requests/{requestId}/lines", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
-				Handle(kit.Do(h.listLines), kit.OK(kit.ListOf("SupplierRequestLine"))),
+				Handle(kit.Do(h.listLines), kit.ListOK("SupplierRequestLine")),
 			kit.Post("createSupplierRequest", kit.Org+"/supplier-requests", tag, a.SupplierRequestsWrite, a.SupplierRequestsCreate).
 				Handle(kit.JSON(h.createRequest), kit.CreatedResponse(kit.Ref("SupplierRequest"))),
 			kit.Post("sendSupplierRequest", request+"/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
