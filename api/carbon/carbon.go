@@ -43,10 +43,10 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getCarbonFactor", kit.Org+"/carbon-factors/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getFactor), kit.OK(factor)),
 			kit.Post("archiveCarbonFactor", kit.Org+"/carbon-factors/{recordId}/archive", tag, a.ReportsRun, a.ReportsExport).
+				Answers(models.ErrFactorArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("recordId", models.ArchiveCarbonFactor, factorToJSON)), kit.OK(factor)),
 		},
 		Schemas: schemas(),
-		Codes:   []kit.Code{{Code: models.ErrFactorArchived.Code, Status: http.StatusUnprocessableEntity}},
 	}
 }
 

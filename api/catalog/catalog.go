@@ -19,7 +19,6 @@ type handlers struct{ kit.Deps }
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{d}
 	item := "/catalog-items/{catalogItemId}"
-	ifMatch := kit.Param{Name: "If-Match", Required: true, Schema: kit.Str(), DescKey: "param.if_match"}
 	itemAnswer := kit.OK(kit.Ref("CatalogItem")).WithETag()
 	return kit.Area{
 		Operations: []kit.Operation{
@@ -30,14 +29,19 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getCatalogItem", kit.Org+item, tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getCatalogItem), itemAnswer),
 			kit.Write(http.MethodPatch, "updateCatalogItem", kit.Org+item, tag, a.CatalogWrite, a.CatalogUpdate).NotIdempotent().
-				WithHeaders(ifMatch).Handle(kit.JSON(h.updateCatalogItem), itemAnswer),
+				WithHeaders(kit.IfMatchHeader).
+				Answers(models.ErrItemArchived).
+				Handle(kit.JSON(h.updateCatalogItem), itemAnswer),
 			kit.Post("archiveCatalogItem", kit.Org+item+"/archive", tag, a.CatalogWrite, a.CatalogArchive).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.archiveCatalogItem), itemAnswer),
 			kit.Post("restoreCatalogItem", kit.Org+item+"/restore", tag, a.CatalogWrite, a.CatalogArchive).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.restoreCatalogItem), itemAnswer),
 			kit.List("listComponents", kit.Org+item+"/components", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listComponents), kit.ListOK("Component")),
 			kit.Post("createComponent", kit.Org+item+"/components", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrItemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.createComponent), kit.CreatedResponse(kit.Ref("Component"))),
 			kit.Get("getComponent", kit.Org+item+"/components/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getComponent), kit.OK(kit.Ref("Component"))),
@@ -50,6 +54,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getMarket", kit.Org+item+"/markets/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getMarket), kit.OK(kit.Ref("MarketScenario"))),
 			kit.Write(http.MethodPut, "replaceMarkets", kit.Org+item+"/markets", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrItemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.replaceMarkets), kit.OK(kit.Ref("MarketsResult"))),
 			kit.List("listFamilies", kit.Org+"/families", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listFamilies), kit.ListOK("Family")),
@@ -58,6 +63,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getFamily", kit.Org+"/families/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFamily), kit.OK(kit.Ref("Family"))),
 			kit.Write(http.MethodPut, "updateFamily", kit.Org+"/families/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("recordId", models.UpdateFamily, familyToJSON)), kit.OK(kit.Ref("Family"))),
 			kit.List("listFolders", kit.Org+"/folders", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Query(h.listFolders), kit.ListOK("Folder")),
@@ -66,8 +72,10 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFolder), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodPut, "updateFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("recordId", models.UpdateFolder, folderToJSON)), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodDelete, "deleteFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrFolderNotEmpty, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.deleteFolder), kit.OK(kit.Ref("FolderDeleted"))),
 			kit.List("listParties", kit.Org+"/parties", tag, a.CatalogRead, a.SuppliersManage).
 				Handle(kit.Do(h.listParties), kit.ListOK("Party")),
@@ -77,10 +85,6 @@ func Area(d kit.Deps) kit.Area {
 				Handle(kit.Do(h.getParty), kit.OK(kit.Ref("Party"))),
 		},
 		Schemas: schemas(),
-		Codes: []kit.Code{
-			{Code: models.ErrItemArchived.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrFolderNotEmpty.Code, Status: http.StatusUnprocessableEntity},
-		},
 	}
 }
 

@@ -39,6 +39,7 @@ func (h *handlers) files() kit.Area {
 			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion"))),
 			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
+				Answers(models.ErrDocumentNotServable).
 				Handle(kit.Do(h.download), downloadResponse()),
 		},
 		Schemas: map[string]kit.Schema{
@@ -61,7 +62,6 @@ func (h *handlers) files() kit.Area {
 				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 			}),
 		},
-		Codes: []kit.Code{{Code: models.ErrDocumentNotServable.Code, Status: http.StatusUnprocessableEntity}},
 	}
 }
 

@@ -1,7 +1,6 @@
 package documents
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -20,6 +19,7 @@ func (h *handlers) traceability() kit.Area {
 			kit.List("listTraceabilityLinks", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.listLinks), kit.ListOK("TraceabilityLink")),
 			kit.Post("createTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Answers(models.ErrItemArchived, models.ErrDocumentNotApproved, models.ErrLinkExists, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.createLink), kit.CreatedResponse(kit.Ref("TraceabilityLink"))),
 		},
 		Schemas: map[string]kit.Schema{
@@ -30,7 +30,6 @@ func (h *handlers) traceability() kit.Area {
 				"created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
 			}),
 		},
-		Codes: []kit.Code{{Code: models.ErrLinkExists.Code, Status: http.StatusConflict}},
 	}
 }
 

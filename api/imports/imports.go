@@ -49,6 +49,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listImportRows", kit.Org+"/imports/{importId}/rows", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Query(h.listImportRows), kit.ListOK("ImportRow")),
 			kit.Post("applyImport", kit.Org+"/imports/{recordId}/apply", tag, a.ImportsRun, a.ImportsRunPerm).
+				Answers(models.ErrImportNotReady, models.ErrImportPlannedOnly).
 				Handle(kit.Do(h.applyImport), importAnswer),
 			kit.Get("downloadImportResult", kit.Org+"/imports/{recordId}/result.csv", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Do(h.resultFile), csvResponse()),
@@ -67,10 +68,6 @@ func Area(d kit.Deps) kit.Area {
 				"errors":  {"type": "object", "additionalProperties": kit.ArrayOf(kit.Str())},
 				"planned": kit.Nullable(kit.Schema{"type": "object"}), "applied": kit.Nullable(kit.Schema{"type": "object"}),
 			}),
-		},
-		Codes: []kit.Code{
-			{Code: models.ErrImportNotReady.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrImportPlannedOnly.Code, Status: http.StatusUnprocessableEntity},
 		},
 	}
 }

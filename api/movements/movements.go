@@ -32,6 +32,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getSupplyEvent", events+"/{recordId}", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.getSupplyEvent), kit.OK(kit.Ref("SupplyEvent"))),
 			kit.Post("createSupplyEvent", events, tag, a.FlowsWrite, a.CatalogUpdate).
+				Answers(models.ErrItemArchived, models.ErrInsufficientStock, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.createSupplyEvent), kit.CreatedResponse(kit.Ref("SupplyEvent"))),
 			kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Query(h.getSupplySummary), kit.OK(kit.Ref("SupplySummary"))),
@@ -43,9 +44,6 @@ func Area(d kit.Deps) kit.Area {
 				Handle(kit.JSON(h.createFlow), kit.CreatedResponse(kit.Ref("Flow"))),
 		},
 		Schemas: schemas(),
-		Codes: []kit.Code{
-			{Code: models.ErrInsufficientStock.Code, Status: http.StatusUnprocessableEntity},
-		},
 	}
 }
 

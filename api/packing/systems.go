@@ -27,24 +27,26 @@ func (h *handlers) systems() kit.Area {
 			kit.Get("getPackagingSystem", system, tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getSystem), answer),
 			kit.Write(http.MethodPut, "updatePackagingSystem", system, tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.updateSystem), answer),
 			kit.Post("archivePackagingSystem", system+"/archive", tag, a.CatalogWrite, a.CatalogArchive).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.archiveSystem), answer),
 			kit.Post("restorePackagingSystem", system+"/restore", tag, a.CatalogWrite, a.CatalogArchive).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.restoreSystem), answer),
 			kit.Get("getPackagingSystemConfiguration", system+"/configuration", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getConfiguration), kit.OK(kit.Ref("PackagingSystemConfiguration"))),
 			kit.Post("upsertPackagingSystemLine", system+"/items", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.upsertLine), kit.CreatedResponse(kit.Ref("PackagingSystemLineChange")).Or(http.StatusOK)),
 			kit.Write(http.MethodDelete, "deletePackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.deleteLine), kit.OK(kit.Ref("PackagingSystemLineDeleted"))),
 			kit.List("listPackagingSystemLines", kit.Org+"/packaging-systems/{systemId}/items", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listLines), kit.ListOK("PackagingSystemLine")),
 		},
 		Schemas: systemSchemas(),
-		Codes: []kit.Code{
-			{Code: models.ErrSystemArchived.Code, Status: http.StatusUnprocessableEntity},
-		},
 	}
 }
 
