@@ -259,6 +259,11 @@ func TestRateLimitIsSharedAcrossReplicas(t *testing.T) {
 	wait, err := strconv.Atoi(res.Header().Get("Retry-After"))
 	require.NoError(t, err, "Retry-After is an integer")
 	assert.True(t, wait >= 1 && wait <= 20, "one request frees up every 20 s: %d", wait)
+	seconds := " seconds."
+	if wait == 1 {
+		seconds = " second."
+	}
+	assert.Equal(t, "Too many requests. Retry in "+strconv.Itoa(wait)+seconds, res.JSON["error"].(map[string]any)["message"])
 
 	other := replica1.AddUser(tn.Org, apitest.TenantSpec{})
 	assert.Equal(t, http.StatusOK, get(replica1, other.Token).Code, "limits are per user")

@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/internal/config"
+	"ppwr/internal/i18n"
 	"ppwr/internal/storage"
 	"ppwr/internal/work"
 	"ppwr/models"
@@ -102,11 +103,15 @@ func Day(t *time.Time) *string {
 // Answers(FileNotReady("")).
 const CodeFileNotReady = "file_not_ready"
 
+// fileRetrySeconds is how long a download of a file being built is asked
+// to wait: building one takes seconds.
+const fileRetrySeconds = 5
+
 // FileNotReady is the 409 of such a download, with the file's state and
 // how long to wait.
 func FileNotReady(state string) *Problem {
-	p := NewProblem(http.StatusConflict, CodeFileNotReady, "error.file_not_ready", state)
-	p.Headers = map[string]string{"Retry-After": "5"}
+	p := NewProblem(http.StatusConflict, CodeFileNotReady, "error.file_not_ready", state, i18n.Seconds(fileRetrySeconds))
+	p.Headers = map[string]string{"Retry-After": strconv.Itoa(fileRetrySeconds)}
 	return p
 }
 
