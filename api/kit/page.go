@@ -2,11 +2,14 @@ package kit
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
+	"sort"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -29,9 +32,13 @@ type page struct {
 }
 
 // cursorToken is the opaque cursor: the id of the last row of the previous
-// page. Ids are UUIDv7, so id order is a stable creation order.
+// page (ids are UUIDv7, so id order is a stable creation order) and the
+// digest of the list that issued it. A cursor sent to another list, or to
+// the same list with other filters, would skip rows silently; the digest
+// has it refused instead.
 type cursorToken struct {
 	After uuid.UUID `json:"a"`
+	List  string    `json:"l"`
 }
 
 // failer records field errors.
@@ -58,18 +65,52 @@ func bindPage(c *gin.Context, errs failer) {
 	if raw := c.Query("cursor"); raw != "" {
 		var tok cursorToken
 		data, err := base64.RawURLEncoding.DecodeString(raw)
-		if err != nil || json.Unmarshal(data, &tok) != nil || tok.After == uuid.Nil {
+		switch {
+		case err != nil || json.Unmarshal(data, &tok) != nil || tok.After == uuid.Nil:
 			errs.Fail("cursor", "field.cursor_invalid")
-		} else {
+		case tok.List != listDigest(c):
+			errs.Fail("cursor", "field.cursor_other_list")
+		default:
 			st.page.after = tok.After
 		}
 	}
 }
 
-// EncodeCursor is the cursor of the page after the row with id after.
-func EncodeCursor(after uuid.UUID) string {
-	data, _ := json.Marshal(cursorToken{After: after})
+// encodeCursor is the cursor of the page after the row with id after, in
+// the list the request reads.
+func encodeCursor(c *gin.Context, after uuid.UUID) string {
+	data, _ := json.Marshal(cursorToken{After: after, List: listDigest(c)})
 	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// listDigest identifies the list a request reads: its operation, the
+// records its path names (the organization, a parent record) and its
+// filters as binding reads them: each query parameter of the operation by
+// its first value, an empty one counting as absent. per_page is not a
+// filter: a client may change it between pages.
+func listDigest(c *gin.Context) string {
+	op := State(c).Operation
+	h := sha256.New()
+	fmt.Fprintf(h, "%q\n", op.ID)
+	for _, name := range op.PathParams() {
+		value := c.Param(name)
+		if id, err := uuid.Parse(value); err == nil {
+			value = id.String()
+		}
+		fmt.Fprintf(h, "%q=%q\n", name, value)
+	}
+	names := make([]string, 0, len(op.Query))
+	for _, p := range op.Query {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	query := c.Request.URL.Query()
+	for _, name := range names {
+		if value := query.Get(name); value != "" {
+			fmt.Fprintf(h, "%q=%q\n", name, value)
+		}
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:12])
 }
 
 // listEnvelope is the spec's list envelope.
@@ -137,7 +178,7 @@ func paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func
 		if err != nil {
 			return err
 		}
-		link := nextLink(c, EncodeCursor(last))
+		link := nextLink(c, encodeCursor(c, last))
 		next = &link
 	}
 	data, err := render(rows)
