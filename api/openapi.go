@@ -77,7 +77,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 	t := func(key string, args ...any) string { return i18n.T(l, key, args...) }
 	paths := map[string]map[string]any{}
 	tagSet := map[string]bool{}
-	schemas := map[string]any{}
+	schemas, responses := map[string]any{}, map[string]any{}
 	for name, schema := range s.schemas {
 		schemas[name] = schema
 	}
@@ -92,9 +92,12 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 			path, canonical[op.PathShape()] = op.Path, op.Path
 			paths[path] = map[string]any{}
 		}
-		paths[path][strings.ToLower(op.Method)] = operationDoc(op, pathParam.FindAllStringSubmatch(path, -1), t)
+		paths[path][strings.ToLower(op.Method)] = operationDoc(op, pathParam.FindAllStringSubmatch(path, -1), responses, t)
 		if op.Request != nil && op.Request.Name != "" {
 			schemas[op.Request.Name] = op.Request.Schema
+		}
+		if item := op.Success.List; item != "" {
+			schemas[kit.ListName(item)] = kit.ListOf(item)
 		}
 		tagSet[op.Tag] = true
 	}
@@ -107,6 +110,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 	for i, c := range s.codes {
 		codes[i] = c.Code
 	}
+	sort.Strings(codes)
 	schemas["ErrorEnvelope"] = kit.Object(map[string]kit.Schema{
 		"error": kit.Object(map[string]kit.Schema{
 			"code":      kit.Enum(codes...),
@@ -138,7 +142,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 			},
 			"parameters": commonParameters(t),
 			"headers":    commonHeaders(t),
-			"responses":  errorResponses(t),
+			"responses":  responses,
 			"schemas":    schemas,
 		},
 	}
@@ -254,35 +258,54 @@ func headerRefs(names ...string) map[string]any {
 	return out
 }
 
-// errorStatuses are documented on every operation; the spec lists 404, 409
-// and 422 even for reads.
-var errorStatuses = []int{401, 403, 404, 409, 422, 429, 500}
-
-// errorResponses are the shared error answers. Every answer names its
-// language; a stored answer of an idempotent write replays with
-// Idempotent-Replayed.
-func errorResponses(t func(string, ...any) string) map[string]any {
+// errorResponses are an operation's error answers: for each status, the
+// codes it can answer with that status (errorCodes), the headers those
+// codes send, and the envelope with its code narrowed to them. Every
+// answer names its language; a refusal stored for an Idempotency-Key
+// replays with Idempotent-Replayed. Operations share the answers they
+// have alike: each is a component of responses, named after its status
+// and codes, which the operation refers to by status.
+func errorResponses(op *kit.Operation, components map[string]any, t func(string, ...any) string) map[string]any {
+	byStatus := map[int][]kit.Code{}
+	for _, c := range errorCodes(op) {
+		byStatus[c.Status] = append(byStatus[c.Status], c)
+	}
 	out := map[string]any{}
-	for _, st := range append(errorStatuses, 405, 413, 415, 428) {
-		headers := headerRefs("X-Request-ID", "Content-Language", "Idempotent-Replayed")
-		switch st {
-		case 401:
-			headers = headerRefs("X-Request-ID", "Content-Language", "WWW-Authenticate")
-		case 405:
-			headers = headerRefs("X-Request-ID", "Content-Language", "Allow")
-		case 429:
-			headers = headerRefs("X-Request-ID", "Content-Language", "Retry-After")
+	for st, codes := range byStatus {
+		names := []string{"X-Request-ID", "Content-Language"}
+		enum := make([]string, len(codes))
+		for i, c := range codes {
+			enum[i] = c.Code
+			names = append(names, c.Headers...)
 		}
-		out[strconv.Itoa(st)] = map[string]any{
+		sort.Strings(enum)
+		component := strings.Join(append([]string{strconv.Itoa(st)}, enum...), "-")
+		if op.Idempotent && storedRefusal(st) {
+			names = append(names, "Idempotent-Replayed")
+			component += "-replayable"
+		}
+		components[component] = map[string]any{
 			"description": t("response." + strconv.Itoa(st)),
-			"headers":     headers,
-			"content":     map[string]any{"application/json": map[string]any{"schema": kit.Ref("ErrorEnvelope")}},
+			"headers":     headerRefs(names...),
+			"content": map[string]any{"application/json": map[string]any{"schema": kit.Schema{"allOf": []any{
+				kit.Ref("ErrorEnvelope"),
+				kit.Schema{"properties": map[string]any{"error": kit.Schema{"properties": map[string]any{"code": kit.Enum(enum...)}}}},
+			}}}},
 		}
+		out[strconv.Itoa(st)] = map[string]any{"$ref": "#/components/responses/" + component}
 	}
 	return out
 }
 
-func operationDoc(op *kit.Operation, pathParams [][]string, t func(string, ...any) string) map[string]any {
+// storedRefusal reports whether an answer of status st can be a refusal
+// the unit of work stored for an Idempotency-Key: one the handler or the
+// write's own steps gave, not one of the steps before (authentication,
+// rate limit, routing) nor a server error, which is never stored.
+func storedRefusal(st int) bool {
+	return st >= 400 && st < 500 && st != http.StatusUnauthorized && st != http.StatusMethodNotAllowed && st != http.StatusTooManyRequests
+}
+
+func operationDoc(op *kit.Operation, pathParams [][]string, responseComponents map[string]any, t func(string, ...any) string) map[string]any {
 	params := []any{}
 	for _, m := range pathParams {
 		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": kit.UUID(), "description": t("param.path_id", m[1])})
@@ -301,22 +324,9 @@ func operationDoc(op *kit.Operation, pathParams [][]string, t func(string, ...an
 		params = append(params, paramDoc(h, "header", t))
 	}
 
-	responses := map[string]any{}
-	statuses := errorStatuses
-	if op.Public {
-		statuses = statuses[1:]
-	}
-	if op.IsWrite() {
-		statuses = append(append([]int{}, statuses...), 413, 415)
-	}
-	if len(op.Headers) > 0 {
-		statuses = append(append([]int{}, statuses...), 428)
-	}
+	responses := errorResponses(op, responseComponents, t)
 	for _, st := range append([]int{op.Success.Status}, op.Success.Also...) {
 		responses[strconv.Itoa(st)] = successDoc(op, st, t)
-	}
-	for _, st := range statuses {
-		responses[strconv.Itoa(st)] = map[string]any{"$ref": "#/components/responses/" + strconv.Itoa(st)}
 	}
 
 	doc := map[string]any{

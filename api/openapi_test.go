@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 
@@ -46,7 +47,9 @@ func TestOpenAPIDocument(t *testing.T) {
 				ids[op.OperationId] = true
 				assert.NotEmpty(t, op.Summary, "%s %s has a summary", method, path)
 				assert.False(t, strings.HasPrefix(op.Summary, "op."), "%s is translated in %s", op.OperationId, locale)
-				assert.NotNil(t, op.Responses.Codes.GetOrZero("422"), "%s documents 422", op.OperationId)
+				for _, st := range []string{"405", "500"} {
+					assert.NotNil(t, op.Responses.Codes.GetOrZero(st), "%s documents %s", op.OperationId, st)
+				}
 			}
 		}
 		for _, op := range a.Server.Operations() {
@@ -144,4 +147,187 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 func TestGeneratedGoClientCompiles(t *testing.T) {
 	a := apitest.New(t)
 	require.NoError(t, clientgen.CompileGoClient(t.Context(), a.Server.OpenAPIDocument(i18n.EN)))
+}
+
+// documentedErrors are the error answers the English document declares
+// for an operation: each status with its codes and response headers.
+func documentedErrors(t *testing.T, doc map[string]any, id string) map[string]documentedError {
+	t.Helper()
+	components := doc["components"].(map[string]any)["responses"].(map[string]any)
+	for _, item := range doc["paths"].(map[string]any) {
+		for _, raw := range item.(map[string]any) {
+			op := raw.(map[string]any)
+			if op["operationId"] != id {
+				continue
+			}
+			out := map[string]documentedError{}
+			for status, raw := range op["responses"].(map[string]any) {
+				if status < "400" {
+					continue
+				}
+				ref := raw.(map[string]any)["$ref"].(string)
+				res := components[strings.TrimPrefix(ref, "#/components/responses/")].(map[string]any)
+				schema := res["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+				narrowed := schema["allOf"].([]any)[1].(map[string]any)
+				code := narrowed["properties"].(map[string]any)["error"].(map[string]any)["properties"].(map[string]any)["code"].(map[string]any)
+				e := documentedError{}
+				for _, c := range code["enum"].([]any) {
+					e.codes = append(e.codes, c.(string))
+				}
+				for h := range res["headers"].(map[string]any) {
+					e.headers = append(e.headers, h)
+				}
+				out[status] = e
+			}
+			return out
+		}
+	}
+	t.Fatalf("no operation %s", id)
+	return nil
+}
+
+type documentedError struct{ codes, headers []string }
+
+func statuses(errs map[string]documentedError) []string {
+	out := make([]string, 0, len(errs))
+	for st := range errs {
+		out = append(out, st)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Each operation declares the error statuses and codes it can answer:
+// those its row implies (access rules, path, parameters, body,
+// Idempotency-Key, If-Match) and those its handler declares, not one
+// shared set. The harness validates every answer of every test against
+// these declarations, so an answer outside them fails its test.
+// Operations that answer alike share a component response.
+func TestOperationsDeclareTheErrorsTheyAnswer(t *testing.T) {
+	a := apitest.New(t)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &doc))
+
+	// A read of one record cannot conflict, and has nothing to validate.
+	get := documentedErrors(t, doc, "getCatalogItem")
+	assert.Equal(t, []string{"401", "403", "404", "405", "429", "500"}, statuses(get))
+	assert.Subset(t, get["403"].codes, []string{kit.CodeMissingAbility, kit.CodeMissingPermission, kit.CodeIPNotAllowed})
+	assert.Equal(t, []string{kit.CodeNotFound}, get["404"].codes)
+	assert.Contains(t, get["401"].headers, "WWW-Authenticate")
+	assert.Contains(t, get["405"].headers, "Allow")
+	assert.Contains(t, get["429"].headers, "Retry-After")
+	assert.NotContains(t, get["404"].headers, "Idempotent-Replayed", "a read is never replayed")
+
+	// The organization list names no record and needs no ability.
+	orgs := documentedErrors(t, doc, "listOrganizations")
+	assert.NotContains(t, statuses(orgs), "404")
+	assert.NotContains(t, orgs["403"].codes, kit.CodeMissingAbility)
+
+	// A list validates its filters and page, and still cannot conflict.
+	list := documentedErrors(t, doc, "listCatalogItems")
+	assert.Equal(t, []string{kit.CodeValidationFailed}, list["422"].codes)
+	assert.NotContains(t, statuses(list), "409")
+
+	// A write with an Idempotency-Key: the key's conflict and validation,
+	// the body's, and its stored refusals replay.
+	create := documentedErrors(t, doc, "createCatalogItem")
+	assert.Equal(t, []string{kit.CodeIdempotencyKeyReused}, create["409"].codes)
+	assert.ElementsMatch(t, []string{kit.CodeIdempotencyKeyInvalid, kit.CodeInvalidJSON, kit.CodeValidationFailed}, create["422"].codes)
+	assert.Contains(t, statuses(create), "413")
+	assert.Contains(t, statuses(create), "415")
+	assert.NotContains(t, statuses(create), "428")
+	assert.Contains(t, create["409"].headers, "Idempotent-Replayed")
+
+	// If-Match: 428 without it, 409 on a stale one; no Idempotency-Key.
+	patch := documentedErrors(t, doc, "updateCatalogItem")
+	assert.Equal(t, []string{kit.CodePreconditionRequired}, patch["428"].codes)
+	assert.Equal(t, []string{kit.CodeRevisionConflict}, patch["409"].codes)
+	assert.Contains(t, patch["422"].codes, models.ErrItemArchived.Code)
+	assert.NotContains(t, patch["422"].codes, kit.CodeIdempotencyKeyInvalid)
+
+	// A row's own codes: a stock shortage and a revision check.
+	event := documentedErrors(t, doc, "createSupplyEvent")
+	assert.ElementsMatch(t, []string{kit.CodeIdempotencyKeyReused, kit.CodeRevisionConflict}, event["409"].codes)
+	assert.Subset(t, event["422"].codes, []string{models.ErrInsufficientStock.Code, models.ErrItemArchived.Code})
+
+	// A download of a file being built says when to come back.
+	for _, id := range []string{"downloadReport", "downloadBDOReport", "getAuthorityRequest"} {
+		download := documentedErrors(t, doc, id)
+		assert.Equal(t, []string{kit.CodeFileNotReady}, download["409"].codes, id)
+		assert.Contains(t, download["409"].headers, "Retry-After", id)
+	}
+
+	// The envelope's enumeration is exactly the codes some operation answers.
+	answered := map[string]bool{}
+	for _, op := range a.Server.Operations() {
+		for _, e := range documentedErrors(t, doc, op.ID) {
+			for _, c := range e.codes {
+				answered[c] = true
+			}
+		}
+	}
+	envelope := doc["components"].(map[string]any)["schemas"].(map[string]any)["ErrorEnvelope"].(map[string]any)
+	enum := envelope["properties"].(map[string]any)["error"].(map[string]any)["properties"].(map[string]any)["code"].(map[string]any)["enum"].([]any)
+	var declared []string
+	for _, c := range enum {
+		declared = append(declared, c.(string))
+	}
+	assert.ElementsMatch(t, sortedKeys(answered), declared)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A 405 carries the Allow header the document declares for it.
+func TestMethodNotAllowedIsDocumented(t *testing.T) {
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{})
+	res := a.Do(apitest.Req{Method: http.MethodDelete, Path: tn.Path("/catalog-items"), Token: tn.Token, Undocumented: true})
+	require.Equal(t, http.StatusMethodNotAllowed, res.Code)
+	assert.Equal(t, kit.CodeMethodNotAllowed, res.ErrorCode())
+	assert.NotEmpty(t, res.Header().Get("Allow"))
+
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &doc))
+	for _, id := range []string{"listCatalogItems", "createCatalogItem"} {
+		e := documentedErrors(t, doc, id)["405"]
+		assert.Equal(t, []string{kit.CodeMethodNotAllowed}, e.codes, id)
+		assert.Contains(t, e.headers, "Allow", id)
+	}
+}
+
+// Every list answers a named envelope component, so generated clients
+// get a type for it, and the registers' lists are spelled "Entries".
+func TestListsAnswerNamedSchemas(t *testing.T) {
+	a := apitest.New(t)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &doc))
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	ids := map[string]bool{}
+	for _, op := range a.Server.Operations() {
+		ids[op.ID] = true
+		assert.NotContains(t, op.ID, "Entrys")
+		if !op.Paginated {
+			continue
+		}
+		ref, ok := op.Success.Schema["$ref"].(string)
+		if !assert.True(t, ok, "%s answers a named schema", op.ID) {
+			continue
+		}
+		name := strings.TrimPrefix(ref, "#/components/schemas/")
+		assert.Contains(t, schemas, name, op.ID)
+		if op.Success.List != "" {
+			assert.Equal(t, op.Success.List+"List", name, op.ID)
+		}
+	}
+	assert.True(t, ids["listChemicalSafetyEntries"])
+	assert.True(t, ids["listRecyclabilityEntries"])
+	list := schemas["CatalogItemList"].(map[string]any)
+	assert.Equal(t, "#/components/schemas/CatalogItem", list["properties"].(map[string]any)["data"].(map[string]any)["items"].(map[string]any)["$ref"])
 }

@@ -186,7 +186,7 @@ func (s *Server) rateLimit(op *kit.Operation) gin.HandlerFunc {
 				return
 			}
 			if !ok {
-				p := kit.NewProblem(http.StatusTooManyRequests, kit.CodeRateLimited, "error.rate_limited", wait)
+				p := kit.NewProblem(http.StatusTooManyRequests, kit.CodeRateLimited, "error.rate_limited", i18n.Seconds(wait))
 				p.Headers = map[string]string{"Retry-After": strconv.Itoa(wait)}
 				kit.Render(c, p)
 				return

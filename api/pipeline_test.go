@@ -99,6 +99,19 @@ func TestIdempotencyKeyValidation(t *testing.T) {
 		assert.Equal(t, kit.CodeIdempotencyKeyInvalid, res.ErrorCode(), name)
 		assert.Contains(t, res.JSON["error"].(map[string]any)["fields"], "Idempotency-Key", name)
 	}
+	// A missing key is said to be required, in either language.
+	for locale, want := range map[string][2]string{
+		"en": {"This operation requires an Idempotency-Key header: send a unique key of 16 to 100 characters.", "is required"},
+		"pl": {"Ta operacja wymaga nagłówka Idempotency-Key: wyślij unikalny klucz o długości od 16 do 100 znaków.", "jest wymagane"},
+	} {
+		res := a.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path("/probe-renames"), Token: tn.Token, Body: rename("x", 0, ""),
+			Headers: map[string]string{"X-Locale": locale}})
+		assert.Equal(t, want[0], res.JSON["error"].(map[string]any)["message"], locale)
+		assert.Equal(t, []any{want[1]}, res.FieldErrors()["Idempotency-Key"], locale)
+	}
+	short := a.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path("/probe-renames"), Token: tn.Token, Body: rename("x", 0, ""),
+		Headers: map[string]string{"Idempotency-Key": "short"}})
+	assert.Equal(t, []any{"must be between 16 and 100 characters long"}, short.FieldErrors()["Idempotency-Key"], "a short key is not missing")
 	assert.Zero(t, p.runs.Load(), "nothing executed")
 	assert.NotEqual(t, "x", orgName(t, a, tn.Org))
 }
@@ -259,6 +272,11 @@ func TestRateLimitIsSharedAcrossReplicas(t *testing.T) {
 	wait, err := strconv.Atoi(res.Header().Get("Retry-After"))
 	require.NoError(t, err, "Retry-After is an integer")
 	assert.True(t, wait >= 1 && wait <= 20, "one request frees up every 20 s: %d", wait)
+	seconds := " seconds."
+	if wait == 1 {
+		seconds = " second."
+	}
+	assert.Equal(t, "Too many requests. Retry in "+strconv.Itoa(wait)+seconds, res.JSON["error"].(map[string]any)["message"])
 
 	other := replica1.AddUser(tn.Org, apitest.TenantSpec{})
 	assert.Equal(t, http.StatusOK, get(replica1, other.Token).Code, "limits are per user")

@@ -74,17 +74,31 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 	if s.Credentials == nil {
 		s.Credentials = credcache.New()
 	}
-	status := map[string]int{}
-	for _, area := range append([]kit.Area{{Codes: kit.CommonCodes}}, buildAreas(d.Deps, areas)...) {
+	for _, area := range buildAreas(d.Deps, areas) {
 		for _, op := range area.Operations {
 			if op.Handler == nil {
 				return nil, fmt.Errorf("api: operation %s has no handler", op.ID)
 			}
 		}
 		s.operations = append(s.operations, area.Operations...)
-		// Areas share domain rules (a shortage of stock, an archived
-		// item): a code is listed once, and always with one status.
-		for _, c := range area.Codes {
+		for name, schema := range area.Schemas {
+			if _, dup := s.schemas[name]; dup {
+				return nil, fmt.Errorf("api: two areas declare schema %s", name)
+			}
+			s.schemas[name] = schema
+		}
+	}
+	// Areas share domain rules (a shortage of stock, an archived item): a
+	// code is listed once, and always with one status.
+	status := map[string]int{}
+	for i := range s.operations {
+		op := &s.operations[i]
+		if item := op.Success.List; item != "" {
+			if _, dup := s.schemas[kit.ListName(item)]; dup {
+				return nil, fmt.Errorf("api: schema %s is the list of %s, which the document derives", kit.ListName(item), item)
+			}
+		}
+		for _, c := range errorCodes(op) {
 			if known, dup := status[c.Code]; dup {
 				if known != c.Status {
 					return nil, fmt.Errorf("api: code %s is answered with %d and %d", c.Code, known, c.Status)
@@ -93,12 +107,6 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 			}
 			status[c.Code] = c.Status
 			s.codes = append(s.codes, c)
-		}
-		for name, schema := range area.Schemas {
-			if _, dup := s.schemas[name]; dup {
-				return nil, fmt.Errorf("api: two areas declare schema %s", name)
-			}
-			s.schemas[name] = schema
 		}
 	}
 	if err := kit.ResolveLocations(s.operations); err != nil {
@@ -165,6 +173,56 @@ func (s *Server) chain(op *kit.Operation) []gin.HandlerFunc {
 		chain = append(chain, s.unitOfWork(op))
 	}
 	return append(chain, adapt(op.Handler))
+}
+
+// errorCodes are the codes op can answer: those of the steps chain gives
+// it, read from its row, then those its handler declares (Answers). The
+// OpenAPI document lists them per status, so they follow chain.
+func errorCodes(op *kit.Operation) []kit.Code {
+	// Gin answers 405 on every path for the methods it has no row for;
+	// OpenAPI has no responses per path, so each operation lists it.
+	codes := []string{kit.CodeMethodNotAllowed, kit.CodeInternal}
+	if !op.Public {
+		codes = append(codes, kit.CodeUnauthenticated, kit.CodeOrganizationSuspended, kit.CodeMembershipInactive,
+			kit.CodeEmailUnverified, kit.CodeMFARequired, kit.CodeIPNotAllowed, kit.CodeRateLimited)
+		if op.Ability != "" {
+			codes = append(codes, kit.CodeMissingAbility)
+		}
+		if op.Permission != "" {
+			codes = append(codes, kit.CodeMissingPermission)
+		}
+	}
+	// A path id that names nothing of the organization, or another
+	// organization, is not found.
+	if op.OrgScoped() || len(op.PathParams()) > 0 {
+		codes = append(codes, kit.CodeNotFound)
+	}
+	if op.IsWrite() {
+		codes = append(codes, kit.CodeRequestTooLarge, kit.CodeUnsupportedMediaType)
+		if op.Request == nil || op.Request.ContentType != multipartForm {
+			codes = append(codes, kit.CodeInvalidJSON)
+		}
+	}
+	if op.Request != nil || op.Paginated || len(op.Query) > 0 {
+		codes = append(codes, kit.CodeValidationFailed)
+	}
+	if op.Idempotent {
+		codes = append(codes, kit.CodeIdempotencyKeyReused, kit.CodeIdempotencyKeyInvalid)
+	}
+	for _, h := range op.Headers {
+		if h.Name == kit.IfMatchHeader.Name {
+			codes = append(codes, kit.CodePreconditionRequired, kit.CodeRevisionConflict)
+		}
+	}
+	out := make([]kit.Code, 0, len(codes)+len(op.Codes))
+	seen := map[string]bool{}
+	for _, c := range append(kit.CommonOf(codes...), op.Codes...) {
+		if !seen[c.Code] {
+			seen[c.Code] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Readiness is what /readyz checks; each probe answers within the request's

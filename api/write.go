@@ -85,6 +85,20 @@ func validKey(key string) bool {
 	return utf8.ValidString(key) && !strings.ContainsRune(key, 0) && n >= idempotencyKeyMin && n <= idempotencyKeyMax
 }
 
+// invalidKey refuses a write whose Idempotency-Key is missing or
+// malformed; both are idempotency_key_invalid, and the message says
+// which.
+func invalidKey(key string) *kit.Problem {
+	if strings.TrimSpace(key) == "" {
+		p := kit.NewProblem(http.StatusUnprocessableEntity, kit.CodeIdempotencyKeyInvalid, "error.idempotency_key_missing", idempotencyKeyMin, idempotencyKeyMax)
+		p.Fields = append(p.Fields, kit.Field("Idempotency-Key", "field.required"))
+		return p
+	}
+	p := kit.NewProblem(http.StatusUnprocessableEntity, kit.CodeIdempotencyKeyInvalid, "error.idempotency_key_invalid")
+	p.Fields = append(p.Fields, kit.Field("Idempotency-Key", "field.idempotency_key_length", idempotencyKeyMin, idempotencyKeyMax))
+	return p
+}
+
 // unitOfWork runs a write as one unit of work (internal/work) acting for
 // the request's key: the handler reads and writes in a transaction begun
 // on first use and defers the rows it need not read back; then one
@@ -111,9 +125,7 @@ func (s *Server) unitOfWork(op *kit.Operation) gin.HandlerFunc {
 		st := kit.State(c)
 		req := writeRequest{op: op, key: c.GetHeader("Idempotency-Key")}
 		if op.Idempotent && !validKey(req.key) {
-			p := kit.NewProblem(http.StatusUnprocessableEntity, kit.CodeIdempotencyKeyInvalid, "error.idempotency_key_invalid")
-			p.Fields = append(p.Fields, kit.Field("Idempotency-Key", "field.idempotency_key_length", idempotencyKeyMin, idempotencyKeyMax))
-			kit.Render(c, p)
+			kit.Render(c, invalidKey(req.key))
 			return
 		}
 		if upload {

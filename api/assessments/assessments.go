@@ -32,21 +32,18 @@ func Area(d kit.Deps) kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listAssessments", kit.Org+"/assessments", tag, a.AssessmentsRead, a.AssessmentsView).
-				Handle(kit.Query(h.list), kit.OK(kit.ListOf("Assessment"))),
+				Handle(kit.Query(h.list), kit.ListOK("Assessment")),
 			kit.Post("createAssessment", kit.Org+"/assessments", tag, a.AssessmentsRun, a.AssessmentsRunPerm).
 				Handle(kit.JSON(h.create), kit.CreatedResponse(assessment, "getAssessment")),
 			kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView).
 				Handle(kit.Do(h.get), kit.OK(assessment)),
 			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish).
+				Answers(models.ErrSelfReview, models.ErrAssessmentStale, models.ErrAssessmentReviewed, models.ErrRevisionConflict).
 				Handle(kit.JSONBody("AssessmentReview", models.NewAssessmentReview, h.review), kit.OK(assessment)),
 			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Query(h.summary), kit.OK(kit.Ref("PPWRSummary"))),
 		},
 		Schemas: map[string]kit.Schema{"Assessment": schema(), "RuleOutcome": outcomeSchema(), "PPWRSummary": summarySchema()},
-		Codes: []kit.Code{
-			{Code: models.ErrAssessmentStale.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrAssessmentReviewed.Code, Status: http.StatusUnprocessableEntity},
-		},
 	}
 }
 

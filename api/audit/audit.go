@@ -25,7 +25,7 @@ func Area(d kit.Deps) kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listAuditLog", kit.Org+"/audit-log", tag, a.AuditRead, a.AuditView).
-				Handle(kit.Query(h.listAuditLog), kit.OK(kit.Ref("AuditEntryList"))),
+				Handle(kit.Query(h.listAuditLog), kit.ListOK("AuditEntry")),
 		},
 		Schemas: map[string]kit.Schema{
 			"AuditEntry": kit.Object(map[string]kit.Schema{
@@ -45,7 +45,6 @@ func Area(d kit.Deps) kit.Area {
 				"request_id":  kit.Str(),
 				"summary":     {"type": "object"},
 			}),
-			"AuditEntryList": kit.ListOf("AuditEntry"),
 		},
 	}
 }

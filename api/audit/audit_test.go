@@ -2,11 +2,11 @@ package audit_test
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -59,7 +59,9 @@ func TestAuditLogPagesAndFilters(t *testing.T) {
 	assert.Len(t, res.JSON["data"], 3, "from and to are inclusive days")
 	assert.Nil(t, res.JSON["links"].(map[string]any)["next"])
 
-	for _, bad := range []string{"?per_page=0", "?per_page=101", "?per_page=x", "?cursor=garbage", "?cursor=" + kit.EncodeCursor(uuid.Nil), "?from=2026-13-01", "?from=2026-03-05&to=2026-03-01"} {
+	// The cursor {"a": the nil UUID} names no row.
+	nilCursor := base64.RawURLEncoding.EncodeToString([]byte(`{"a":"00000000-0000-0000-0000-000000000000"}`))
+	for _, bad := range []string{"?per_page=0", "?per_page=101", "?per_page=x", "?cursor=garbage", "?cursor=" + nilCursor, "?from=2026-13-01", "?from=2026-03-05&to=2026-03-01"} {
 		res := a.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path("/audit-log" + bad), Token: tn.Token})
 		assert.Equal(t, http.StatusUnprocessableEntity, res.Code, bad)
 		assert.Equal(t, kit.CodeValidationFailed, res.ErrorCode(), bad)

@@ -30,18 +30,18 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("listBDOSources", kit.Org+"/bdo-reports/sources", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Query(h.sources), kit.OK(kit.Ref("BDOSourcePage"))),
 			kit.Post("classifyBDOSources", kit.Org+"/bdo-reports/classifications", tag, a.ReportsRun, a.ReportsExport).
+				Answers(models.ErrInvalidSources).
 				Handle(kit.JSON(h.classify), kit.OK(kit.Ref("BDOClassificationResult"))),
 			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"), "getBDOReport")),
 			kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getReport), kit.OK(kit.Ref("ReportRun"))),
 			kit.Get("downloadBDOReport", kit.Org+"/bdo-reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
+				Answers(kit.FileNotReady("")).
 				Handle(kit.Query(h.download), kit.Response{Status: http.StatusOK, ContentType: "application/octet-stream",
 					Schema: kit.Binary(), Headers: []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
 		Schemas: schemas(),
-		Codes: []kit.Code{{Code: models.ErrInvalidSources.Code, Status: http.StatusUnprocessableEntity},
-			{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
 	}
 }
 

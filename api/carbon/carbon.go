@@ -29,13 +29,13 @@ func Area(d kit.Deps) kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listCarbonCalculations", kit.Org+"/carbon-calculations", tag, a.ReportsRead, a.ReportsView).
-				Handle(kit.Query(h.listCalculations), kit.OK(kit.ListOf("CarbonCalculation"))),
+				Handle(kit.Query(h.listCalculations), kit.ListOK("CarbonCalculation")),
 			kit.Post("createCarbonCalculation", kit.Org+"/carbon-calculations", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.createCalculation), kit.CreatedResponse(calculation, "getCarbonCalculation")),
 			kit.Get("getCarbonCalculation", kit.Org+"/carbon-calculations/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getCalculation), kit.OK(calculation)),
 			kit.List("listCarbonFactors", kit.Org+"/carbon-factors", tag, a.ReportsRead, a.ReportsView).
-				Handle(kit.Query(h.listFactors), kit.OK(kit.ListOf("CarbonFactor"))),
+				Handle(kit.Query(h.listFactors), kit.ListOK("CarbonFactor")),
 			kit.Post("createCarbonFactor", kit.Org+"/carbon-factors", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.createFactor), kit.CreatedResponse(factor, "getCarbonFactor")),
 			kit.Get("getCarbonFactorReference", kit.Org+"/carbon-factors/reference", tag, a.ReportsRead, a.ReportsView).
@@ -43,10 +43,10 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getCarbonFactor", kit.Org+"/carbon-factors/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getFactor), kit.OK(factor)),
 			kit.Post("archiveCarbonFactor", kit.Org+"/carbon-factors/{recordId}/archive", tag, a.ReportsRun, a.ReportsExport).
+				Answers(models.ErrFactorArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("recordId", models.ArchiveCarbonFactor, factorToJSON)), kit.OK(factor)),
 		},
 		Schemas: schemas(),
-		Codes:   []kit.Code{{Code: models.ErrFactorArchived.Code, Status: http.StatusUnprocessableEntity}},
 	}
 }
 

@@ -19,68 +19,72 @@ type handlers struct{ kit.Deps }
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{d}
 	item := "/catalog-items/{catalogItemId}"
-	ifMatch := kit.Param{Name: "If-Match", Required: true, Schema: kit.Str(), DescKey: "param.if_match"}
 	itemAnswer := kit.OK(kit.Ref("CatalogItem")).WithETag()
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listCatalogItems", kit.Org+"/catalog-items", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Query(h.listCatalogItems), kit.OK(kit.Ref("CatalogItemList"))),
+				Handle(kit.Query(h.listCatalogItems), kit.ListOK("CatalogItem")),
 			kit.Post("createCatalogItem", kit.Org+"/catalog-items", tag, a.CatalogWrite, a.CatalogCreate).
 				Handle(kit.JSON(h.createCatalogItem), kit.CreatedResponse(kit.Ref("CatalogItem"), "getCatalogItem").WithETag()),
 			kit.Get("getCatalogItem", kit.Org+item, tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getCatalogItem), itemAnswer),
 			kit.Write(http.MethodPatch, "updateCatalogItem", kit.Org+item, tag, a.CatalogWrite, a.CatalogUpdate).NotIdempotent().
-				WithHeaders(ifMatch).Handle(kit.JSON(h.updateCatalogItem), itemAnswer),
+				WithHeaders(kit.IfMatchHeader).
+				Answers(models.ErrItemArchived).
+				Handle(kit.JSON(h.updateCatalogItem), itemAnswer),
 			kit.Post("archiveCatalogItem", kit.Org+item+"/archive", tag, a.CatalogWrite, a.CatalogArchive).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.archiveCatalogItem), itemAnswer),
 			kit.Post("restoreCatalogItem", kit.Org+item+"/restore", tag, a.CatalogWrite, a.CatalogArchive).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.restoreCatalogItem), itemAnswer),
 			kit.List("listComponents", kit.Org+item+"/components", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Do(h.listComponents), kit.OK(kit.Ref("ComponentList"))),
+				Handle(kit.Do(h.listComponents), kit.ListOK("Component")),
 			kit.Post("createComponent", kit.Org+item+"/components", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrItemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.createComponent), kit.CreatedResponse(kit.Ref("Component"), "getComponent")),
 			kit.Get("getComponent", kit.Org+item+"/components/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getComponent), kit.OK(kit.Ref("Component"))),
 			kit.List("listDataVersions", kit.Org+item+"/data-versions", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Do(h.listDataVersions), kit.OK(kit.Ref("DataVersionList"))),
+				Handle(kit.Do(h.listDataVersions), kit.ListOK("DataVersion")),
 			kit.Get("getDataVersion", kit.Org+item+"/data-versions/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getDataVersion), kit.OK(kit.Ref("DataVersion"))),
 			kit.List("listMarkets", kit.Org+item+"/markets", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Do(h.listMarkets), kit.OK(kit.Ref("MarketScenarioList"))),
+				Handle(kit.Do(h.listMarkets), kit.ListOK("MarketScenario")),
 			kit.Get("getMarket", kit.Org+item+"/markets/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getMarket), kit.OK(kit.Ref("MarketScenario"))),
 			kit.Write(http.MethodPut, "replaceMarkets", kit.Org+item+"/markets", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrItemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.replaceMarkets), kit.OK(kit.Ref("MarketsResult"))),
 			kit.List("listFamilies", kit.Org+"/families", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Do(h.listFamilies), kit.OK(kit.Ref("FamilyList"))),
+				Handle(kit.Do(h.listFamilies), kit.ListOK("Family")),
 			kit.Post("createFamily", kit.Org+"/families", tag, a.CatalogWrite, a.CatalogCreate).
 				Handle(kit.JSON(h.createFamily), kit.CreatedResponse(kit.Ref("Family"), "getFamily")),
 			kit.Get("getFamily", kit.Org+"/families/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFamily), kit.OK(kit.Ref("Family"))),
 			kit.Write(http.MethodPut, "updateFamily", kit.Org+"/families/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("recordId", models.UpdateFamily, familyToJSON)), kit.OK(kit.Ref("Family"))),
 			kit.List("listFolders", kit.Org+"/folders", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Query(h.listFolders), kit.OK(kit.Ref("FolderList"))),
+				Handle(kit.Query(h.listFolders), kit.ListOK("Folder")),
 			kit.Post("createFolder", kit.Org+"/folders", tag, a.CatalogWrite, a.CatalogCreate).
 				Handle(kit.JSON(h.createFolder), kit.CreatedResponse(kit.Ref("Folder"), "getFolder")),
 			kit.Get("getFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFolder), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodPut, "updateFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("recordId", models.UpdateFolder, folderToJSON)), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodDelete, "deleteFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrFolderNotEmpty, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.deleteFolder), kit.OK(kit.Ref("FolderDeleted"))),
 			kit.List("listParties", kit.Org+"/parties", tag, a.CatalogRead, a.SuppliersManage).
-				Handle(kit.Do(h.listParties), kit.OK(kit.Ref("PartyList"))),
+				Handle(kit.Do(h.listParties), kit.ListOK("Party")),
 			kit.Post("createParty", kit.Org+"/parties", tag, a.CatalogWrite, a.SuppliersManage).
 				Handle(kit.JSON(h.createParty), kit.CreatedResponse(kit.Ref("Party"), "getParty")),
 			kit.Get("getParty", kit.Org+"/parties/{recordId}", tag, a.CatalogRead, a.SuppliersManage).
 				Handle(kit.Do(h.getParty), kit.OK(kit.Ref("Party"))),
 		},
 		Schemas: schemas(),
-		Codes: []kit.Code{
-			{Code: models.ErrItemArchived.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrFolderNotEmpty.Code, Status: http.StatusUnprocessableEntity},
-		},
 	}
 }
 
@@ -103,38 +107,31 @@ func schemas() map[string]kit.Schema {
 			"status":        kit.Enum(models.ItemActive, models.ItemArchived), "revision": kit.Int(), "assessmentsStale": kit.Bool(),
 			"createdAt": kit.DateTime(), "updatedAt": kit.DateTime(), "archivedAt": kit.Nullable(kit.DateTime()),
 		}),
-		"CatalogItemList": kit.ListOf("CatalogItem"),
 		"Component": kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "catalogItem": kit.UUID(), "name": kit.Str(), "role": kit.Enum(models.ComponentRoles...),
 			"materialCode": kit.Str(), "massG": kit.DecimalString(), "createdAt": kit.DateTime(),
 		}),
-		"ComponentList": kit.ListOf("Component"),
 		"DataVersion": kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "catalogItem": kit.UUID(), "revision": kit.Int(),
 			"specifications": {"type": "object"}, "components": kit.ArrayOf(kit.Schema{"type": "object"}),
 			"markets": kit.ArrayOf(kit.Schema{"type": "object"}), "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
 			"createdAt": kit.DateTime(),
 		}),
-		"DataVersionList":    kit.ListOf("DataVersion"),
-		"MarketScenario":     scenario,
-		"MarketScenarioList": kit.ListOf("MarketScenario"),
-		"MarketsResult":      kit.Object(map[string]kit.Schema{"market_revision": kit.Int(), "markets": kit.ArrayOf(kit.Ref("MarketScenario"))}),
+		"MarketScenario": scenario,
+		"MarketsResult":  kit.Object(map[string]kit.Schema{"market_revision": kit.Int(), "markets": kit.ArrayOf(kit.Ref("MarketScenario"))}),
 		"Folder": kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "name": kit.Str(), "parent": kit.Nullable(kit.UUID()), "revision": kit.Int(),
 			"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 		}),
-		"FolderList":    kit.ListOf("Folder"),
 		"FolderDeleted": kit.Object(map[string]kit.Schema{"id": kit.UUID(), "deleted": {"type": "boolean", "const": true}}),
 		"Family": kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "name": kit.Str(), "description": kit.Nullable(kit.Str()), "revision": kit.Int(),
 			"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 		}),
-		"FamilyList": kit.ListOf("Family"),
 		"Party": kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "name": kit.Str(), "roles": kit.ArrayOf(kit.Enum(models.PartyRoles...)), "country": kit.Str(),
 			"tax_id": kit.Nullable(kit.Str()), "email": kit.Nullable(kit.Str()), "address": kit.Nullable(kit.Str()),
 			"created_at": kit.DateTime(),
 		}),
-		"PartyList": kit.ListOf("Party"),
 	}
 }

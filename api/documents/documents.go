@@ -21,7 +21,6 @@ func Area(d kit.Deps) kit.Area {
 	for _, part := range []kit.Area{h.files(), h.review(), h.evidence(), h.traceability(), h.generated()} {
 		area.Operations = append(area.Operations, part.Operations...)
 		maps.Copy(area.Schemas, part.Schemas)
-		area.Codes = append(area.Codes, part.Codes...)
 	}
 	return area
 }

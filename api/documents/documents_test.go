@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"mime/multipart"
 	"net/http"
@@ -19,7 +20,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/api/kit"
 	"ppwr/internal/access"
 	"ppwr/internal/config"
 	"ppwr/internal/storage"
@@ -290,9 +290,10 @@ func TestThePagesTextIsReadPageByPage(t *testing.T) {
 	assert.Contains(t, pages[1]["text"], "Wymiary: 300 x 200 x 150 mm")
 	assert.NotContains(t, pages[1]["text"], "Masa opakowania")
 
-	// A cursor names its kind of list: an id's is refused here, a page's
-	// on a list of ids.
-	res = list(d.tn, "/document-versions/"+id+"/pages?cursor="+kit.EncodeCursor(uuid.New()))
+	// A cursor names its list: an id's, not issued here, is refused here,
+	// a page's on a list of ids.
+	idCursor := base64.RawURLEncoding.EncodeToString([]byte(`{"a":"` + uuid.NewString() + `"}`))
+	res = list(d.tn, "/document-versions/"+id+"/pages?cursor="+idCursor)
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Contains(t, res.FieldErrors(), "cursor")
 	first := list(d.tn, "/document-versions/"+id+"/pages?per_page=1")

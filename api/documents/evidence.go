@@ -1,7 +1,6 @@
 package documents
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -19,15 +18,18 @@ func (h *handlers) evidence() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createEvidenceProposal", kit.Org+"/document-versions/{recordId}/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Answers(models.ErrDocumentNotAnalyzable).
 				Handle(kit.JSON(h.createProposal), kit.CreatedResponse(kit.Ref("EvidenceProposal"), "getEvidenceProposal")),
 			kit.List("listEvidenceProposals", kit.Org+"/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				Handle(kit.Query(h.listProposals), kit.OK(kit.ListOf("EvidenceProposal"))),
+				Handle(kit.Query(h.listProposals), kit.ListOK("EvidenceProposal")),
 			kit.Get("getEvidenceProposal", kit.Org+"/evidence-proposals/{recordId}", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				Handle(kit.Do(h.getProposal), kit.OK(kit.Ref("EvidenceProposal"))),
 			// A retry after a timeout reads the proposal first, as the spec
 			// advises: a decided proposal shows its outcome.
 			kit.Post("decideEvidenceProposal", kit.Org+"/evidence-proposals/{proposalId}/decision", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				NotIdempotent().Handle(kit.JSON(kit.Change("proposalId", models.DecideProposal, proposalToJSON)), kit.OK(kit.Ref("EvidenceProposal"))),
+				NotIdempotent().
+				Answers(models.ErrProposalDecided, models.ErrRevisionConflict).
+				Handle(kit.JSON(kit.Change("proposalId", models.DecideProposal, proposalToJSON)), kit.OK(kit.Ref("EvidenceProposal"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"EvidenceProposal": kit.Object(map[string]kit.Schema{
@@ -41,7 +43,6 @@ func (h *handlers) evidence() kit.Area {
 				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 			}),
 		},
-		Codes: []kit.Code{{Code: models.ErrProposalDecided.Code, Status: http.StatusUnprocessableEntity}},
 	}
 }
 

@@ -29,19 +29,21 @@ func (h *handlers) files() kit.Area {
 			kit.Post("uploadDocument", kit.Org+"/documents", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
 				Handle(kit.Multipart("DocumentUpload", kit.UploadSchema(&models.DocumentUpload{}), h.uploadDocument), version),
 			kit.List("listDocuments", kit.Org+"/documents", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Query(h.listDocuments), kit.OK(kit.ListOf("Document"))),
+				Handle(kit.Query(h.listDocuments), kit.ListOK("Document")),
 			kit.Get("getDocument", kit.Org+"/documents/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getDocument), kit.OK(kit.Ref("Document"))),
 			kit.List("listDocumentVersions", kit.Org+"/documents/{documentId}/versions", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.listVersions), kit.OK(kit.ListOf("DocumentVersion"))),
+				Handle(kit.Do(h.listVersions), kit.ListOK("DocumentVersion")),
 			kit.Post("uploadDocumentVersion", kit.Org+"/documents/{recordId}/versions", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
 				Handle(kit.Multipart("DocumentVersionUpload", fileOnly(), h.uploadVersion), version),
 			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion"))),
 			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
+				Answers(models.ErrDocumentNotServable).
 				Handle(kit.Do(h.download), downloadResponse()),
 			kit.List("listDocumentVersionPages", kit.Org+"/document-versions/{recordId}/pages", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.listPages), kit.OK(kit.ListOf("DocumentPage"))),
+				Answers(kit.FileNotReady(""), models.ErrDocumentNotServable).
+				Handle(kit.Do(h.listPages), kit.ListOK("DocumentPage")),
 		},
 		Schemas: map[string]kit.Schema{
 			"Document": kit.Object(map[string]kit.Schema{
@@ -64,8 +66,6 @@ func (h *handlers) files() kit.Area {
 			}),
 			"DocumentPage": kit.Described(kit.Object(map[string]kit.Schema{"page": kit.Int(), "text": kit.Str()}), "schema.document_page"),
 		},
-		Codes: []kit.Code{{Code: models.ErrDocumentNotServable.Code, Status: http.StatusUnprocessableEntity},
-			{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
 	}
 }
 

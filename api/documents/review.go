@@ -18,22 +18,18 @@ func (h *handlers) review() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("analyzeDocumentVersion", kit.Org+"/document-versions/{recordId}/analyze", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Answers(models.ErrDocumentNotAnalyzable).
 				Handle(kit.Do(h.analyze), kit.OK(kit.Ref("AnalysisQueued"))),
 			// The decision also needs documents.approve or documents.revoke,
 			// depending on the decision in the body; the handler checks that.
 			kit.Post("decideDocumentVersion", kit.Org+"/document-versions/{recordId}/decision", tag, a.DocumentsReview, a.DocumentsView).
+				Answers(models.ErrOwnUpload, models.ErrDocumentNotReviewable, models.ErrDocumentNotApproved, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.decide), kit.OK(kit.Ref("DocumentVersion"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"AnalysisQueued": kit.Object(map[string]kit.Schema{
 				"document_version": kit.UUID(), "analysis": kit.Int(), "status": kit.Enum("queued"), "workflow_id": kit.Str(),
 			}),
-		},
-		Codes: []kit.Code{
-			{Code: models.ErrDocumentNotReviewable.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrDocumentNotApproved.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrDocumentNotAnalyzable.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrOwnUpload.Code, Status: http.StatusForbidden},
 		},
 	}
 }

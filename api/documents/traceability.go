@@ -1,7 +1,6 @@
 package documents
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -18,8 +17,9 @@ func (h *handlers) traceability() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listTraceabilityLinks", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.listLinks), kit.OK(kit.ListOf("TraceabilityLink"))),
+				Handle(kit.Do(h.listLinks), kit.ListOK("TraceabilityLink")),
 			kit.Post("createTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.EvidenceReview, a.EvidenceReviewPerm).
+				Answers(models.ErrItemArchived, models.ErrDocumentNotApproved, models.ErrLinkExists, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.createLink), kit.CreatedResponse(kit.Ref("TraceabilityLink"), "getTraceabilityLink")),
 			kit.Get("getTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getLink), kit.OK(kit.Ref("TraceabilityLink"))),
@@ -32,7 +32,6 @@ func (h *handlers) traceability() kit.Area {
 				"created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
 			}),
 		},
-		Codes: []kit.Code{{Code: models.ErrLinkExists.Code, Status: http.StatusConflict}},
 	}
 }
 

@@ -41,16 +41,18 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getDocumentsImportTemplate", kit.Org+"/import-templates/documents.csv", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Query(h.documentsTemplate), csvResponse()),
 			kit.List("listImports", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
-				Handle(kit.Do(h.listImports), kit.OK(kit.ListOf("Import"))),
+				Handle(kit.Do(h.listImports), kit.ListOK("Import")),
 			kit.Get("getImport", kit.Org+"/imports/{recordId}", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Do(h.getImport), kit.OK(kit.Ref("Import"))),
 			kit.Post("createImport", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Multipart("ImportUpload", uploadSchema(), h.createImport), importAnswer.WithLocation("getImport")),
 			kit.List("listImportRows", kit.Org+"/imports/{importId}/rows", tag, a.ImportsRun, a.ImportsRunPerm).
-				Handle(kit.Query(h.listImportRows), kit.OK(kit.ListOf("ImportRow"))),
+				Handle(kit.Query(h.listImportRows), kit.ListOK("ImportRow")),
 			kit.Post("applyImport", kit.Org+"/imports/{recordId}/apply", tag, a.ImportsRun, a.ImportsRunPerm).
+				Answers(models.ErrImportNotReady, models.ErrImportPlannedOnly).
 				Handle(kit.Do(h.applyImport), importAnswer),
 			kit.Get("downloadImportResult", kit.Org+"/imports/{recordId}/result.csv", tag, a.ImportsRun, a.ImportsRunPerm).
+				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.resultFile), csvResponse()),
 		},
 		Schemas: map[string]kit.Schema{
@@ -67,11 +69,6 @@ func Area(d kit.Deps) kit.Area {
 				"errors":  {"type": "object", "additionalProperties": kit.ArrayOf(kit.Str())},
 				"planned": kit.Nullable(kit.Schema{"type": "object"}), "applied": kit.Nullable(kit.Schema{"type": "object"}),
 			}),
-		},
-		Codes: []kit.Code{
-			{Code: models.ErrImportNotReady.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrImportPlannedOnly.Code, Status: http.StatusUnprocessableEntity},
-			{Code: kit.CodeFileNotReady, Status: http.StatusConflict},
 		},
 	}
 }

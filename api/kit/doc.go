@@ -26,8 +26,12 @@
 // (c.Request.MultipartReader()); the pipeline never reads it. A handler decodes, runs a command of
 // models on kit.Work(c) (writes) or reads through models.Tenant (reads),
 // and renders; it returns domain errors, which ProblemOf maps onto the
-// error envelope. Every row has a handler: a server is not assembled
-// with a row that lacks one.
+// error envelope, and its row declares them with Answers, so that the
+// operation's responses in the OpenAPI document list them with the codes
+// its row implies (its access rules, path, parameters, body,
+// Idempotency-Key); the test harness refuses any answer outside them.
+// A list answers ListOK(item), a named envelope component. Every row has
+// a handler: a server is not assembled with a row that lacks one.
 //
 // # Adding an area
 //

@@ -3,6 +3,7 @@ package kit
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -36,6 +37,10 @@ type Operation struct {
 	Headers   []Param // request headers besides the common ones
 	Request   *Body   // nil: no body
 	Success   Response
+	// Codes are the error codes the handler may answer besides those the
+	// row implies (its access rules, parameters, body, idempotency): the
+	// domain errors declared with Answers.
+	Codes []Code
 	// Handler serves the operation; the server refuses a row without one.
 	Handler HandlerFunc
 	// location is the path of the read its Location names, which
@@ -142,6 +147,16 @@ func (o Operation) WithHeaders(params ...Param) Operation {
 	return o
 }
 
+// Answers declares the domain errors the operation's handler may return,
+// each documented under the code and status ProblemOf answers it with.
+func (o Operation) Answers(errs ...error) Operation {
+	o.Codes = slices.Clone(o.Codes)
+	for _, err := range errs {
+		o.Codes = append(o.Codes, CodeOf(err))
+	}
+	return o
+}
+
 // WithRate puts the operation in a rate class.
 func (o Operation) WithRate(r RateClass) Operation { o.Rate = r; return o }
 
@@ -161,12 +176,10 @@ func QueryParam(name string, schema Schema) Param {
 	return Param{Name: name, Schema: schema, DescKey: "param." + name}
 }
 
-// Area is one spec area: its operation rows, named schemas and the error
-// codes it adds to the common ones.
+// Area is one spec area: its operation rows and named schemas.
 type Area struct {
 	Operations []Operation
 	Schemas    map[string]Schema
-	Codes      []Code
 }
 
 // Join is one area built from parts, for an area whose features live in
@@ -175,7 +188,6 @@ func Join(parts ...Area) Area {
 	out := Area{Schemas: map[string]Schema{}}
 	for _, p := range parts {
 		out.Operations = append(out.Operations, p.Operations...)
-		out.Codes = append(out.Codes, p.Codes...)
 		for name, s := range p.Schemas {
 			out.Schemas[name] = s
 		}

@@ -2,11 +2,14 @@ package kit
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
+	"sort"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -31,10 +34,23 @@ type page struct {
 
 // cursorToken is the opaque cursor: the id of the last row of the previous
 // page (ids are UUIDv7, so id order is a stable creation order), or its
-// number in a list of numbered rows, such as a version's pages.
+// number in a list of numbered rows, such as a version's pages; and the
+// digest of the list that issued it. A cursor sent to another list, or to
+// the same list with other filters, would skip rows silently; the digest
+// has it refused instead.
 type cursorToken struct {
 	After  *uuid.UUID `json:"a,omitempty"`
 	Number int        `json:"n,omitempty"`
+	List   string     `json:"l"`
+}
+
+// names tells whether the token names one row: a non-nil id or a
+// positive number, not both.
+func (t cursorToken) names() bool {
+	if t.After != nil {
+		return *t.After != uuid.Nil && t.Number == 0
+	}
+	return t.Number > 0
 }
 
 // failer records field errors.
@@ -62,29 +78,71 @@ func bindPage(c *gin.Context, errs failer) {
 		var tok cursorToken
 		data, err := base64.RawURLEncoding.DecodeString(raw)
 		switch {
-		case err != nil || json.Unmarshal(data, &tok) != nil || (tok.After == nil) == (tok.Number == 0):
+		case err != nil || json.Unmarshal(data, &tok) != nil || !tok.names():
 			errs.Fail("cursor", "field.cursor_invalid")
-		case tok.After != nil && *tok.After != uuid.Nil:
+		case tok.List != listDigest(c):
+			errs.Fail("cursor", "field.cursor_other_list")
+		case tok.After != nil:
 			st.page.after = *tok.After
-		case tok.Number > 0:
-			st.page.afterNumber = tok.Number
 		default:
-			errs.Fail("cursor", "field.cursor_invalid")
+			st.page.afterNumber = tok.Number
 		}
 	}
 }
 
-// EncodeCursor is the cursor of the page after the row with id after.
-func EncodeCursor(after uuid.UUID) string { return encodeCursor(cursorToken{After: &after}) }
+// encodeCursor is the cursor of the page after the row with id after, in
+// the list the request reads.
+func encodeCursor(c *gin.Context, after uuid.UUID) string {
+	return sealCursor(c, cursorToken{After: &after})
+}
 
-func encodeCursor(tok cursorToken) string {
+// encodeNumberCursor is the cursor of the page after the row numbered n,
+// in the list the request reads (PaginateByNumber).
+func encodeNumberCursor(c *gin.Context, n int) string {
+	return sealCursor(c, cursorToken{Number: n})
+}
+
+// sealCursor binds tok to the list the request reads and encodes it.
+func sealCursor(c *gin.Context, tok cursorToken) string {
+	tok.List = listDigest(c)
 	data, _ := json.Marshal(tok)
 	return base64.RawURLEncoding.EncodeToString(data)
 }
 
 // errCursorKind refuses a cursor of the other kind of list: a row number
-// where ids are listed, or the reverse.
+// where ids are listed, or the reverse. The digest already ties a cursor
+// to its operation, so only a forged cursor gets here.
 func errCursorKind() error { return Invalid(Field("cursor", "field.cursor_invalid")) }
+
+// listDigest identifies the list a request reads: its operation, the
+// records its path names (the organization, a parent record) and its
+// filters as binding reads them: each query parameter of the operation by
+// its first value, an empty one counting as absent. per_page is not a
+// filter: a client may change it between pages.
+func listDigest(c *gin.Context) string {
+	op := State(c).Operation
+	h := sha256.New()
+	fmt.Fprintf(h, "%q\n", op.ID)
+	for _, name := range op.PathParams() {
+		value := c.Param(name)
+		if id, err := uuid.Parse(value); err == nil {
+			value = id.String()
+		}
+		fmt.Fprintf(h, "%q=%q\n", name, value)
+	}
+	names := make([]string, 0, len(op.Query))
+	for _, p := range op.Query {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	query := c.Request.URL.Query()
+	for _, name := range names {
+		if value := query.Get(name); value != "" {
+			fmt.Fprintf(h, "%q=%q\n", name, value)
+		}
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:12])
+}
 
 // listEnvelope is the spec's list envelope.
 type listEnvelope struct {
@@ -154,7 +212,7 @@ func paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func
 		if err != nil {
 			return err
 		}
-		link := nextLink(c, EncodeCursor(last))
+		link := nextLink(c, encodeCursor(c, last))
 		next = &link
 	}
 	data, err := render(rows)
@@ -180,7 +238,7 @@ func PaginateByNumber[T any, R any](c *gin.Context, q *gorm.DB, column string, n
 	var next *string
 	if len(rows) > p.perPage {
 		rows = rows[:p.perPage]
-		link := nextLink(c, encodeCursor(cursorToken{Number: number(&rows[len(rows)-1])}))
+		link := nextLink(c, encodeNumberCursor(c, number(&rows[len(rows)-1])))
 		next = &link
 	}
 	data := make([]R, len(rows))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 
 	"github.com/gin-gonic/gin"
@@ -28,11 +29,14 @@ type Problem struct {
 
 func (p *Problem) Error() string { return fmt.Sprintf("%d %s", p.Status, p.Code) }
 
-// Code is a stable error code with the status it is answered with; each
-// area lists the codes it adds, for the OpenAPI document.
+// Code is a stable error code with the status it is answered with and the
+// response headers sent with it (Retry-After), for the OpenAPI document:
+// each operation documents the codes its row implies and those it
+// declares with Answers.
 type Code struct {
-	Code   string
-	Status int
+	Code    string
+	Status  int
+	Headers []string
 }
 
 // Codes every area may answer.
@@ -59,28 +63,58 @@ const (
 	CodeInternal              = "internal_error"
 )
 
-// CommonCodes are the codes of the pipeline and the kernel.
+// CommonCodes are the codes of the pipeline and the kernel, each with the
+// one status it is answered with.
 var CommonCodes = []Code{
-	{CodeUnauthenticated, http.StatusUnauthorized},
-	{CodeMissingAbility, http.StatusForbidden},
-	{CodeMissingPermission, http.StatusForbidden},
-	{CodeMembershipInactive, http.StatusForbidden},
-	{CodeEmailUnverified, http.StatusForbidden},
-	{CodeMFARequired, http.StatusForbidden},
-	{CodeIPNotAllowed, http.StatusForbidden},
-	{CodeOrganizationSuspended, http.StatusForbidden},
-	{CodeNotFound, http.StatusNotFound},
-	{CodeMethodNotAllowed, http.StatusMethodNotAllowed},
-	{CodeIdempotencyKeyReused, http.StatusConflict},
-	{CodeRevisionConflict, http.StatusConflict},
-	{CodeRequestTooLarge, http.StatusRequestEntityTooLarge},
-	{CodeUnsupportedMediaType, http.StatusUnsupportedMediaType},
-	{CodeValidationFailed, http.StatusUnprocessableEntity},
-	{CodeInvalidJSON, http.StatusUnprocessableEntity},
-	{CodeIdempotencyKeyInvalid, http.StatusUnprocessableEntity},
-	{CodePreconditionRequired, http.StatusPreconditionRequired},
-	{CodeRateLimited, http.StatusTooManyRequests},
-	{CodeInternal, http.StatusInternalServerError},
+	{CodeUnauthenticated, http.StatusUnauthorized, []string{"WWW-Authenticate"}},
+	{CodeMissingAbility, http.StatusForbidden, nil},
+	{CodeMissingPermission, http.StatusForbidden, nil},
+	{CodeMembershipInactive, http.StatusForbidden, nil},
+	{CodeEmailUnverified, http.StatusForbidden, nil},
+	{CodeMFARequired, http.StatusForbidden, nil},
+	{CodeIPNotAllowed, http.StatusForbidden, nil},
+	{CodeOrganizationSuspended, http.StatusForbidden, nil},
+	{CodeNotFound, http.StatusNotFound, nil},
+	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, []string{"Allow"}},
+	{CodeIdempotencyKeyReused, http.StatusConflict, nil},
+	{CodeRevisionConflict, http.StatusConflict, nil},
+	{CodeRequestTooLarge, http.StatusRequestEntityTooLarge, nil},
+	{CodeUnsupportedMediaType, http.StatusUnsupportedMediaType, nil},
+	{CodeValidationFailed, http.StatusUnprocessableEntity, nil},
+	{CodeInvalidJSON, http.StatusUnprocessableEntity, nil},
+	{CodeIdempotencyKeyInvalid, http.StatusUnprocessableEntity, nil},
+	{CodePreconditionRequired, http.StatusPreconditionRequired, nil},
+	{CodeRateLimited, http.StatusTooManyRequests, []string{"Retry-After"}},
+	{CodeInternal, http.StatusInternalServerError, nil},
+}
+
+// CommonOf are the kernel's codes with the given names.
+func CommonOf(names ...string) []Code {
+	out := make([]Code, len(names))
+	for i, name := range names {
+		j := slices.IndexFunc(CommonCodes, func(c Code) bool { return c.Code == name })
+		if j < 0 {
+			panic("kit: no common code " + name)
+		}
+		out[i] = CommonCodes[j]
+	}
+	return out
+}
+
+// CodeOf is the code an error is answered with: its problem's code,
+// status and headers, so a row declares the domain error it may return
+// and the document cannot give it another status.
+func CodeOf(err error) Code {
+	p := ProblemOf(err)
+	if p == nil {
+		panic(fmt.Sprintf("kit: %v is answered as a server error, not a code", err))
+	}
+	headers := make([]string, 0, len(p.Headers))
+	for h := range p.Headers {
+		headers = append(headers, h)
+	}
+	sort.Strings(headers)
+	return Code{Code: p.Code, Status: p.Status, Headers: headers}
 }
 
 // NewProblem builds a problem.

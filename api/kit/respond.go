@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/internal/config"
+	"ppwr/internal/i18n"
 	"ppwr/internal/storage"
 	"ppwr/internal/work"
 	"ppwr/models"
@@ -73,6 +74,10 @@ func Created(c *gin.Context, id uuid.UUID, body any) error {
 // ETag is the entity tag of a revision: the revision, quoted.
 func ETag(revision int) string { return `"` + strconv.Itoa(revision) + `"` }
 
+// IfMatchHeader documents the If-Match precondition of a write that
+// reads it with IfMatch; such a row answers 428 and 409 revision_conflict.
+var IfMatchHeader = Param{Name: "If-Match", Required: true, Schema: Str(), DescKey: "param.if_match"}
+
 // IfMatch reads the If-Match precondition of a write: 428 when it is
 // missing; "*" matches any revision (RFC 9110); otherwise the revisions of
 // the strong entity tags listed. A weak or foreign tag matches nothing.
@@ -116,14 +121,19 @@ func Day(t *time.Time) *string {
 }
 
 // CodeFileNotReady answers a download asked for before the workflow that
-// builds the file finished; areas that serve built files list it.
+// builds the file finished; the rows of such downloads declare it with
+// Answers(FileNotReady("")).
 const CodeFileNotReady = "file_not_ready"
+
+// fileRetrySeconds is how long a download of a file being built is asked
+// to wait: building one takes seconds.
+const fileRetrySeconds = 5
 
 // FileNotReady is the 409 of such a download, with the file's state and
 // how long to wait.
 func FileNotReady(state string) *Problem {
-	p := NewProblem(http.StatusConflict, CodeFileNotReady, "error.file_not_ready", state)
-	p.Headers = map[string]string{"Retry-After": "5"}
+	p := NewProblem(http.StatusConflict, CodeFileNotReady, "error.file_not_ready", state, i18n.Seconds(fileRetrySeconds))
+	p.Headers = map[string]string{"Retry-After": strconv.Itoa(fileRetrySeconds)}
 	return p
 }
 

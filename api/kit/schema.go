@@ -59,6 +59,10 @@ func ListOf(name string) Schema {
 	})
 }
 
+// ListName is the name of the component holding the list envelope of the
+// named item schema.
+func ListName(item string) string { return item + "List" }
+
 // Response is the documented success response.
 type Response struct {
 	Status      int
@@ -78,6 +82,9 @@ type Response struct {
 	// Read is the operationId of the GET that serves the record a
 	// Location header names; ResolveLocations checks it at assembly.
 	Read string
+	// List names the item schema of a list answer; the document derives
+	// the envelope's component, ListName(List), from it.
+	List string
 }
 
 // Or documents status as another success of the same body.
@@ -88,6 +95,12 @@ func (r Response) Or(status int) Response {
 
 // OK is a 200 answering schema.
 func OK(schema Schema) Response { return Response{Status: http.StatusOK, Schema: schema} }
+
+// ListOK is a 200 answering the list envelope of items of the named
+// schema, a named component so that generated clients get a type for it.
+func ListOK(item string) Response {
+	return Response{Status: http.StatusOK, Schema: Ref(ListName(item)), List: item}
+}
 
 // CreatedResponse is a 201 answering schema, with the Location of the new
 // record: its URL by read, the operationId of the GET that serves it.

@@ -28,24 +28,22 @@ func Area(d kit.Deps) kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listSupplyEvents", events, tag, a.FlowsRead, a.CatalogView).
-				Handle(kit.Query(h.listSupplyEvents), kit.OK(kit.Ref("SupplyEventList"))),
+				Handle(kit.Query(h.listSupplyEvents), kit.ListOK("SupplyEvent")),
 			kit.Get("getSupplyEvent", events+"/{recordId}", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.getSupplyEvent), kit.OK(kit.Ref("SupplyEvent"))),
 			kit.Post("createSupplyEvent", events, tag, a.FlowsWrite, a.CatalogUpdate).
+				Answers(models.ErrItemArchived, models.ErrInsufficientStock, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.createSupplyEvent), kit.CreatedResponse(kit.Ref("SupplyEvent"), "getSupplyEvent")),
 			kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Query(h.getSupplySummary), kit.OK(kit.Ref("SupplySummary"))),
 			kit.List("listFlows", kit.Org+"/flows", tag, a.FlowsRead, a.ReportsView).
-				Handle(kit.Query(h.listFlows), kit.OK(kit.Ref("FlowList"))),
+				Handle(kit.Query(h.listFlows), kit.ListOK("Flow")),
 			kit.Get("getFlow", kit.Org+"/flows/{recordId}", tag, a.FlowsRead, a.ReportsView).
 				Handle(kit.Do(h.getFlow), kit.OK(kit.Ref("Flow"))),
 			kit.Post("createFlow", kit.Org+"/flows", tag, a.FlowsWrite, a.ReportsExport).
 				Handle(kit.JSON(h.createFlow), kit.CreatedResponse(kit.Ref("Flow"), "getFlow")),
 		},
 		Schemas: schemas(),
-		Codes: []kit.Code{
-			{Code: models.ErrInsufficientStock.Code, Status: http.StatusUnprocessableEntity},
-		},
 	}
 }
 
@@ -68,7 +66,6 @@ func schemas() map[string]kit.Schema {
 			"event_on": kit.Date(), "reusable_at_event": kit.Enum(models.ReuseStates...), "country": text,
 			"flow": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
 		}),
-		"SupplyEventList": kit.ListOf("SupplyEvent"),
 		"SupplySummary": kit.Object(map[string]kit.Schema{
 			"catalog_item": kit.UUID(), "stock_unit": kit.Enum(models.StockUnits...), "stock_tracked": kit.Bool(),
 			"from": kit.Nullable(kit.Date()), "to": kit.Nullable(kit.Date()),
@@ -87,7 +84,6 @@ func schemas() map[string]kit.Schema {
 			"country": kit.Str(), "event_on": kit.Date(), "reusable": kit.Bool(), "supply_event": kit.Nullable(kit.UUID()),
 			"note": text, "created_at": kit.DateTime(),
 		}),
-		"FlowList": kit.ListOf("Flow"),
 	}
 }
 

@@ -23,15 +23,17 @@ func (h *handlers) consumptions() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("consumePackagingSystem", kit.Org+"/packaging-systems/{recordId}/consumptions", tag, a.FlowsWrite, a.CatalogUpdate).
+				Answers(models.ErrInsufficientStock, models.ErrOrderReferenceUsed, models.ErrConfigurationChanged,
+					models.ErrSystemArchived, models.ErrConfigurationNotReady, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.consumePackagingSystem), created("PackagingSystemUsage")),
 			kit.List("listPackagingSystemUsages", kit.Org+"/packaging-systems/{systemId}/usages", tag, a.FlowsRead, a.CatalogView).
-				Handle(kit.Do(h.listPackagingSystemUsages), kit.OK(kit.Ref("PackagingSystemUsageList"))),
+				Handle(kit.Do(h.listPackagingSystemUsages), kit.ListOK("PackagingSystemUsage")),
 			kit.Post("createPackingConsumption", kit.Org+"/packing-consumptions", tag, a.FlowsWrite, a.CatalogUpdate).
+				Answers(models.ErrInsufficientStock, models.ErrOrderReferenceUsed, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.createPackingConsumption), created("PackingConsumption")),
 		},
 		Schemas: map[string]kit.Schema{
-			"PackagingSystemUsage":     packedSchema(map[string]kit.Schema{"event_on": kit.Date(), "reservation": kit.Nullable(kit.UUID())}),
-			"PackagingSystemUsageList": kit.ListOf("PackagingSystemUsage"),
+			"PackagingSystemUsage": packedSchema(map[string]kit.Schema{"event_on": kit.Date(), "reservation": kit.Nullable(kit.UUID())}),
 			"PackingConsumption": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "order_reference": kit.Str(), "country": kit.Str(), "event_on": kit.Date(), "created_at": kit.DateTime(),
 				"lines": kit.ArrayOf(kit.Object(map[string]kit.Schema{
@@ -39,13 +41,6 @@ func (h *handlers) consumptions() kit.Area {
 					"unit": kit.Str(), "stock_quantity": kit.DecimalString(), "mass_g": kit.DecimalString(), "reusable": kit.Bool(),
 				})),
 			}),
-		},
-		Codes: []kit.Code{
-			{Code: models.ErrInsufficientStock.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrOrderReferenceUsed.Code, Status: http.StatusConflict},
-			{Code: models.ErrConfigurationChanged.Code, Status: http.StatusConflict},
-			{Code: models.ErrSystemArchived.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrConfigurationNotReady.Code, Status: http.StatusUnprocessableEntity},
 		},
 	}
 }

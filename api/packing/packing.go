@@ -24,7 +24,6 @@ func Area(d kit.Deps) kit.Area {
 	for _, part := range []kit.Area{h.inventory(), h.systems(), h.consumptions(), h.reservations(), h.recommendations()} {
 		area.Operations = append(area.Operations, part.Operations...)
 		maps.Copy(area.Schemas, part.Schemas)
-		area.Codes = append(area.Codes, part.Codes...)
 	}
 	return area
 }

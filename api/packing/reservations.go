@@ -20,14 +20,18 @@ func (h *handlers) reservations() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createReservation", kit.Org+"/packaging-systems/{recordId}/reservations", tag, a.FlowsWrite, a.CatalogUpdate).
+				Answers(models.ErrNotStockTracked, models.ErrInsufficientStock, models.ErrOrderReferenceUsed,
+					models.ErrConfigurationChanged, models.ErrSystemArchived, models.ErrConfigurationNotReady, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.createReservation), kit.CreatedResponse(kit.Ref("Reservation"), "getReservation")),
 			kit.List("listReservations", kit.Org+"/packing-reservations", tag, a.FlowsRead, a.CatalogView).
-				Handle(kit.Query(h.listReservations), kit.OK(kit.Ref("ReservationList"))),
+				Handle(kit.Query(h.listReservations), kit.ListOK("Reservation")),
 			kit.Get("getReservation", reservation, tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.getReservation), answer),
 			kit.Post("consumeReservation", reservation+"/consume", tag, a.FlowsWrite, a.CatalogUpdate).
+				Answers(models.ErrReservationExpired, models.ErrReservationNotHeld, models.ErrInsufficientStock, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.consumeReservation), kit.OK(kit.Ref("PackagingSystemUsage"))),
 			kit.Post("releaseReservation", reservation+"/release", tag, a.FlowsWrite, a.CatalogUpdate).
+				Answers(models.ErrInsufficientStock, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.releaseReservation), answer),
 		},
 		Schemas: map[string]kit.Schema{
@@ -35,12 +39,6 @@ func (h *handlers) reservations() kit.Area {
 				"status": kit.Enum(models.ReservationStatuses...), "expires_at": kit.DateTime(), "revision": kit.Int(),
 				"usage": kit.Nullable(kit.UUID()), "updated_at": kit.DateTime(), "ended_at": kit.Nullable(kit.DateTime()),
 			}),
-			"ReservationList": kit.ListOf("Reservation"),
-		},
-		Codes: []kit.Code{
-			{Code: models.ErrNotStockTracked.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrReservationExpired.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrReservationNotHeld.Code, Status: http.StatusUnprocessableEntity},
 		},
 	}
 }

@@ -21,32 +21,34 @@ func (h *handlers) systems() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listPackagingSystems", kit.Org+"/packaging-systems", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Query(h.listSystems), kit.OK(kit.Ref("PackagingSystemList"))),
+				Handle(kit.Query(h.listSystems), kit.ListOK("PackagingSystem")),
 			kit.Post("createPackagingSystem", kit.Org+"/packaging-systems", tag, a.CatalogWrite, a.CatalogCreate).
 				Handle(kit.JSON(h.createSystem), kit.CreatedResponse(kit.Ref("PackagingSystem"), "getPackagingSystem")),
 			kit.Get("getPackagingSystem", system, tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getSystem), answer),
 			kit.Write(http.MethodPut, "updatePackagingSystem", system, tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.updateSystem), answer),
 			kit.Post("archivePackagingSystem", system+"/archive", tag, a.CatalogWrite, a.CatalogArchive).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.archiveSystem), answer),
 			kit.Post("restorePackagingSystem", system+"/restore", tag, a.CatalogWrite, a.CatalogArchive).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.restoreSystem), answer),
 			kit.Get("getPackagingSystemConfiguration", system+"/configuration", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getConfiguration), kit.OK(kit.Ref("PackagingSystemConfiguration"))),
 			kit.Post("upsertPackagingSystemLine", system+"/items", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.upsertLine), kit.CreatedResponse(kit.Ref("PackagingSystemLineChange"), "getPackagingSystemLine").Or(http.StatusOK)),
 			kit.Write(http.MethodDelete, "deletePackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogWrite, a.CatalogUpdate).
+				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.deleteLine), kit.OK(kit.Ref("PackagingSystemLineDeleted"))),
 			kit.List("listPackagingSystemLines", kit.Org+"/packaging-systems/{systemId}/items", tag, a.CatalogRead, a.CatalogView).
-				Handle(kit.Do(h.listLines), kit.OK(kit.Ref("PackagingSystemLineList"))),
+				Handle(kit.Do(h.listLines), kit.ListOK("PackagingSystemLine")),
 			kit.Get("getPackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getLine), kit.OK(kit.Ref("PackagingSystemLine"))),
 		},
 		Schemas: systemSchemas(),
-		Codes: []kit.Code{
-			{Code: models.ErrSystemArchived.Code, Status: http.StatusUnprocessableEntity},
-		},
 	}
 }
 
@@ -66,9 +68,7 @@ func systemSchemas() map[string]kit.Schema {
 			"status": kit.Enum(models.SystemActive, models.SystemArchived), "revision": kit.Int(), "lines_count": kit.Int(),
 			"created_at": kit.DateTime(), "updated_at": kit.DateTime(), "archived_at": kit.Nullable(kit.DateTime()),
 		}),
-		"PackagingSystemList":        kit.ListOf("PackagingSystem"),
 		"PackagingSystemLine":        kit.Object(line),
-		"PackagingSystemLineList":    kit.ListOf("PackagingSystemLine"),
 		"PackagingSystemLineChange":  kit.Object(change),
 		"PackagingSystemLineDeleted": kit.Object(map[string]kit.Schema{"packaging_system": kit.UUID(), "revision": kit.Int()}),
 		"CompositionLine": kit.Object(map[string]kit.Schema{

@@ -38,23 +38,21 @@ func Area(d kit.Deps) kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createPassport", kit.Org+"/passports", tag, a.PPWRWrite, a.CatalogUpdate).
+				Answers(models.ErrPassportExists, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.create), created(passport)),
 			kit.Post("publishPassport", kit.Org+"/passports/{recordId}/publish", tag, a.PPWRWrite, a.CatalogUpdate).
+				Answers(models.ErrRevisionConflict).
 				Handle(kit.JSON(h.publish), kit.OK(passport)),
 			kit.Post("sharePassport", kit.Org+"/passports/{recordId}/shares", tag, a.PPWRWrite, a.CatalogUpdate).
+				Answers(models.ErrPassportNotPublished, models.ErrPassportAlreadyShared).
 				Handle(kit.JSON(h.share), created(grant)),
 			kit.List("listSharingGrants", kit.Org+"/sharing-grants", tag, a.PPWRRead, a.CatalogView).
-				Handle(kit.Query(h.listGrants), kit.OK(kit.ListOf("SharingGrant"))),
+				Handle(kit.Query(h.listGrants), kit.ListOK("SharingGrant")),
 			kit.Post("revokeSharingGrant", kit.Org+"/sharing-grants/{recordId}/revoke", tag, a.PPWRWrite, a.CatalogUpdate).
+				Answers(models.ErrGrantRevoked, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.revoke), kit.OK(grant)),
 		},
 		Schemas: schemas(),
-		Codes: []kit.Code{
-			{Code: models.ErrPassportExists.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrPassportNotPublished.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrPassportAlreadyShared.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrGrantRevoked.Code, Status: http.StatusUnprocessableEntity},
-		},
 	}
 }
 

@@ -49,10 +49,10 @@ func (h *handlers) authorityRequests() kit.Area {
 			kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.createAuthorityRequest), kit.CreatedResponse(record, "getAuthorityRequest")),
 			kit.Get("getAuthorityRequest", kit.Org+"/ppwr/authority-requests/{recordId}", tag, a.PPWRRead, a.CatalogView).
+				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.getAuthorityRequest), read),
 		},
 		Schemas: map[string]kit.Schema{"AuthorityRequest": schema, "AuthorityRequestBundle": bundle},
-		Codes:   []kit.Code{{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
 	}
 }
 

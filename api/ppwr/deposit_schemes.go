@@ -1,7 +1,6 @@
 package ppwr
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -24,6 +23,7 @@ func (h *handlers) depositSchemes() kit.Area {
 			kit.Get("getDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Do(h.getDepositScheme), kit.OK(scheme)),
 			kit.Post("reviewDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
+				Answers(models.ErrSelfReview, models.ErrRecordDecided, models.ErrRevisionConflict).
 				Handle(kit.JSONBody("DepositSchemeReview", models.NewDepositReview, kit.Change("recordId", models.ReviewDepositScheme, depositSchemeToJSON)), kit.OK(scheme)),
 		},
 		Schemas: map[string]kit.Schema{
@@ -34,7 +34,6 @@ func (h *handlers) depositSchemes() kit.Area {
 				"participates_from": kit.Date(), "created_at": kit.DateTime(),
 			}, kit.Enum(models.EntryUnreviewed, models.EntryAccepted, models.EntryRejected))), "schema.deposit_scheme"),
 		},
-		Codes: []kit.Code{{Code: models.ErrRecordDecided.Code, Status: http.StatusUnprocessableEntity}},
 	}
 }
 

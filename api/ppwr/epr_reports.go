@@ -30,10 +30,12 @@ func (h *handlers) eprReports() kit.Area {
 			kit.Post("createEPRReport", kit.Org+"/ppwr/epr-reports", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.createEPRReport), kit.CreatedResponse(report, "listEPRReportLines")),
 			kit.Post("createEPRReportLine", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRun, a.ReportsExport).
+				Answers(models.ErrEPRReportApproved, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.addEPRReportLine), kit.Response{Status: http.StatusCreated, Schema: kit.Ref("EPRReportLineAdded")}),
 			kit.List("listEPRReportLines", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.listEPRReportLines), kit.OK(kit.Ref("EPRReportLinePage"))),
 			kit.Post("reviewEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
+				Answers(models.ErrSelfReview, models.ErrEPRReportReviewed, models.ErrRevisionConflict).
 				Handle(kit.JSONBody("EPRReportReview", models.NewEPRReview, kit.Change("recordId", models.ReviewEPRReport, eprReportToJSON)), kit.OK(report)),
 			kit.Get("exportEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/export", tag, a.ReportsRead, a.ReportsExport).
 				Handle(kit.Query(h.exportEPRReport), kit.Response{Status: http.StatusOK, Schema: kit.Described(kit.Binary(), "schema.epr_export"),
@@ -41,8 +43,6 @@ func (h *handlers) eprReports() kit.Area {
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
 		Schemas: eprSchemas(),
-		Codes: []kit.Code{{Code: models.ErrEPRReportApproved.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrEPRReportReviewed.Code, Status: http.StatusUnprocessableEntity}},
 	}
 }
 

@@ -15,7 +15,7 @@ func (h *handlers) refillStations() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listRefillStations", kit.Org+"/ppwr/refill-stations", tag, a.PPWRRead, a.ReportsView).
-				Handle(kit.Do(h.listRefillStations), kit.OK(kit.ListOf("RefillStation"))),
+				Handle(kit.Do(h.listRefillStations), kit.ListOK("RefillStation")),
 			kit.Post("createRefillStation", kit.Org+"/ppwr/refill-stations", tag, a.PPWRWrite, a.CatalogUpdate).
 				Handle(kit.JSON(h.createRefillStation), kit.CreatedResponse(kit.Ref("RefillStation"), "getRefillStation")),
 			kit.Get("getRefillStation", kit.Org+"/ppwr/refill-stations/{recordId}", tag, a.PPWRRead, a.ReportsView).

@@ -41,12 +41,6 @@ func Area(d kit.Deps) kit.Area {
 			}),
 			"RuleSetReference": kit.Object(map[string]kit.Schema{"code": kit.Str(), "version": kit.Str()}),
 		},
-		Codes: []kit.Code{
-			{Code: models.ErrSelfReview.Code, Status: http.StatusForbidden},
-			{Code: models.ErrEntryDecided.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrEntrySuperseded.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrEntryCorrected.Code, Status: http.StatusConflict},
-		},
 	}
 	for _, reg := range register.All {
 		area.Operations = append(area.Operations, h.operations(reg)...)
@@ -59,21 +53,23 @@ func Area(d kit.Deps) kit.Area {
 func (h *handlers) operations(reg *register.Register) []kit.Operation {
 	base, name := kit.Org+"/catalog-items/{catalogItemId}/ppwr/"+reg.Slug, stem(reg)
 	entry := kit.Ref(name)
-	list, create, get := "list"+name+"s", "create"+name, "get"+name
+	list, create, get := "list"+strings.TrimSuffix(name, "Entry")+"Entries", "create"+name, "get"+name
 	if reg.Slug == "reuse-units" {
 		list, create, get = "listReuseUnits", "createReuseUnit", "getReuseUnit"
 	}
 	ops := []kit.Operation{
 		kit.List(list, base, tag, a.PPWRRead, a.CatalogView).
-			Handle(kit.Query(func(c *gin.Context, q *entryQuery) error { return h.list(c, reg, q) }), kit.OK(kit.ListOf(name))),
+			Handle(kit.Query(func(c *gin.Context, q *entryQuery) error { return h.list(c, reg, q) }), kit.ListOK(name)),
 		kit.Get(get, base+"/{recordId}", tag, a.PPWRRead, a.CatalogView).
 			Handle(kit.Do(func(c *gin.Context) error { return h.get(c, reg) }), kit.OK(entry)),
 		kit.Post(create, base, tag, a.PPWRWrite, a.CatalogUpdate).
+			Answers(models.ErrEntryCorrected, models.ErrRevisionConflict).
 			Handle(kit.JSONBody(name+"Create", func() *models.RegisterEntryCreate { return models.NewRegisterEntryCreate(reg) },
 				func(c *gin.Context, in *models.RegisterEntryCreate) error { return h.create(c, in) }), kit.CreatedResponse(entry, get)),
 	}
 	if reg.Reviewable {
 		ops = append(ops, kit.Post("review"+name, base+"/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
+			Answers(models.ErrSelfReview, models.ErrEntryDecided, models.ErrEntrySuperseded, models.ErrRevisionConflict).
 			Handle(kit.JSONBody("RegisterReview", models.NewRegisterReview,
 				func(c *gin.Context, in *models.ReviewBody) error { return h.review(c, reg, in) }), kit.OK(entry)))
 	}

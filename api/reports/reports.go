@@ -33,6 +33,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getReport", kit.Org+"/reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.get), kit.OK(report)),
 			kit.Get("downloadReport", kit.Org+"/reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
+				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.download), kit.Response{Status: http.StatusOK, Schema: kit.Binary(),
 					ContentTypes: []string{"text/csv", models.XLSXType},
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
@@ -45,7 +46,6 @@ func Area(d kit.Deps) kit.Area {
 				"error": kit.Nullable(kit.Str()), "created_at": kit.DateTime(), "completed_at": kit.Nullable(kit.DateTime()),
 			}), "schema.report"),
 		},
-		Codes: []kit.Code{{Code: kit.CodeFileNotReady, Status: http.StatusConflict}},
 	}
 }
 

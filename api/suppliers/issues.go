@@ -18,7 +18,7 @@ func (h *handlers) issues() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listIssues", kit.Org+"/issues", tag, a.SupplierRequestsRead, a.IssuesManage).
-				Handle(kit.Query(h.listIssues), kit.OK(kit.ListOf("ComplianceIssue"))),
+				Handle(kit.Query(h.listIssues), kit.ListOK("ComplianceIssue")),
 			kit.Get("getIssue", kit.Org+"/issues/{recordId}", tag, a.SupplierRequestsRead, a.IssuesManage).
 				Handle(kit.Do(h.getIssue), kit.OK(kit.Ref("ComplianceIssue"))),
 		},

@@ -21,18 +21,22 @@ func (h *handlers) requests() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.List("listSupplierRequests", kit.Org+"/supplier-requests", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
-				Handle(kit.Query(h.listRequests), kit.OK(kit.ListOf("SupplierRequest"))),
+				Handle(kit.Query(h.listRequests), kit.ListOK("SupplierRequest")),
 			kit.Get("getSupplierRequest", request, tag, a.SupplierRequestsRead, a.SupplierRequestsView).
 				Handle(kit.Do(h.getRequest), kit.OK(kit.Ref("SupplierRequestDetail"))),
 			kit.List("listSupplierRequestLines", kit.Org+"/supplier-requests/{requestId}/lines", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
-				Handle(kit.Do(h.listLines), kit.OK(kit.ListOf("SupplierRequestLine"))),
+				Handle(kit.Do(h.listLines), kit.ListOK("SupplierRequestLine")),
 			kit.Post("createSupplierRequest", kit.Org+"/supplier-requests", tag, a.SupplierRequestsWrite, a.SupplierRequestsCreate).
+				Answers(models.ErrPartyNotSupplier).
 				Handle(kit.JSON(h.createRequest), kit.CreatedResponse(kit.Ref("SupplierRequest"), "getSupplierRequest")),
 			kit.Post("sendSupplierRequest", request+"/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
+				Answers(models.ErrNotSendable, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.sendRequest), kit.OK(kit.Ref("SupplierRequest"))),
 			kit.Post("cancelSupplierRequest", request+"/cancel", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
+				Answers(models.ErrRequestClosed, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.cancelRequest), kit.OK(kit.Ref("SupplierRequest"))),
 			kit.Post("reviewSupplierRequestLine", request+"/lines/{lineId}/review", tag, a.SupplierRequestsWrite, a.EvidenceReviewPerm).
+				Answers(models.ErrRequestClosed, models.ErrLineDecided, models.ErrLineNotEvidenced, models.ErrRevisionConflict).
 				Handle(kit.JSON(h.reviewLine), kit.OK(kit.Ref("SupplierRequestLineReview"))),
 		},
 		Schemas: map[string]kit.Schema{
@@ -57,13 +61,6 @@ func (h *handlers) requests() kit.Area {
 			"SupplierRequestLineReview": kit.Object(map[string]kit.Schema{
 				"line": kit.Ref("SupplierRequestLine"), "request": kit.Ref("SupplierRequest"),
 			}),
-		},
-		Codes: []kit.Code{
-			{Code: models.ErrPartyNotSupplier.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrRequestClosed.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrLineDecided.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrNotSendable.Code, Status: http.StatusUnprocessableEntity},
-			{Code: models.ErrLineNotEvidenced.Code, Status: http.StatusUnprocessableEntity},
 		},
 	}
 }

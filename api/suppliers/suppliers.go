@@ -20,7 +20,6 @@ func Area(d kit.Deps) kit.Area {
 	for _, part := range []kit.Area{h.issues(), h.requests()} {
 		area.Operations = append(area.Operations, part.Operations...)
 		maps.Copy(area.Schemas, part.Schemas)
-		area.Codes = append(area.Codes, part.Codes...)
 	}
 	return area
 }

@@ -72,10 +72,10 @@ func Parse(value string) Locale {
 	return Default
 }
 
-// T renders message key in locale with fmt-style args. A key missing from
-// the locale falls back to English, then to the key itself, so a forgotten
-// translation degrades instead of failing a request (a test keeps the
-// catalogues complete).
+// T renders message key in locale with fmt-style args; a Count among them
+// is rendered in l too. A key missing from the locale falls back to
+// English, then to the key itself, so a forgotten translation degrades
+// instead of failing a request (a test keeps the catalogues complete).
 func T(l Locale, key string, args ...any) string {
 	tmpl, ok := catalogues[l][key]
 	if !ok {
@@ -86,7 +86,65 @@ func T(l Locale, key string, args ...any) string {
 	if len(args) == 0 {
 		return tmpl
 	}
-	return fmt.Sprintf(tmpl, args...)
+	localized := make([]any, len(args))
+	for i, arg := range args {
+		localized[i] = arg
+		if c, ok := arg.(Count); ok {
+			localized[i] = c.in(l)
+		}
+	}
+	return fmt.Sprintf(tmpl, localized...)
+}
+
+// Count is a number with the noun it counts ("5 seconds"), an argument of
+// a message that T renders in the message's locale, in the plural form
+// the locale's grammar takes for the number. A message keeps its
+// arguments unrendered until it is, so one Count serves pl and en.
+type Count struct {
+	N int
+	// Key names the noun's forms in the locale's order of pluralForm,
+	// separated by "|": "second|seconds", "sekundę|sekundy|sekund".
+	Key string
+}
+
+// Seconds counts seconds, as in "retry in 5 seconds".
+func Seconds(n int) Count { return Count{N: n, Key: "count.seconds"} }
+
+// countPrefix starts the keys of a Count's forms.
+const countPrefix = "count."
+
+// pluralForms is how many forms a noun takes in each locale.
+var pluralForms = map[Locale]int{EN: 2, PL: 3}
+
+func (c Count) in(l Locale) string {
+	forms := strings.Split(T(l, c.Key), "|")
+	return fmt.Sprintf("%d %s", c.N, forms[min(pluralForm(l, c.N), len(forms)-1)])
+}
+
+// pluralForm is the index of the form l's grammar takes for n (the CLDR
+// rules for integers). English: one (1 second), other (0, 2, 5 seconds).
+// Polish: one (1 sekundę), few for units 2-4 except the teens
+// (2, 4, 22 sekundy), many for the rest (0, 5, 12-14, 25 sekund).
+func pluralForm(l Locale, n int) int {
+	if n < 0 {
+		n = -n
+	}
+	switch l {
+	case PL:
+		switch {
+		case n == 1:
+			return 0
+		case n%10 >= 2 && n%10 <= 4 && (n%100 < 12 || n%100 > 14):
+			return 1
+		default:
+			return 2
+		}
+	default:
+		if n == 1 {
+			return 0
+		}
+		return 1
+	}
 }
 
 // Keys returns the message keys of a locale (for completeness tests).

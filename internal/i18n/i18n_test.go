@@ -115,3 +115,36 @@ func TestTFormatsAndFallsBack(t *testing.T) {
 	assert.Equal(t, "no.such.key", T(PL, "no.such.key"))
 	assert.Contains(t, T(EN, "field.per_page_range", 1, 100), "100")
 }
+
+// A count takes the plural form its number needs in each language:
+// Polish has three, with the teens taking the "many" form.
+func TestCountsTakeTheirPluralForm(t *testing.T) {
+	for n, want := range map[int]string{0: "0 seconds", 1: "1 second", 2: "2 seconds", 5: "5 seconds", 21: "21 seconds"} {
+		assert.Equal(t, want, Seconds(n).in(EN))
+	}
+	for n, want := range map[int]string{
+		0: "0 sekund", 1: "1 sekundę", 2: "2 sekundy", 4: "4 sekundy", 5: "5 sekund", 11: "11 sekund", 12: "12 sekund",
+		14: "14 sekund", 21: "21 sekund", 22: "22 sekundy", 25: "25 sekund", 104: "104 sekundy", 112: "112 sekund",
+	} {
+		assert.Equal(t, want, Seconds(n).in(PL))
+	}
+	assert.Equal(t, "Zbyt wiele żądań. Spróbuj ponownie za 3 sekundy.", T(PL, "error.rate_limited", Seconds(3)), "T renders a Count in its locale")
+	assert.Equal(t, "Too many requests. Retry in 1 second.", T(EN, "error.rate_limited", Seconds(1)))
+}
+
+// Every noun a Count names has as many forms as its language has plural
+// forms, or pluralForm would pick a missing or a wrong one.
+func TestCountsHaveEveryPluralForm(t *testing.T) {
+	for _, l := range Locales {
+		for _, k := range Keys(l) {
+			if !strings.HasPrefix(k, countPrefix) {
+				continue
+			}
+			forms := strings.Split(catalogues[l][k], "|")
+			assert.Len(t, forms, pluralForms[l], "%s in %s", k, l)
+			for _, f := range forms {
+				assert.NotEmpty(t, strings.TrimSpace(f), "%s in %s", k, l)
+			}
+		}
+	}
+}
