@@ -8,7 +8,9 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
-	"ppwr/models"
+	"ppwr/domain"
+	"ppwr/domain/assessments"
+	"ppwr/domain/catalog"
 )
 
 // Assessments are the side effects of the assessment workflows.
@@ -19,14 +21,14 @@ type Assessments struct {
 // MarkStale marks the item's assessments that what they read has
 // outdated, with an assessment.stale event each; a retry marks nothing
 // twice. It returns how many it marked.
-func (a *Assessments) MarkStale(ctx context.Context, in models.AssessmentRefreshInput) (int, error) {
+func (a *Assessments) MarkStale(ctx context.Context, in catalog.AssessmentRefreshInput) (int, error) {
 	w := systemUnit(ctx, a.DB, in.OrganizationID)
-	marked, err := models.MarkAssessmentsStale(w, in.ItemID)
+	marked, err := assessments.MarkAssessmentsStale(w, in.ItemID)
 	if err != nil {
 		w.Rollback()
 		return 0, err
 	}
-	return marked, models.Commit(w, models.AuditEntry{Operation: "refreshAssessments"})
+	return marked, domain.Commit(w, domain.AuditEntry{Operation: "refreshAssessments"})
 }
 
 // RunBatchSize is how many items one AssessBatch assesses, and
@@ -42,12 +44,12 @@ const (
 // then it moves the run past the batch. A retry after a crash skips the
 // items already assessed. It returns how many items the batch held; 0
 // means none is left.
-func (a *Assessments) AssessBatch(ctx context.Context, in models.AssessmentRunInput) (int, error) {
-	run, err := models.Find[models.AssessmentRun](ctx, a.DB, in.OrganizationID, in.RunID)
+func (a *Assessments) AssessBatch(ctx context.Context, in assessments.AssessmentRunInput) (int, error) {
+	run, err := domain.Find[assessments.AssessmentRun](ctx, a.DB, in.OrganizationID, in.RunID)
 	if err != nil {
 		return 0, err
 	}
-	ids, err := models.NextRunItems(ctx, a.DB, run, RunBatchSize)
+	ids, err := assessments.NextRunItems(ctx, a.DB, run, RunBatchSize)
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
@@ -57,11 +59,11 @@ func (a *Assessments) AssessBatch(ctx context.Context, in models.AssessmentRunIn
 	for _, id := range ids {
 		g.Go(func() error {
 			w := systemUnit(gctx, a.DB, in.OrganizationID)
-			if _, err := models.AssessRunItem(w, run, id); err != nil {
+			if _, err := assessments.AssessRunItem(w, run, id); err != nil {
 				w.Rollback()
 				return err
 			}
-			if err := models.Commit(w, models.AuditEntry{Operation: "runAssessments"}); err != nil && !models.RunItemDone(err) {
+			if err := domain.Commit(w, domain.AuditEntry{Operation: "runAssessments"}); err != nil && !assessments.RunItemDone(err) {
 				return err
 			}
 			activity.RecordHeartbeat(ctx, done.Add(1))
@@ -71,10 +73,10 @@ func (a *Assessments) AssessBatch(ctx context.Context, in models.AssessmentRunIn
 	if err := g.Wait(); err != nil {
 		return 0, err
 	}
-	return len(ids), models.FinishRunBatch(ctx, a.DB, run.ID, ids[len(ids)-1])
+	return len(ids), assessments.FinishRunBatch(ctx, a.DB, run.ID, ids[len(ids)-1])
 }
 
 // FinishRun marks the run completed.
-func (a *Assessments) FinishRun(ctx context.Context, in models.AssessmentRunInput) error {
-	return models.FinishAssessmentRun(ctx, a.DB, in.RunID)
+func (a *Assessments) FinishRun(ctx context.Context, in assessments.AssessmentRunInput) error {
+	return assessments.FinishAssessmentRun(ctx, a.DB, in.RunID)
 }

@@ -17,8 +17,11 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/assessments"
+	"ppwr/domain/records"
+	"ppwr/domain/registers"
 	"ppwr/internal/storage"
-	"ppwr/models"
 )
 
 // AuthorityRequests assembles the documentation bundles that answer
@@ -30,7 +33,7 @@ type AuthorityRequests struct {
 
 // AuthorityBundleKey is where a request's bundle lives in the object
 // store.
-func AuthorityBundleKey(r *models.AuthorityRequest) string {
+func AuthorityBundleKey(r *records.AuthorityRequest) string {
 	return "org/" + r.OrganizationID.String() + "/authority-requests/" + r.ID.String() + "/" + r.BundleFileName()
 }
 
@@ -41,9 +44,9 @@ func AuthorityBundleKey(r *models.AuthorityRequest) string {
 // every document streams from the object store into it, so no file is
 // held whole in memory. A ready bundle is left alone; a retry builds the
 // bundle again from the records.
-func (a *AuthorityRequests) BuildAuthorityBundle(ctx context.Context, in models.AuthorityRequestInput) error {
-	r, err := models.Find[models.AuthorityRequest](ctx, a.DB, in.OrganizationID, in.RequestID)
-	if err != nil || r.BundleStatus != models.BundleBuilding {
+func (a *AuthorityRequests) BuildAuthorityBundle(ctx context.Context, in records.AuthorityRequestInput) error {
+	r, err := domain.Find[records.AuthorityRequest](ctx, a.DB, in.OrganizationID, in.RequestID)
+	if err != nil || r.BundleStatus != records.BundleBuilding {
 		return err
 	}
 	var size int64
@@ -55,7 +58,7 @@ func (a *AuthorityRequests) BuildAuthorityBundle(ctx context.Context, in models.
 			AuthorityReference: r.AuthorityReference, ReceivedOn: r.ReceivedOn.Format(time.DateOnly), DueOn: r.DueOn.Format(time.DateOnly),
 			GeneratedAt: b.at, Statement: bundleStatement, Items: []bundleItem{}}
 		for _, id := range r.Items {
-			item, err := models.AuthorityBundleContents(ctx, a.DB, r.OrganizationID, id)
+			item, err := records.AuthorityBundleContents(ctx, a.DB, r.OrganizationID, id)
 			if err != nil {
 				return err
 			}
@@ -83,34 +86,34 @@ func (a *AuthorityRequests) BuildAuthorityBundle(ctx context.Context, in models.
 		return err
 	}
 	w := systemUnit(ctx, a.DB, r.OrganizationID)
-	if err := models.FinishAuthorityBundle(w, r.ID, AuthorityBundleKey(r), size, digest, nil); err != nil {
+	if err := records.FinishAuthorityBundle(w, r.ID, AuthorityBundleKey(r), size, digest, nil); err != nil {
 		w.Rollback()
 		return err
 	}
-	return models.Commit(w, models.AuditEntry{Operation: "buildAuthorityRequestBundle"})
+	return domain.Commit(w, domain.AuditEntry{Operation: "buildAuthorityRequestBundle"})
 }
 
 // FailAuthorityBundle records that the request's bundle could not be
 // built.
-func (a *AuthorityRequests) FailAuthorityBundle(ctx context.Context, in models.AuthorityRequestInput, reason string) error {
+func (a *AuthorityRequests) FailAuthorityBundle(ctx context.Context, in records.AuthorityRequestInput, reason string) error {
 	w := systemUnit(ctx, a.DB, in.OrganizationID)
-	if err := models.FinishAuthorityBundle(w, in.RequestID, "", 0, "", errors.New(reason)); err != nil {
+	if err := records.FinishAuthorityBundle(w, in.RequestID, "", 0, "", errors.New(reason)); err != nil {
 		w.Rollback()
 		return err
 	}
-	return models.Commit(w, models.AuditEntry{Operation: "failAuthorityRequestBundle"})
+	return domain.Commit(w, domain.AuditEntry{Operation: "failAuthorityRequestBundle"})
 }
 
 // OpenAuthorityRequestDueIssue opens the reminder issue of a request not
 // answered as its due date nears; it reports whether it opened one.
-func (a *AuthorityRequests) OpenAuthorityRequestDueIssue(ctx context.Context, in models.AuthorityRequestInput) (bool, error) {
+func (a *AuthorityRequests) OpenAuthorityRequestDueIssue(ctx context.Context, in records.AuthorityRequestInput) (bool, error) {
 	w := systemUnit(ctx, a.DB, in.OrganizationID)
-	opened, err := models.OpenAuthorityRequestDueIssue(w, in.RequestID)
+	opened, err := records.OpenAuthorityRequestDueIssue(w, in.RequestID)
 	if err != nil || !opened {
 		w.Rollback()
 		return false, err
 	}
-	return true, models.Commit(w, models.AuditEntry{Operation: "openAuthorityRequestDueIssue"})
+	return true, domain.Commit(w, domain.AuditEntry{Operation: "openAuthorityRequestDueIssue"})
 }
 
 // bundleStatement is what the manifest says of itself: the bundle is the
@@ -179,7 +182,7 @@ func itemFolder(id uuid.UUID) string { return "items/" + id.String() }
 
 // addItem files an item's documents, register entries, latest published
 // assessment and EU declarations under its folder.
-func (b *bundle) addItem(item *models.AuthorityBundleItem) error {
+func (b *bundle) addItem(item *records.AuthorityBundleItem) error {
 	folder, id := itemFolder(item.Item.ID), item.Item.ID
 	for _, d := range item.Documents {
 		name := folder + "/documents/" + d.ID.String() + "-" + safeName(d.FileName)
@@ -289,29 +292,29 @@ func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return le
 
 // bundleEntry is a register entry as a bundle files it.
 type bundleEntry struct {
-	ID                     uuid.UUID            `json:"id"`
-	Register               string               `json:"register"`
-	Item                   uuid.UUID            `json:"item"`
-	CatalogRevision        int                  `json:"catalog_revision"`
-	BasedOnCurrentRevision bool                 `json:"based_on_current_revision"`
-	DataVersion            uuid.UUID            `json:"data_version"`
-	Components             []uuid.UUID          `json:"components"`
-	MarketScenarios        []uuid.UUID          `json:"market_scenarios"`
-	RuleSet                *string              `json:"rule_set"`
-	RuleSetVersion         *string              `json:"rule_set_version"`
-	Values                 json.RawMessage      `json:"values"`
-	Method                 string               `json:"method"`
-	MethodReference        *string              `json:"method_reference"`
-	Evidence               []models.EvidenceRef `json:"evidence"`
-	ValidFrom              string               `json:"valid_from"`
-	ValidUntil             *string              `json:"valid_until"`
-	ReviewStatus           string               `json:"review_status"`
-	ReviewReason           *string              `json:"review_reason"`
-	ReviewedAt             *time.Time           `json:"reviewed_at"`
-	CreatedAt              time.Time            `json:"created_at"`
+	ID                     uuid.UUID               `json:"id"`
+	Register               string                  `json:"register"`
+	Item                   uuid.UUID               `json:"item"`
+	CatalogRevision        int                     `json:"catalog_revision"`
+	BasedOnCurrentRevision bool                    `json:"based_on_current_revision"`
+	DataVersion            uuid.UUID               `json:"data_version"`
+	Components             []uuid.UUID             `json:"components"`
+	MarketScenarios        []uuid.UUID             `json:"market_scenarios"`
+	RuleSet                *string                 `json:"rule_set"`
+	RuleSetVersion         *string                 `json:"rule_set_version"`
+	Values                 json.RawMessage         `json:"values"`
+	Method                 string                  `json:"method"`
+	MethodReference        *string                 `json:"method_reference"`
+	Evidence               []registers.EvidenceRef `json:"evidence"`
+	ValidFrom              string                  `json:"valid_from"`
+	ValidUntil             *string                 `json:"valid_until"`
+	ReviewStatus           string                  `json:"review_status"`
+	ReviewReason           *string                 `json:"review_reason"`
+	ReviewedAt             *time.Time              `json:"reviewed_at"`
+	CreatedAt              time.Time               `json:"created_at"`
 }
 
-func entryForBundle(e *models.RegisterEntry, itemRevision int) bundleEntry {
+func entryForBundle(e *registers.RegisterEntry, itemRevision int) bundleEntry {
 	return bundleEntry{ID: e.ID, Register: e.Register, Item: e.CatalogItemID, CatalogRevision: e.CatalogRevision,
 		BasedOnCurrentRevision: e.CatalogRevision == itemRevision, DataVersion: e.DataVersionID, Components: e.Components,
 		MarketScenarios: e.MarketScenarios, RuleSet: e.RuleSet, RuleSetVersion: e.RuleSetVersion, Values: json.RawMessage(e.Values),
@@ -322,25 +325,25 @@ func entryForBundle(e *models.RegisterEntry, itemRevision int) bundleEntry {
 
 // bundleAssessmentJSON is a published assessment as a bundle files it.
 type bundleAssessmentJSON struct {
-	ID              uuid.UUID               `json:"id"`
-	Item            uuid.UUID               `json:"item"`
-	CatalogRevision int                     `json:"catalog_revision"`
-	DataVersion     uuid.UUID               `json:"data_version"`
-	AssessedOn      string                  `json:"assessed_on"`
-	RuleSets        []models.RuleSetVersion `json:"rule_sets"`
-	Markets         []uuid.UUID             `json:"markets"`
-	Status          string                  `json:"status"`
-	Results         []models.RuleOutcome    `json:"results"`
-	Entries         []uuid.UUID             `json:"entries"`
-	Evidence        []uuid.UUID             `json:"evidence"`
-	Stale           bool                    `json:"stale"`
-	ReviewStatus    string                  `json:"review_status"`
-	ReviewReason    *string                 `json:"review_reason"`
-	ReviewedAt      *time.Time              `json:"reviewed_at"`
-	CreatedAt       time.Time               `json:"created_at"`
+	ID              uuid.UUID                    `json:"id"`
+	Item            uuid.UUID                    `json:"item"`
+	CatalogRevision int                          `json:"catalog_revision"`
+	DataVersion     uuid.UUID                    `json:"data_version"`
+	AssessedOn      string                       `json:"assessed_on"`
+	RuleSets        []assessments.RuleSetVersion `json:"rule_sets"`
+	Markets         []uuid.UUID                  `json:"markets"`
+	Status          string                       `json:"status"`
+	Results         []assessments.RuleOutcome    `json:"results"`
+	Entries         []uuid.UUID                  `json:"entries"`
+	Evidence        []uuid.UUID                  `json:"evidence"`
+	Stale           bool                         `json:"stale"`
+	ReviewStatus    string                       `json:"review_status"`
+	ReviewReason    *string                      `json:"review_reason"`
+	ReviewedAt      *time.Time                   `json:"reviewed_at"`
+	CreatedAt       time.Time                    `json:"created_at"`
 }
 
-func assessmentForBundle(a *models.Assessment, stale bool) bundleAssessmentJSON {
+func assessmentForBundle(a *assessments.Assessment, stale bool) bundleAssessmentJSON {
 	return bundleAssessmentJSON{ID: a.ID, Item: a.CatalogItemID, CatalogRevision: a.CatalogRevision, DataVersion: a.DataVersionID,
 		AssessedOn: a.AssessedOn.Format(time.DateOnly), RuleSets: a.RuleSets, Markets: a.Markets, Status: a.Status, Results: a.Results,
 		Entries: a.Entries, Evidence: a.Evidence, Stale: stale, ReviewStatus: a.ReviewStatus, ReviewReason: a.ReviewReason,

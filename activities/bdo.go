@@ -13,9 +13,11 @@ import (
 	"github.com/xuri/excelize/v2"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/bdo"
+	"ppwr/domain/reports"
 	"ppwr/internal/sheet"
 	"ppwr/internal/storage"
-	"ppwr/models"
 )
 
 // BDO renders the exports of BDO report runs.
@@ -28,7 +30,7 @@ type BDO struct {
 const jsonType = "application/json"
 
 // BDOExportKey is where an export of a report lives in the object store.
-func BDOExportKey(r *models.BDOReport, format string) string {
+func BDOExportKey(r *bdo.BDOReport, format string) string {
 	return "org/" + r.OrganizationID.String() + "/bdo-reports/" + r.ID.String() + "/report." + format
 }
 
@@ -38,9 +40,9 @@ func BDOExportKey(r *models.BDOReport, format string) string {
 // temporary files, so a report of any size fits in memory. A retry renders
 // again and overwrites the same keys; a report already rendered is left
 // alone.
-func (a *BDO) RenderBDOReport(ctx context.Context, in models.BDOReportInput) error {
-	r, err := models.Find[models.BDOReport](ctx, a.DB, in.OrganizationID, in.ReportID)
-	if err != nil || r.ExportStatus == models.ExportReady {
+func (a *BDO) RenderBDOReport(ctx context.Context, in bdo.BDOReportInput) error {
+	r, err := domain.Find[bdo.BDOReport](ctx, a.DB, in.OrganizationID, in.ReportID)
+	if err != nil || r.ExportStatus == bdo.ExportReady {
 		return err
 	}
 	files := map[string]*os.File{}
@@ -56,7 +58,7 @@ func (a *BDO) RenderBDOReport(ctx context.Context, in models.BDOReportInput) err
 	if err := a.render(ctx, r, files["xlsx"], files["json"]); err != nil {
 		return err
 	}
-	for format, contentType := range map[string]string{"xlsx": models.XLSXType, "json": jsonType} {
+	for format, contentType := range map[string]string{"xlsx": reports.XLSXType, "json": jsonType} {
 		if _, err := files[format].Seek(0, 0); err != nil {
 			return err
 		}
@@ -64,12 +66,12 @@ func (a *BDO) RenderBDOReport(ctx context.Context, in models.BDOReportInput) err
 			return err
 		}
 	}
-	return models.FinishBDOExport(ctx, a.DB, r.ID, BDOExportKey(r, "xlsx"), BDOExportKey(r, "json"), nil)
+	return bdo.FinishBDOExport(ctx, a.DB, r.ID, BDOExportKey(r, "xlsx"), BDOExportKey(r, "json"), nil)
 }
 
 // FailBDOExport records that the exports could not be rendered.
-func (a *BDO) FailBDOExport(ctx context.Context, in models.BDOReportInput, reason string) error {
-	return models.FinishBDOExport(ctx, a.DB, in.ReportID, "", "", errors.New(reason))
+func (a *BDO) FailBDOExport(ctx context.Context, in bdo.BDOReportInput, reason string) error {
+	return bdo.FinishBDOExport(ctx, a.DB, in.ReportID, "", "", errors.New(reason))
 }
 
 // referenceLevels are the required annual recycling levels in Poland
@@ -90,10 +92,10 @@ var referenceLevels = [][]any{
 // Table 1: material, single-use, reusable and total in Mg; the sources
 // behind them; the reference levels, labelled as reference) and the JSON
 // (the report, its totals and warnings, its sources).
-func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut *os.File) error {
+func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os.File) error {
 	x := excelize.NewFile()
 	defer x.Close()
-	for _, section := range models.BDOSections {
+	for _, section := range bdo.BDOSections {
 		rows := [][]any{
 			{fmt.Sprintf("BDO %d: %s (settlement_mode: %s; %s)", r.Year, section, r.SettlementMode, r.Rounding)},
 			{"Material group", "Single-use [Mg]", "Reusable [Mg]", "Total [Mg]", "Sources"},
@@ -131,7 +133,7 @@ func (a *BDO) render(ctx context.Context, r *models.BDOReport, xlsxOut, jsonOut 
 		if err := add([]any{"Source", "Date", "Item", "Section", "Material group", "Reusable", "Mass [g]", "Classified"}); err != nil {
 			return err
 		}
-		return models.ReportSources(ctx, a.DB, r.ID, func(s *models.BDOReportSource) error {
+		return bdo.ReportSources(ctx, a.DB, r.ID, func(s *bdo.BDOReportSource) error {
 			key, day, item := s.Key(), s.EventOn.Format(time.DateOnly), s.CatalogItemID.String()
 			group := ""
 			if s.MaterialGroup != nil {

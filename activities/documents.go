@@ -15,12 +15,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/documents"
 	"ppwr/internal/clamav"
 	"ppwr/internal/filecheck"
 	"ppwr/internal/measure"
 	"ppwr/internal/pdftext"
 	"ppwr/internal/storage"
-	"ppwr/models"
 )
 
 // Documents processes and analyses document versions: the checksum,
@@ -66,8 +67,8 @@ func clean(contentType string) Finding {
 
 // version reads a version by id, whatever its organization: activities
 // act for the record their workflow was started for.
-func (a *Documents) version(ctx context.Context, id uuid.UUID) (*models.DocumentVersion, error) {
-	var v models.DocumentVersion
+func (a *Documents) version(ctx context.Context, id uuid.UUID) (*documents.DocumentVersion, error) {
+	var v documents.DocumentVersion
 	err := a.DB.WithContext(ctx).Take(&v, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, temporal.NewNonRetryableApplicationError("document version not found", "NotFound", err)
@@ -77,7 +78,7 @@ func (a *Documents) version(ctx context.Context, id uuid.UUID) (*models.Document
 
 // download copies the version's object into a temporary file, hashing
 // it on the way; the caller removes the file.
-func (a *Documents) download(ctx context.Context, v *models.DocumentVersion) (*os.File, string, int64, error) {
+func (a *Documents) download(ctx context.Context, v *documents.DocumentVersion) (*os.File, string, int64, error) {
 	obj, err := a.Storage.Get(ctx, v.ObjectKey)
 	if err != nil {
 		return nil, "", 0, err
@@ -110,7 +111,7 @@ func (a *Documents) Inspect(ctx context.Context, versionID uuid.UUID) (Finding, 
 		return Finding{}, err
 	}
 	w := systemUnit(ctx, a.DB, v.OrganizationID)
-	if err := models.StartProcessing(w, v.ID); err != nil {
+	if err := documents.StartProcessing(w, v.ID); err != nil {
 		w.Rollback()
 		return Finding{}, err
 	}
@@ -192,10 +193,10 @@ func (a *Documents) ExtractPages(ctx context.Context, versionID uuid.UUID) (int,
 		return 0, err
 	}
 	defer removeTemp(f)
-	batch := make([]models.DocumentPage, 0, pageBatch)
+	batch := make([]documents.DocumentPage, 0, pageBatch)
 	flush := func() error {
 		w := systemUnit(ctx, a.DB, v.OrganizationID)
-		if err := models.StorePages(w, batch); err != nil {
+		if err := documents.StorePages(w, batch); err != nil {
 			w.Rollback()
 			return err
 		}
@@ -207,7 +208,7 @@ func (a *Documents) ExtractPages(ctx context.Context, versionID uuid.UUID) (int,
 		return nil
 	}
 	count, err := pdf.Pages(ctx, f.Name(), func(p pdftext.Page) error {
-		batch = append(batch, models.DocumentPage{DocumentVersionID: v.ID, Page: p.Number, OrganizationID: v.OrganizationID,
+		batch = append(batch, documents.DocumentPage{DocumentVersionID: v.ID, Page: p.Number, OrganizationID: v.OrganizationID,
 			HasText: p.HasText, Text: p.Text})
 		if len(batch) == pageBatch {
 			return flush()
@@ -230,22 +231,22 @@ const ErrorTypeUnreadablePDF = "UnreadablePDF"
 // audit entry; a version already finished is left as it is. A quarantined
 // version's bytes are first moved under the store's quarantine prefix,
 // which no reader of the store opens, so they can never be served.
-func (a *Documents) FinishProcessing(ctx context.Context, versionID uuid.UUID, out models.ProcessingOutcome) error {
+func (a *Documents) FinishProcessing(ctx context.Context, versionID uuid.UUID, out documents.ProcessingOutcome) error {
 	v, err := a.version(ctx, versionID)
 	if err != nil {
 		return err
 	}
-	if out.Status == models.ProcessingQuarantined {
+	if out.Status == documents.ProcessingQuarantined {
 		if out.ObjectKey, err = a.Storage.Quarantine(ctx, v.ObjectKey); err != nil {
 			return err
 		}
 	}
 	w := systemUnit(ctx, a.DB, v.OrganizationID)
-	if err := models.FinishProcessing(w, v.ID, out); err != nil {
+	if err := documents.FinishProcessing(w, v.ID, out); err != nil {
 		w.Rollback()
 		return err
 	}
-	return models.Commit(w, models.AuditEntry{Operation: "processDocumentVersion"})
+	return domain.Commit(w, domain.AuditEntry{Operation: "processDocumentVersion"})
 }
 
 // Analyze proposes the measurable values found in the version's page
@@ -256,7 +257,7 @@ func (a *Documents) Analyze(ctx context.Context, versionID uuid.UUID, run int) (
 	if err != nil {
 		return 0, err
 	}
-	var pages []models.DocumentPage
+	var pages []documents.DocumentPage
 	if err := a.DB.WithContext(ctx).Where("document_version_id = ? AND has_text", v.ID).Order("page").Find(&pages).Error; err != nil {
 		return 0, err
 	}
@@ -265,10 +266,10 @@ func (a *Documents) Analyze(ctx context.Context, versionID uuid.UUID, run int) (
 		found = append(found, measure.Find(p.Page, p.Text)...)
 	}
 	w := systemUnit(ctx, a.DB, v.OrganizationID)
-	n, err := models.ProposeFindings(w, v, run, found)
+	n, err := documents.ProposeFindings(w, v, run, found)
 	if err != nil {
 		w.Rollback()
 		return 0, err
 	}
-	return n, models.Commit(w, models.AuditEntry{Operation: "analyzeDocumentVersion"})
+	return n, domain.Commit(w, domain.AuditEntry{Operation: "analyzeDocumentVersion"})
 }

@@ -7,8 +7,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/documents"
 	"ppwr/internal/ratelimit"
-	"ppwr/models"
 )
 
 // Housekeeping deletes state whose retention has passed and opens the
@@ -32,13 +33,13 @@ type PurgeResult struct {
 func (h *Housekeeping) PurgeExpired(ctx context.Context) (PurgeResult, error) {
 	var r PurgeResult
 	var err error
-	if r.IdempotencyKeys, err = models.PurgeExpiredIdempotencyKeys(ctx, h.DB); err != nil {
+	if r.IdempotencyKeys, err = domain.PurgeExpiredIdempotencyKeys(ctx, h.DB); err != nil {
 		return r, err
 	}
 	if r.RateBuckets, err = ratelimit.PurgeIdle(ctx, h.DB); err != nil {
 		return r, err
 	}
-	r.WorkflowStarts, err = models.PurgeStartedWorkflowStarts(ctx, h.DB)
+	r.WorkflowStarts, err = domain.PurgeStartedWorkflowStarts(ctx, h.DB)
 	return r, err
 }
 
@@ -46,5 +47,5 @@ func (h *Housekeeping) PurgeExpired(ctx context.Context) (PurgeResult, error) {
 // on a document past its valid_until. Each link's issue is opened once,
 // so Temporal may retry it freely.
 func (h *Housekeeping) OpenExpiryIssues(ctx context.Context) (int, error) {
-	return models.OpenExpiredDocumentIssues(ctx, h.DB)
+	return documents.OpenExpiredDocumentIssues(ctx, h.DB)
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/activities"
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+	"ppwr/domain/documents"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -19,11 +21,11 @@ func TestPurgeExpiredDeletesOnlyExpiredState(t *testing.T) {
 	ctx := context.Background()
 	db := testenv.DB(t)
 
-	org, err := models.CreateOrganization(ctx, db, "Purge Test", "purge-"+uuid.NewString()[:8])
+	org, err := accounts.CreateOrganization(ctx, db, "Purge Test", "purge-"+uuid.NewString()[:8])
 	require.NoError(t, err)
-	user, err := models.CreateUser(ctx, db, "purge-"+uuid.NewString()[:8]+"@example.test", "", true, false)
+	user, err := accounts.CreateUser(ctx, db, "purge-"+uuid.NewString()[:8]+"@example.test", "", true, false)
 	require.NoError(t, err)
-	key, _, err := models.CreateAPIKey(ctx, db, org.ID, user.ID, "purge", []string{"catalog:read"})
+	key, _, err := accounts.CreateAPIKey(ctx, db, org.ID, user.ID, "purge", []string{"catalog:read"})
 	require.NoError(t, err)
 
 	insertKey := func(name, expiresIn string) {
@@ -43,7 +45,7 @@ VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expire
 	insertBucket("busy-"+key.ID.String(), "30 seconds")
 
 	insertStart := func(workflowID string, startedAgo string) {
-		start, err := models.NewWorkflowStart(workflowID, "Test", org.ID.String(), org.ID.String(), nil)
+		start, err := domain.NewWorkflowStart(workflowID, "Test", org.ID.String(), org.ID.String(), nil)
 		require.NoError(t, err)
 		require.NoError(t, db.Create(start).Error)
 		if startedAgo != "" {
@@ -81,14 +83,14 @@ VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expire
 func TestExpiredDocumentsOpenOneIssuePerLink(t *testing.T) {
 	ctx := context.Background()
 	db := testenv.DB(t)
-	org, err := models.CreateOrganization(ctx, db, "Expiry Test", "expiry-"+uuid.NewString()[:8])
+	org, err := accounts.CreateOrganization(ctx, db, "Expiry Test", "expiry-"+uuid.NewString()[:8])
 	require.NoError(t, err)
-	item := models.NewID()
+	item := domain.NewID()
 	require.NoError(t, db.Exec(`INSERT INTO catalog_items (id, organization_id, internal_code, name, sourcing_type, mass_g,
 		main_material_code, stock_unit, food_contact_status, reuse_type, status, revision)
 		VALUES (?, ?, 'EXP', 'Expiring', 'purchased', 1, 'PAPER', 'piece', 'unknown', 'single_use', 'active', 1)`, item, org.ID).Error)
 	link := func(validUntil string, review string) uuid.UUID {
-		doc, version, link := models.NewID(), models.NewID(), models.NewID()
+		doc, version, link := domain.NewID(), domain.NewID(), domain.NewID()
 		require.NoError(t, db.Exec(`INSERT INTO documents (id, organization_id, document_type, title, catalog_item_id, valid_until, version_count)
 			VALUES (?, ?, 'supplier_declaration', 'Deklaracja', ?, ?::date, 1)`, doc, org.ID, item, validUntil).Error)
 		require.NoError(t, db.Exec(`INSERT INTO document_versions (id, organization_id, document_id, version, file_name, object_key,
@@ -98,16 +100,16 @@ func TestExpiredDocumentsOpenOneIssuePerLink(t *testing.T) {
 			link_type, catalog_revision) VALUES (?, ?, ?, ?, ?, 'supplier_declaration', 1)`, link, org.ID, item, version, doc).Error)
 		return link
 	}
-	expired := link("2026-01-01", models.ReviewApproved)
-	link("2999-01-01", models.ReviewApproved)
-	link("2026-01-01", models.ReviewRevoked)
+	expired := link("2026-01-01", documents.ReviewApproved)
+	link("2999-01-01", documents.ReviewApproved)
+	link("2026-01-01", documents.ReviewRevoked)
 
 	h := &activities.Housekeeping{DB: db}
 	opened, err := h.OpenExpiryIssues(ctx)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, opened, 1)
-	var issues []models.ComplianceIssue
-	require.NoError(t, db.Where("organization_id = ? AND kind = ?", org.ID, models.IssueDocumentExpired).Find(&issues).Error)
+	var issues []domain.ComplianceIssue
+	require.NoError(t, db.Where("organization_id = ? AND kind = ?", org.ID, domain.IssueDocumentExpired).Find(&issues).Error)
 	require.Len(t, issues, 1, "only the approved link whose document expired")
 	assert.Equal(t, expired, issues[0].SubjectID)
 	assert.Equal(t, item, *issues[0].CatalogItemID)
@@ -115,6 +117,6 @@ func TestExpiredDocumentsOpenOneIssuePerLink(t *testing.T) {
 	_, err = h.OpenExpiryIssues(ctx)
 	require.NoError(t, err)
 	var count int64
-	require.NoError(t, db.Model(&models.ComplianceIssue{}).Where("organization_id = ?", org.ID).Count(&count).Error)
+	require.NoError(t, db.Model(&domain.ComplianceIssue{}).Where("organization_id = ?", org.ID).Count(&count).Error)
 	assert.EqualValues(t, 1, count, "a link's issue is opened once")
 }

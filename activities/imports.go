@@ -21,10 +21,11 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"ppwr/domain"
+	"ppwr/domain/imports"
 	"ppwr/internal/input"
 	"ppwr/internal/storage"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // Batch sizes: rows planned per transaction in the preview, and applied
@@ -57,10 +58,10 @@ func cannotRead(key string, args ...any) *unreadable { return &unreadable{key: k
 // load reads the import as last committed. FOR SHARE makes the read wait
 // for a transaction that holds the import's row: an operator's re-drive
 // requeues a failed import in the transaction that starts the preview's
-// run (models.RequeueFailedImport), and the run must find it queued, not
+// run (imports.RequeueFailedImport), and the run must find it queued, not
 // failed as it was before that transaction committed.
-func (a *Imports) load(ctx context.Context, id uuid.UUID) (*models.Import, error) {
-	var imp models.Import
+func (a *Imports) load(ctx context.Context, id uuid.UUID) (*imports.Import, error) {
+	var imp imports.Import
 	if err := a.DB.WithContext(ctx).Clauses(clause.Locking{Strength: clause.LockingStrengthShare}).First(&imp, "id = ?", id).Error; err != nil {
 		return nil, err
 	}
@@ -74,9 +75,9 @@ func systemUnit(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *work.Unit {
 }
 
 // importUnit acts for the system applying the import's rows, quietly
-// (models.ApplyImportBatch says why): its audit entries name the import as
+// (imports.ApplyImportBatch says why): its audit entries name the import as
 // their record and the apply's workflow id as their reference.
-func importUnit(ctx context.Context, db *gorm.DB, imp *models.Import) *work.Unit {
+func importUnit(ctx context.Context, db *gorm.DB, imp *imports.Import) *work.Unit {
 	return work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: imp.OrganizationID,
 		Reference: activity.GetInfo(ctx).WorkflowExecution.ID, Quiet: true})
 }
@@ -87,11 +88,11 @@ func importUnit(ctx context.Context, db *gorm.DB, imp *models.Import) *work.Unit
 // over: rows of an earlier attempt are deleted first.
 func (a *Imports) Preview(ctx context.Context, importID uuid.UUID) (string, error) {
 	imp, err := a.load(ctx, importID)
-	if err != nil || imp.Status != models.ImportQueued {
+	if err != nil || imp.Status != imports.ImportQueued {
 		return statusOf(imp), err
 	}
 	clear := systemUnit(ctx, a.DB, imp.OrganizationID)
-	if err := models.ClearImportRows(clear, imp.ID); err != nil {
+	if err := imports.ClearImportRows(clear, imp.ID); err != nil {
 		clear.Rollback()
 		return "", err
 	}
@@ -101,21 +102,21 @@ func (a *Imports) Preview(ctx context.Context, importID uuid.UUID) (string, erro
 	err = a.previewRows(ctx, imp)
 	var bad *unreadable
 	w := systemUnit(ctx, a.DB, imp.OrganizationID)
-	status := models.ImportReadyStatus
+	status := imports.ImportReadyStatus
 	switch {
 	case errors.As(err, &bad):
-		status, err = models.ImportFailedStatus, models.FailImport(w, imp, input.FieldError{Key: bad.key, Args: bad.args})
+		status, err = imports.ImportFailedStatus, imports.FailImport(w, imp, input.FieldError{Key: bad.key, Args: bad.args})
 	case err == nil:
-		err = models.ReadyImport(w, imp)
+		err = imports.ReadyImport(w, imp)
 	}
 	if err != nil {
 		w.Rollback()
 		return "", err
 	}
-	return status, models.Commit(w, models.AuditEntry{Operation: "previewImport"})
+	return status, domain.Commit(w, domain.AuditEntry{Operation: "previewImport"})
 }
 
-func statusOf(imp *models.Import) string {
+func statusOf(imp *imports.Import) string {
 	if imp == nil {
 		return ""
 	}
@@ -124,7 +125,7 @@ func statusOf(imp *models.Import) string {
 
 // previewRows streams the file's rows (CSV, or a sheet of an XLSX
 // workbook), planning and storing them in batches.
-func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
+func (a *Imports) previewRows(ctx context.Context, imp *imports.Import) error {
 	obj, err := a.Storage.Get(ctx, imp.ObjectKey)
 	if errors.Is(err, storage.ErrNotFound) {
 		// No retry brings a deleted file back.
@@ -146,7 +147,7 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 	if err != nil {
 		return err
 	}
-	columns, err := importColumns(header, models.ImportColumns[imp.Type], imp.ColumnMapping())
+	columns, err := importColumns(header, imports.ImportColumns[imp.Type], imp.ColumnMapping())
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 			if err != nil {
 				continue
 			}
-			if err = models.StoreImportRows(ctx, a.DB, b.rows); err != nil {
+			if err = imports.StoreImportRows(ctx, a.DB, b.rows); err != nil {
 				close(failed)
 				continue
 			}
@@ -178,7 +179,7 @@ func (a *Imports) previewRows(ctx context.Context, imp *models.Import) error {
 		}
 		stored <- err
 	}()
-	err = a.planBatches(ctx, imp, models.NewRowPlanner(imp), read, planned, failed)
+	err = a.planBatches(ctx, imp, imports.NewRowPlanner(imp), read, planned, failed)
 	close(stop)
 	close(planned)
 	// The reader is done with the file before the file is closed.
@@ -204,7 +205,7 @@ type cellBatch struct {
 
 // plannedBatch is a batch's planned rows and the number of its last row.
 type plannedBatch struct {
-	rows []models.ImportRow
+	rows []imports.ImportRow
 	last int
 }
 
@@ -251,7 +252,7 @@ func readBatches(rows rowReader, columns []string, out chan<- cellBatch, stop <-
 
 // planBatches plans the batches read, passing each to planned for
 // storing, until the reading ends or storing failed.
-func (a *Imports) planBatches(ctx context.Context, imp *models.Import, planner models.RowPlanner, read <-chan cellBatch,
+func (a *Imports) planBatches(ctx context.Context, imp *imports.Import, planner imports.RowPlanner, read <-chan cellBatch,
 	planned chan<- plannedBatch, failed <-chan struct{}) error {
 	for b := range read {
 		// Planning only reads: its unit writes nothing, and the rows are
@@ -401,14 +402,14 @@ func validUTF8Start(b []byte) bool {
 // errors when some rows were invalid) and import.completed is emitted.
 func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error) {
 	imp, err := a.load(ctx, importID)
-	if err != nil || imp.Status != models.ImportApplying {
+	if err != nil || imp.Status != imports.ImportApplying {
 		return statusOf(imp), err
 	}
 	after := 0
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &after)
 	}
-	if models.ImportRowsIndependent(imp) {
+	if imports.ImportRowsIndependent(imp) {
 		err = a.applyConcurrently(ctx, imp, after)
 	} else {
 		err = a.applyInTurn(ctx, imp, after)
@@ -417,18 +418,18 @@ func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error)
 		return "", err
 	}
 	w := systemUnit(ctx, a.DB, imp.OrganizationID)
-	status, err := models.CompleteImport(w, imp)
+	status, err := imports.CompleteImport(w, imp)
 	if err != nil {
 		w.Rollback()
 		return "", err
 	}
-	return status, models.Commit(w, models.AuditEntry{Operation: "completeImport"})
+	return status, domain.Commit(w, domain.AuditEntry{Operation: "completeImport"})
 }
 
 // applyInTurn applies the batches after row number after one by one.
-func (a *Imports) applyInTurn(ctx context.Context, imp *models.Import, after int) error {
+func (a *Imports) applyInTurn(ctx context.Context, imp *imports.Import, after int) error {
 	for {
-		last, n, err := models.ApplyImportBatch(importUnit(ctx, a.DB, imp), imp, after, applyBatch)
+		last, n, err := imports.ApplyImportBatch(importUnit(ctx, a.DB, imp), imp, after, applyBatch)
 		if err != nil || n == 0 {
 			return err
 		}
@@ -449,14 +450,14 @@ const applyWorkers = 3
 // turn by row number; each still commits alone with its audit entry. The
 // heartbeat names the last row before which every batch committed, so a
 // retry resumes there and skips the rows of later batches that committed.
-func (a *Imports) applyConcurrently(ctx context.Context, imp *models.Import, after int) error {
+func (a *Imports) applyConcurrently(ctx context.Context, imp *imports.Import, after int) error {
 	type batch struct{ after, last int }
 	batches := make(chan batch)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(batches)
 		for from := after; ; {
-			last, err := models.ImportBatchEnd(gctx, a.DB, imp.ID, from, applyBatch)
+			last, err := imports.ImportBatchEnd(gctx, a.DB, imp.ID, from, applyBatch)
 			if err != nil || last == 0 {
 				return err
 			}
@@ -485,7 +486,7 @@ func (a *Imports) applyConcurrently(ctx context.Context, imp *models.Import, aft
 	for range applyWorkers {
 		g.Go(func() error {
 			for b := range batches {
-				if _, _, err := models.ApplyImportRange(importUnit(gctx, a.DB, imp), imp, b.after, b.last, applyBatch); err != nil {
+				if _, _, err := imports.ApplyImportRange(importUnit(gctx, a.DB, imp), imp, b.after, b.last, applyBatch); err != nil {
 					return err
 				}
 				committed(b)

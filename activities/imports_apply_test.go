@@ -11,20 +11,23 @@ import (
 	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+	"ppwr/domain/catalog"
+	"ppwr/domain/imports"
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // plannedCatalogImport stores a catalog import of n planned rows (codes
 // prefix-1…), after edit changed their cells, and answers the database,
 // the organization, the import and a unit-of-work maker acting for the
 // system applying it.
-func plannedCatalogImport(t *testing.T, prefix string, n int, edit func([]map[string]string)) (*gorm.DB, uuid.UUID, *models.Import, func() *work.Unit) {
+func plannedCatalogImport(t *testing.T, prefix string, n int, edit func([]map[string]string)) (*gorm.DB, uuid.UUID, *imports.Import, func() *work.Unit) {
 	t.Helper()
 	ctx := context.Background()
 	db := testenv.DB(t)
-	org, err := models.CreateOrganization(ctx, db, "Apply Test", prefix+uuid.NewString()[:8])
+	org, err := accounts.CreateOrganization(ctx, db, "Apply Test", prefix+uuid.NewString()[:8])
 	require.NoError(t, err)
 	actor := work.Actor{Kind: work.ActorSystem, OrganizationID: org.ID, Reference: "import/test/" + prefix, Quiet: true}
 	unit := func() *work.Unit { return work.New(ctx, db, actor) }
@@ -34,12 +37,12 @@ func plannedCatalogImport(t *testing.T, prefix string, n int, edit func([]map[st
 // planCatalogImport stores, with units of work from unit, a catalog
 // import of n planned rows (codes prefix-1…) after edit changed their
 // cells.
-func planCatalogImport(t *testing.T, unit func() *work.Unit, prefix string, n int, edit func([]map[string]string)) *models.Import {
+func planCatalogImport(t *testing.T, unit func() *work.Unit, prefix string, n int, edit func([]map[string]string)) *imports.Import {
 	t.Helper()
 	w := unit()
-	imp, err := models.CreateImport(w, models.NewID(), models.ImportUpload{Type: models.ImportCatalog, FileName: "t.csv", Size: 1})
+	imp, err := imports.CreateImport(w, domain.NewID(), imports.ImportUpload{Type: imports.ImportCatalog, FileName: "t.csv", Size: 1})
 	require.NoError(t, err)
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.upload"}))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.upload"}))
 	var cells []map[string]string
 	for i := 1; i <= n; i++ {
 		cells = append(cells, map[string]string{
@@ -49,7 +52,7 @@ func planCatalogImport(t *testing.T, unit func() *work.Unit, prefix string, n in
 	}
 	edit(cells)
 	w = unit()
-	rows, err := models.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
+	rows, err := imports.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
 	require.NoError(t, err)
 	require.NoError(t, w.Tx().Create(&rows).Error)
 	require.NoError(t, w.Commit())
@@ -62,25 +65,25 @@ func planCatalogImport(t *testing.T, unit func() *work.Unit, prefix string, n in
 func TestApplyBatchNeverAppliesARowTwice(t *testing.T) {
 	db, org, imp, unit := plannedCatalogImport(t, "apply", 3, func([]map[string]string) {})
 
-	_, n, err := models.ApplyImportBatch(unit(), imp, 0, 2)
+	_, n, err := imports.ApplyImportBatch(unit(), imp, 0, 2)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "the first attempt commits a batch, then dies")
-	last, n, err := models.ApplyImportBatch(unit(), imp, 0, 200)
+	last, n, err := imports.ApplyImportBatch(unit(), imp, 0, 200)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the retry, without progress, applies only the row left")
 	assert.Equal(t, 3, last)
-	_, n, err = models.ApplyImportBatch(unit(), imp, 0, 200)
+	_, n, err = imports.ApplyImportBatch(unit(), imp, 0, 200)
 	require.NoError(t, err)
 	assert.Zero(t, n)
 
 	var items int64
-	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org).Count(&items).Error)
+	require.NoError(t, db.Model(&catalog.CatalogItem{}).Where("organization_id = ?", org).Count(&items).Error)
 	assert.Equal(t, int64(3), items)
 	var audits int64
-	require.NoError(t, db.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", org, "applyImport").Count(&audits).Error)
+	require.NoError(t, db.Model(&domain.AuditEntry{}).Where("organization_id = ? AND operation = ?", org, "applyImport").Count(&audits).Error)
 	assert.Equal(t, int64(2), audits, "one audit entry per batch")
 	var events int64
-	require.NoError(t, db.Model(&models.Event{}).Where("organization_id = ? AND type LIKE ?", org, "catalog_item.%").Count(&events).Error)
+	require.NoError(t, db.Model(&domain.Event{}).Where("organization_id = ? AND type LIKE ?", org, "catalog_item.%").Count(&events).Error)
 	assert.Zero(t, events, "the import's rows record what changed, not one event per row")
 }
 
@@ -92,23 +95,23 @@ func TestApplyRangeKeepsToItsRows(t *testing.T) {
 	db, org, imp, unit := plannedCatalogImport(t, "range", 5, func(cells []map[string]string) {
 		cells[1]["massG"] = "heavy" // row 2 is invalid, so never pending
 	})
-	require.True(t, models.ImportRowsIndependent(imp))
+	require.True(t, imports.ImportRowsIndependent(imp))
 
-	end, err := models.ImportBatchEnd(ctx, db, imp.ID, 0, 2)
+	end, err := imports.ImportBatchEnd(ctx, db, imp.ID, 0, 2)
 	require.NoError(t, err)
 	assert.Equal(t, 3, end, "rows 1 and 3 are the first two pending")
-	last, n, err := models.ApplyImportRange(unit(), imp, 3, 5, 2)
+	last, n, err := imports.ApplyImportRange(unit(), imp, 3, 5, 2)
 	require.NoError(t, err)
 	assert.Equal(t, []int{5, 2}, []int{last, n}, "the later batch commits first")
-	last, n, err = models.ApplyImportRange(unit(), imp, 0, 3, 2)
+	last, n, err = imports.ApplyImportRange(unit(), imp, 0, 3, 2)
 	require.NoError(t, err)
 	assert.Equal(t, []int{3, 2}, []int{last, n})
-	end, err = models.ImportBatchEnd(ctx, db, imp.ID, 3, 2)
+	end, err = imports.ImportBatchEnd(ctx, db, imp.ID, 3, 2)
 	require.NoError(t, err)
 	assert.Zero(t, end, "nothing is pending after row 3")
 
 	var items int64
-	require.NoError(t, db.Model(&models.CatalogItem{}).Where("organization_id = ?", org).Count(&items).Error)
+	require.NoError(t, db.Model(&catalog.CatalogItem{}).Where("organization_id = ?", org).Count(&items).Error)
 	assert.Equal(t, int64(4), items)
 }
 
@@ -119,7 +122,7 @@ func TestApplyRangeKeepsToItsRows(t *testing.T) {
 // by the other's change.
 func TestApplyAttemptsRacingOnOneBatchApplyItOnce(t *testing.T) {
 	db, org, created, unit := plannedCatalogImport(t, "race", 2, func([]map[string]string) {})
-	_, _, err := models.ApplyImportBatch(unit(), created, 0, 10)
+	_, _, err := imports.ApplyImportBatch(unit(), created, 0, 10)
 	require.NoError(t, err)
 	imp := planCatalogImport(t, unit, "race", 2, func(cells []map[string]string) {
 		for _, c := range cells {
@@ -138,7 +141,7 @@ func TestApplyAttemptsRacingOnOneBatchApplyItOnce(t *testing.T) {
 	attempts := make(chan attempt, 2)
 	for range 2 {
 		go func() {
-			_, n, err := models.ApplyImportBatch(unit(), imp, 0, 10)
+			_, n, err := imports.ApplyImportBatch(unit(), imp, 0, 10)
 			attempts <- attempt{n, err}
 		}()
 	}
@@ -156,13 +159,13 @@ func TestApplyAttemptsRacingOnOneBatchApplyItOnce(t *testing.T) {
 	assert.Equal(t, 2, first.n)
 	assert.Error(t, second.err, "the second attempt rolls back")
 
-	var rows []models.ImportRow
+	var rows []imports.ImportRow
 	require.NoError(t, db.Where("import_id = ?", imp.ID).Order("number").Find(&rows).Error)
 	for _, r := range rows {
-		assert.Equal(t, models.OutcomeUpdate, r.Outcome, "row %d", r.Number)
+		assert.Equal(t, imports.OutcomeUpdate, r.Outcome, "row %d", r.Number)
 		assert.NotNil(t, r.Applied, "row %d", r.Number)
 	}
-	var items []models.CatalogItem
+	var items []catalog.CatalogItem
 	require.NoError(t, db.Where("organization_id = ?", org).Find(&items).Error)
 	for _, it := range items {
 		assert.Equal(t, []any{"Renamed", 2}, []any{it.Name, it.Revision}, "item %s is changed once", it.InternalCode)

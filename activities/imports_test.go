@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"ppwr/models"
+	"ppwr/domain/imports"
 )
 
 // Files as spreadsheets write them: the encoding and the delimiter are
@@ -73,7 +73,7 @@ func TestOpenRowsRefusesFilesThatAreNotText(t *testing.T) {
 }
 
 func TestImportColumnsRefusesUnknownAndRepeatedColumns(t *testing.T) {
-	fields := models.CatalogImportColumns
+	fields := imports.CatalogImportColumns
 	_, err := importColumns([]string{"internalCode", "colour"}, fields, nil)
 	var bad *unreadable
 	require.ErrorAs(t, err, &bad)
@@ -87,9 +87,9 @@ func TestImportColumnsRefusesUnknownAndRepeatedColumns(t *testing.T) {
 
 func TestImportColumnsFollowTheMapping(t *testing.T) {
 	mapping := map[string]string{"Indeks": "internalCode", "Nazwa": "name"}
-	cols, err := importColumns([]string{"Indeks", " Nazwa ", "massG"}, models.CatalogImportColumns, mapping)
+	cols, err := importColumns([]string{"Indeks", " Nazwa ", "massG"}, imports.CatalogImportColumns, mapping)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"internalCode", "name", "massG"}, cols)
-	_, err = importColumns([]string{"Indeks", "internalCode"}, models.CatalogImportColumns, mapping)
+	_, err = importColumns([]string{"Indeks", "internalCode"}, imports.CatalogImportColumns, mapping)
 	assert.Equal(t, cannotRead("error.import_repeated_column", "internalCode"), err, "a mapped column and the field it maps to are one column")
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/xuri/excelize/v2"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/reports"
 	"ppwr/internal/sheet"
 	"ppwr/internal/storage"
-	"ppwr/models"
 )
 
 // Reports builds report files.
@@ -20,19 +21,19 @@ type Reports struct {
 }
 
 // ReportKey is where a report's file lives in the object store.
-func ReportKey(r *models.Report) string {
+func ReportKey(r *reports.Report) string {
 	return "org/" + r.OrganizationID.String() + "/reports/" + r.ID.String() + "/" + r.FileName()
 }
 
 // BuildReport streams the report's rows from the database into its file
 // and the object store and marks it completed; a completed report is left
 // alone, and a retry builds the same file again.
-func (a *Reports) BuildReport(ctx context.Context, in models.ReportInput) error {
-	r, err := models.Find[models.Report](ctx, a.DB, in.OrganizationID, in.ReportID)
-	if err != nil || r.Status == models.ReportCompleted {
+func (a *Reports) BuildReport(ctx context.Context, in reports.ReportInput) error {
+	r, err := domain.Find[reports.Report](ctx, a.DB, in.OrganizationID, in.ReportID)
+	if err != nil || r.Status == reports.ReportCompleted {
 		return err
 	}
-	if err := models.StartReport(ctx, a.DB, r.ID); err != nil {
+	if err := reports.StartReport(ctx, a.DB, r.ID); err != nil {
 		return err
 	}
 	rows := 0
@@ -40,13 +41,13 @@ func (a *Reports) BuildReport(ctx context.Context, in models.ReportInput) error 
 		return func(row []any) error { rows++; return fill(row) }
 	}
 	build := func(f *os.File) error {
-		return sheet.CSV(f, func(add func([]any) error) error { return models.ReportRows(ctx, a.DB, r, count(add)) })
+		return sheet.CSV(f, func(add func([]any) error) error { return reports.ReportRows(ctx, a.DB, r, count(add)) })
 	}
 	if r.Format == "xlsx" {
 		build = func(f *os.File) error {
 			x := excelize.NewFile()
 			defer x.Close()
-			if err := sheet.Stream(x, r.Kind, func(add func([]any) error) error { return models.ReportRows(ctx, a.DB, r, count(add)) }); err != nil {
+			if err := sheet.Stream(x, r.Kind, func(add func([]any) error) error { return reports.ReportRows(ctx, a.DB, r, count(add)) }); err != nil {
 				return err
 			}
 			if err := x.DeleteSheet("Sheet1"); err != nil {
@@ -58,12 +59,12 @@ func (a *Reports) BuildReport(ctx context.Context, in models.ReportInput) error 
 	if err := storeFile(ctx, a.Storage, ReportKey(r), r.ContentType(), build); err != nil {
 		return err
 	}
-	return models.FinishReport(ctx, a.DB, r.ID, ReportKey(r), rows-1, nil)
+	return reports.FinishReport(ctx, a.DB, r.ID, ReportKey(r), rows-1, nil)
 }
 
 // FailReport records that the report could not be built.
-func (a *Reports) FailReport(ctx context.Context, in models.ReportInput, reason string) error {
-	return models.FinishReport(ctx, a.DB, in.ReportID, "", 0, errors.New(reason))
+func (a *Reports) FailReport(ctx context.Context, in reports.ReportInput, reason string) error {
+	return reports.FinishReport(ctx, a.DB, in.ReportID, "", 0, errors.New(reason))
 }
 
 // storeFile renders a file into a temporary file, so that a file of any

@@ -6,7 +6,8 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
-	"ppwr/models"
+	"ppwr/domain"
+	"ppwr/domain/packing"
 )
 
 // Reservations runs the expiry of reservations.
@@ -19,15 +20,15 @@ type Reservations struct {
 // timer firing after a consumption or release is harmless. It reports
 // whether it expired the reservation.
 func (a *Reservations) Expire(ctx context.Context, reservationID uuid.UUID) (bool, error) {
-	var r models.Reservation
+	var r packing.Reservation
 	if err := a.DB.WithContext(ctx).Select("id", "organization_id").First(&r, "id = ?", reservationID).Error; err != nil {
 		return false, err
 	}
 	w := systemUnit(ctx, a.DB, r.OrganizationID)
-	expired, err := models.ExpireReservation(w, r.ID)
+	expired, err := packing.ExpireReservation(w, r.ID)
 	if err != nil || !expired {
 		w.Rollback()
 		return false, err
 	}
-	return true, models.Commit(w, models.AuditEntry{Operation: "expireReservation"})
+	return true, domain.Commit(w, domain.AuditEntry{Operation: "expireReservation"})
 }

@@ -14,13 +14,15 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/documents"
+	"ppwr/domain/suppliers"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/i18n"
 	"ppwr/internal/intake"
 	"ppwr/internal/mail"
 	"ppwr/internal/mailin"
 	"ppwr/internal/storage"
-	"ppwr/models"
 )
 
 // Suppliers e-mails supplier requests, watches their due dates and files
@@ -48,7 +50,7 @@ func (a *Suppliers) SendRequestEmail(ctx context.Context, requestID uuid.UUID, s
 		return err
 	}
 	w := systemUnit(ctx, a.DB, org)
-	pending, err := models.PendingDelivery(w, requestID, send)
+	pending, err := suppliers.PendingDelivery(w, requestID, send)
 	if err != nil {
 		w.Rollback()
 		return err
@@ -65,10 +67,10 @@ func (a *Suppliers) SendRequestEmail(ctx context.Context, requestID uuid.UUID, s
 	if err != nil {
 		return err
 	}
-	var attempt *models.SupplierDelivery
+	var attempt *suppliers.SupplierDelivery
 	err = sender.Send(ctx, a.From, m.To, raw, func() error {
 		w := systemUnit(ctx, a.DB, org)
-		d, err := models.BeginDelivery(w, &pending.Request, send, m.MessageID)
+		d, err := suppliers.BeginDelivery(w, &pending.Request, send, m.MessageID)
 		if err != nil {
 			w.Rollback()
 			return err
@@ -77,16 +79,16 @@ func (a *Suppliers) SendRequestEmail(ctx context.Context, requestID uuid.UUID, s
 		return w.Commit()
 	})
 	if attempt != nil {
-		outcome := models.AttemptSent
+		outcome := suppliers.AttemptSent
 		if err != nil {
-			outcome = models.AttemptFailed
+			outcome = suppliers.AttemptFailed
 		}
 		w := systemUnit(ctx, a.DB, org)
-		if serr := models.SettleDelivery(w, attempt, outcome, err); serr != nil {
+		if serr := suppliers.SettleDelivery(w, attempt, outcome, err); serr != nil {
 			w.Rollback()
 			return serr
 		}
-		if serr := models.Commit(w, models.AuditEntry{Operation: "deliverSupplierRequest"}); serr != nil {
+		if serr := domain.Commit(w, domain.AuditEntry{Operation: "deliverSupplierRequest"}); serr != nil {
 			return serr
 		}
 	}
@@ -97,14 +99,14 @@ func (a *Suppliers) SendRequestEmail(ctx context.Context, requestID uuid.UUID, s
 }
 
 func (a *Suppliers) organization(ctx context.Context, requestID uuid.UUID) (uuid.UUID, error) {
-	var r models.SupplierRequest
+	var r suppliers.SupplierRequest
 	err := a.DB.WithContext(ctx).Select("organization_id").Take(&r, "id = ?", requestID).Error
 	return r.OrganizationID, err
 }
 
 // message writes the request's e-mail in its language, listing every
 // line, with a Reply-To unique to the request.
-func (a *Suppliers) message(p *models.RequestMail) mail.Message {
+func (a *Suppliers) message(p *suppliers.RequestMail) mail.Message {
 	l := i18n.Locale(p.Request.Language)
 	t := func(key string, args ...any) string { return i18n.T(l, "mail.request."+key, args...) }
 	due := p.Request.DueOn.Format(time.DateOnly)
@@ -125,7 +127,7 @@ func (a *Suppliers) message(p *models.RequestMail) mail.Message {
 		if len(line.MeasurementCodes) > 0 {
 			values := make([]string, len(line.MeasurementCodes))
 			for i, code := range line.MeasurementCodes {
-				values[i] = i18n.T(l, models.EvidenceCodeLabel(code))
+				values[i] = i18n.T(l, documents.EvidenceCodeLabel(code))
 			}
 			asks = append(asks, t("values", strings.Join(values, ", ")))
 		}
@@ -139,7 +141,7 @@ func (a *Suppliers) message(p *models.RequestMail) mail.Message {
 	fmt.Fprintf(&text, "\n%s\n", t("reply"))
 	fmt.Fprintf(&htm, "</ol><p>%s</p>", html.EscapeString(t("reply")))
 	_, domain, _ := strings.Cut(a.From, "@")
-	return mail.Message{From: a.From, To: p.Request.Recipients, ReplyTo: models.ReplyAddress(a.ReplyAddress, p.Request.ReplyToken),
+	return mail.Message{From: a.From, To: p.Request.Recipients, ReplyTo: suppliers.ReplyAddress(a.ReplyAddress, p.Request.ReplyToken),
 		Subject: t("subject", p.Organization, due), Language: p.Request.Language, MessageID: mail.NewMessageID(domain),
 		Text: text.String(), HTML: htm.String(), Date: time.Now()}
 }
@@ -151,11 +153,11 @@ func (a *Suppliers) RecordRequestEmailFailure(ctx context.Context, requestID uui
 		return err
 	}
 	w := systemUnit(ctx, a.DB, org)
-	if err := models.FailDelivery(w, requestID, reason); err != nil {
+	if err := suppliers.FailDelivery(w, requestID, reason); err != nil {
 		w.Rollback()
 		return err
 	}
-	return models.Commit(w, models.AuditEntry{Operation: "failSupplierRequestDelivery"})
+	return domain.Commit(w, domain.AuditEntry{Operation: "failSupplierRequestDelivery"})
 }
 
 // MarkRequestOverdue opens the overdue issue of a request still unanswered at
@@ -166,12 +168,12 @@ func (a *Suppliers) MarkRequestOverdue(ctx context.Context, requestID uuid.UUID)
 		return false, err
 	}
 	w := systemUnit(ctx, a.DB, org)
-	opened, err := models.MarkOverdue(w, requestID)
+	opened, err := suppliers.MarkOverdue(w, requestID)
 	if err != nil || !opened {
 		w.Rollback()
 		return false, err
 	}
-	return true, models.Commit(w, models.AuditEntry{Operation: "markSupplierRequestOverdue"})
+	return true, domain.Commit(w, domain.AuditEntry{Operation: "markSupplierRequestOverdue"})
 }
 
 // ErrorTypeUnreadableReply marks a reply whose message cannot be parsed:
@@ -179,20 +181,20 @@ func (a *Suppliers) MarkRequestOverdue(ctx context.Context, requestID uuid.UUID)
 const ErrorTypeUnreadableReply = "UnreadableReply"
 
 // FileReply reads a received reply from the object store and files each
-// attachment as a document version of the request (models.FileReply),
+// attachment as a document version of the request (suppliers.FileReply),
 // matching it to a line by the request's item codes. Attachments stream
 // to the object store under ids derived from the reply, so a retry
 // overwrites what an earlier attempt stored instead of adding to it; a
 // reply filed before answers its versions again.
 func (a *Suppliers) FileReply(ctx context.Context, replyID uuid.UUID) ([]uuid.UUID, error) {
-	var reply models.SupplierReply
+	var reply suppliers.SupplierReply
 	if err := a.DB.WithContext(ctx).Take(&reply, "id = ?", replyID).Error; err != nil {
 		return nil, err
 	}
-	if reply.Status != models.ReplyReceived {
-		return models.ReplyVersions(ctx, a.DB, reply.ID)
+	if reply.Status != suppliers.ReplyReceived {
+		return suppliers.ReplyVersions(ctx, a.DB, reply.ID)
 	}
-	lines, err := models.ReplyLines(ctx, a.DB, reply.RequestID)
+	lines, err := suppliers.ReplyLines(ctx, a.DB, reply.RequestID)
 	if err != nil {
 		return nil, err
 	}
@@ -201,26 +203,26 @@ func (a *Suppliers) FileReply(ctx context.Context, replyID uuid.UUID) ([]uuid.UU
 		return nil, err
 	}
 	defer obj.Body.Close()
-	var files []models.ReplyFile
-	var skipped []models.SkippedAttachment
+	var files []suppliers.ReplyFile
+	var skipped []suppliers.SkippedAttachment
 	n := 0
 	header, err := mailin.Attachments(obj.Body, func(att mailin.Attachment) error {
 		n++
 		activity.RecordHeartbeat(ctx, n)
 		docID, versionID := replyFileIDs(reply.ID, n)
-		key := models.DocumentObjectKey(reply.OrganizationID, docID, versionID)
+		key := documents.DocumentObjectKey(reply.OrganizationID, docID, versionID)
 		body := intake.Measure(att.Body, a.DocumentMaxBytes)
 		if err := a.Storage.Put(ctx, key, body, "application/octet-stream"); err != nil && !body.Over() {
 			return err
 		}
 		switch {
 		case body.Over():
-			skipped = append(skipped, models.SkippedAttachment{FileName: att.FileName, Reason: models.SkipTooLarge})
+			skipped = append(skipped, suppliers.SkippedAttachment{FileName: att.FileName, Reason: suppliers.SkipTooLarge})
 		case body.Size() == 0:
-			skipped = append(skipped, models.SkippedAttachment{FileName: att.FileName, Reason: models.SkipEmpty})
+			skipped = append(skipped, suppliers.SkippedAttachment{FileName: att.FileName, Reason: suppliers.SkipEmpty})
 		default:
-			file := models.StoredFile{FileName: att.FileName, ObjectKey: key, Size: body.Size(), SHA256: body.SHA256()}
-			files = append(files, models.ReplyFile{DocumentID: docID, VersionID: versionID, File: file})
+			file := documents.StoredFile{FileName: att.FileName, ObjectKey: key, Size: body.Size(), SHA256: body.SHA256()}
+			files = append(files, suppliers.ReplyFile{DocumentID: docID, VersionID: versionID, File: file})
 			return nil
 		}
 		return a.Storage.Delete(ctx, key)
@@ -232,15 +234,15 @@ func (a *Suppliers) FileReply(ctx context.Context, replyID uuid.UUID) ([]uuid.UU
 		return nil, err
 	}
 	for i := range files {
-		files[i].Line = models.MatchLine(lines, files[i].File.FileName, header.Subject)
+		files[i].Line = suppliers.MatchLine(lines, files[i].File.FileName, header.Subject)
 	}
 	w := systemUnit(ctx, a.DB, reply.OrganizationID)
-	versions, err := models.FileReply(w, reply.ID, files, skipped)
+	versions, err := suppliers.FileReply(w, reply.ID, files, skipped)
 	if err != nil {
 		w.Rollback()
 		return nil, err
 	}
-	return versions, models.Commit(w, models.AuditEntry{Operation: "fileSupplierReply"})
+	return versions, domain.Commit(w, domain.AuditEntry{Operation: "fileSupplierReply"})
 }
 
 // replyFileIDs are the document and version ids of a reply's n-th
@@ -251,14 +253,14 @@ func replyFileIDs(reply uuid.UUID, n int) (uuid.UUID, uuid.UUID) {
 
 // RecordReplyFailure records that a reply's message could not be read.
 func (a *Suppliers) RecordReplyFailure(ctx context.Context, replyID uuid.UUID, reason string) error {
-	var reply models.SupplierReply
+	var reply suppliers.SupplierReply
 	if err := a.DB.WithContext(ctx).Select("organization_id").Take(&reply, "id = ?", replyID).Error; err != nil {
 		return err
 	}
 	w := systemUnit(ctx, a.DB, reply.OrganizationID)
-	if err := models.FailReply(w, replyID, reason); err != nil {
+	if err := suppliers.FailReply(w, replyID, reason); err != nil {
 		w.Rollback()
 		return err
 	}
-	return models.Commit(w, models.AuditEntry{Operation: "failSupplierReply"})
+	return domain.Commit(w, domain.AuditEntry{Operation: "failSupplierReply"})
 }

@@ -12,7 +12,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
-	"ppwr/models"
+	"ppwr/domain"
+	"ppwr/domain/webhooks"
 	"ppwr/webhooksig"
 )
 
@@ -46,32 +47,32 @@ func (w *Webhooks) client() *http.Client {
 // it and records the attempt. A non-2xx answer or a transport error is
 // returned, so Temporal retries it with the workflow's policy.
 func (w *Webhooks) Deliver(ctx context.Context, deliveryID uuid.UUID) error {
-	var d models.WebhookDelivery
+	var d webhooks.WebhookDelivery
 	if err := w.DB.WithContext(ctx).First(&d, "id = ?", deliveryID).Error; err != nil {
 		return err
 	}
-	if d.Status == models.DeliverySucceeded {
+	if d.Status == webhooks.DeliverySucceeded {
 		return nil // a retry of an attempt whose success was already recorded
 	}
-	var event models.Event
-	var endpoint models.WebhookEndpoint
+	var event domain.Event
+	var endpoint webhooks.WebhookEndpoint
 	if err := w.DB.WithContext(ctx).First(&event, "id = ?", d.EventID).Error; err != nil {
 		return err
 	}
 	if err := w.DB.WithContext(ctx).First(&endpoint, "id = ?", d.EndpointID).Error; err != nil {
 		return err
 	}
-	if endpoint.Status != models.EndpointActive {
+	if endpoint.Status != webhooks.EndpointActive {
 		return temporal.NewNonRetryableApplicationError("endpoint is disabled", ErrEndpointUnusable, nil)
 	}
-	if err := models.CheckWebhookURL(endpoint.URL, w.AllowHTTPLoopback); err != nil {
+	if err := webhooks.CheckWebhookURL(endpoint.URL, w.AllowHTTPLoopback); err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrEndpointUnusable, err)
 	}
 
 	start := time.Now()
 	status, postErr := w.post(ctx, &endpoint, &event, start)
-	attempt := models.WebhookAttempt{
-		ID: models.NewID(), DeliveryID: d.ID, AttemptedAt: start.UTC(), DurationMs: int(time.Since(start).Milliseconds()),
+	attempt := webhooks.WebhookAttempt{
+		ID: domain.NewID(), DeliveryID: d.ID, AttemptedAt: start.UTC(), DurationMs: int(time.Since(start).Milliseconds()),
 	}
 	if status != 0 {
 		attempt.StatusCode = &status
@@ -88,7 +89,7 @@ func (w *Webhooks) Deliver(ctx context.Context, deliveryID uuid.UUID) error {
 	return postErr
 }
 
-func (w *Webhooks) post(ctx context.Context, endpoint *models.WebhookEndpoint, event *models.Event, now time.Time) (int, error) {
+func (w *Webhooks) post(ctx context.Context, endpoint *webhooks.WebhookEndpoint, event *domain.Event, now time.Time) (int, error) {
 	body := []byte(event.Body)
 	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
 	defer cancel()
@@ -110,23 +111,23 @@ func (w *Webhooks) post(ctx context.Context, endpoint *models.WebhookEndpoint, e
 }
 
 // record stores the attempt and the delivery's new state together.
-func (w *Webhooks) record(ctx context.Context, attempt *models.WebhookAttempt, succeeded bool) error {
+func (w *Webhooks) record(ctx context.Context, attempt *webhooks.WebhookAttempt, succeeded bool) error {
 	return w.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(attempt).Error; err != nil {
 			return err
 		}
 		updates := map[string]any{"attempts": gorm.Expr("attempts + 1"), "last_error": attempt.Error}
 		if succeeded {
-			updates["status"], updates["completed_at"] = models.DeliverySucceeded, attempt.AttemptedAt
+			updates["status"], updates["completed_at"] = webhooks.DeliverySucceeded, attempt.AttemptedAt
 		}
-		return tx.Model(&models.WebhookDelivery{}).Where("id = ?", attempt.DeliveryID).Updates(updates).Error
+		return tx.Model(&webhooks.WebhookDelivery{}).Where("id = ?", attempt.DeliveryID).Updates(updates).Error
 	})
 }
 
 // MarkFailed records that a delivery was given up; a delivery that has
 // meanwhile succeeded stays succeeded.
 func (w *Webhooks) MarkFailed(ctx context.Context, deliveryID uuid.UUID, reason string) error {
-	return w.DB.WithContext(ctx).Model(&models.WebhookDelivery{}).
-		Where("id = ? AND status = ?", deliveryID, models.DeliveryPending).
-		Updates(map[string]any{"status": models.DeliveryFailed, "completed_at": time.Now().UTC(), "last_error": reason}).Error
+	return w.DB.WithContext(ctx).Model(&webhooks.WebhookDelivery{}).
+		Where("id = ? AND status = ?", deliveryID, webhooks.DeliveryPending).
+		Updates(map[string]any{"status": webhooks.DeliveryFailed, "completed_at": time.Now().UTC(), "last_error": reason}).Error
 }

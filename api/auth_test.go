@@ -13,8 +13,8 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
+	"ppwr/domain/accounts"
 	"ppwr/internal/access"
-	"ppwr/models"
 )
 
 // concretePath fills the organization and every other id of an operation.
@@ -120,15 +120,15 @@ func TestAuthorizationPolicies(t *testing.T) {
 	assert.Equal(t, kit.CodeMembershipInactive, dictionaries(a.AddUser(owner.Org, apitest.TenantSpec{Inactive: true})).ErrorCode())
 
 	// A key of a user without any membership of its organization.
-	user, err := models.CreateUser(t.Context(), a.DB, uuid.NewString()+"@example.test", "", true, false)
+	user, err := accounts.CreateUser(t.Context(), a.DB, uuid.NewString()+"@example.test", "", true, false)
 	require.NoError(t, err)
-	_, stray, err := models.CreateAPIKey(t.Context(), a.DB, owner.Org, user.ID, "", []string{"catalog:read"})
+	_, stray, err := accounts.CreateAPIKey(t.Context(), a.DB, owner.Org, user.ID, "", []string{"catalog:read"})
 	require.NoError(t, err)
 	assert.Equal(t, kit.CodeMembershipInactive, dictionaries(apitest.Tenant{Org: owner.Org, Token: stray}).ErrorCode())
 
 	// MFA policy: refused until the organization's rule is met by the user.
 	withMFA := a.AddUser(owner.Org, apitest.TenantSpec{UserMFA: true})
-	require.NoError(t, a.DB.Model(&models.Organization{}).Where("id = ?", owner.Org).Update("require_mfa", true).Error)
+	require.NoError(t, a.DB.Model(&accounts.Organization{}).Where("id = ?", owner.Org).Update("require_mfa", true).Error)
 	assert.Equal(t, kit.CodeMFARequired, dictionaries(owner).ErrorCode())
 	assert.Equal(t, http.StatusOK, dictionaries(withMFA).Code)
 
@@ -138,7 +138,7 @@ func TestAuthorizationPolicies(t *testing.T) {
 	require.NoError(t, a.DB.Exec(`UPDATE organizations SET ip_allow_list = '{10.0.0.0/8,192.0.2.0/24}' WHERE id = ?`, owner.Org).Error)
 	assert.Equal(t, http.StatusOK, dictionaries(withMFA).Code)
 
-	require.NoError(t, a.DB.Model(&models.Organization{}).Where("id = ?", owner.Org).Update("status", models.OrganizationSuspended).Error)
+	require.NoError(t, a.DB.Model(&accounts.Organization{}).Where("id = ?", owner.Org).Update("status", accounts.OrganizationSuspended).Error)
 	assert.Equal(t, kit.CodeOrganizationSuspended, dictionaries(withMFA).ErrorCode())
 }
 
@@ -160,7 +160,7 @@ func TestAuthenticationFailures(t *testing.T) {
 	}
 
 	assert.Equal(t, http.StatusOK, a.Do(apitest.Req{Method: http.MethodGet, Path: path, Token: tn.Token}).Code)
-	_, err := models.RevokeAPIKey(t.Context(), a.DB, tn.KeyID)
+	_, err := accounts.RevokeAPIKey(t.Context(), a.DB, tn.KeyID)
 	require.NoError(t, err)
 	res := a.Do(apitest.Req{Method: http.MethodGet, Path: path, Token: tn.Token})
 	assert.Equal(t, http.StatusUnauthorized, res.Code, "a revoked key is refused at once")

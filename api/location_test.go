@@ -15,9 +15,11 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
+	"ppwr/domain/documents"
+	"ppwr/domain/imports"
+	"ppwr/domain/reports"
 	"ppwr/internal/register"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 // creator makes records through the operations of the table and keeps
@@ -154,21 +156,21 @@ func TestEveryLocationResolves(t *testing.T) {
 		"catalog_item": jar}, "karta.pdf", pdf)
 	document := c.answers["uploadDocument"].JSON["document"].(string)
 	c.upload(t, "/documents/"+document+"/versions", nil, "karta-2.pdf", pdf)
-	require.NoError(t, a.DB.Model(&models.DocumentVersion{}).Where("id = ?", version).
-		Updates(map[string]any{"processing_status": models.ProcessingReviewRequired, "page_count": 1}).Error)
-	require.NoError(t, a.DB.Create(&models.DocumentPage{DocumentVersionID: uuid.MustParse(version), Page: 1, OrganizationID: org,
+	require.NoError(t, a.DB.Model(&documents.DocumentVersion{}).Where("id = ?", version).
+		Updates(map[string]any{"processing_status": documents.ProcessingReviewRequired, "page_count": 1}).Error)
+	require.NoError(t, a.DB.Create(&documents.DocumentPage{DocumentVersionID: uuid.MustParse(version), Page: 1, OrganizationID: org,
 		HasText: true, Text: "Masa opakowania: 12,5 g"}).Error)
 	c.create(t, "/document-versions/"+version+"/evidence-proposals", map[string]any{"code": "MASS_G", "value": "12.5", "unit": "g",
 		"source_page": 1, "source_text": "Masa opakowania: 12,5 g"})
-	approved, second := a.StoredVersion(org, models.ReviewApproved), a.StoredVersion(org, models.ReviewApproved)
+	approved, second := a.StoredVersion(org, documents.ReviewApproved), a.StoredVersion(org, documents.ReviewApproved)
 	c.create(t, "/catalog-items/"+jar+"/traceability", map[string]any{"link_type": "supplier_declaration", "version": approved,
 		"revision": c.revision(t, jar)})
-	c.create(t, "/catalog-items/"+jar+"/generated-documents", map[string]any{"kind": models.GeneratedDeclarationOfConformity,
+	c.create(t, "/catalog-items/"+jar+"/generated-documents", map[string]any{"kind": documents.GeneratedDeclarationOfConformity,
 		"catalog_revision": c.revision(t, jar)})
 	c.create(t, "/supplier-requests", map[string]any{"party": party, "language": "pl",
 		"due_on": time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly),
 		"lines":  []map[string]any{{"item": jar, "document_type": "supplier_declaration"}}})
-	c.upload(t, "/imports", map[string]string{"type": models.ImportCatalog}, "katalog.csv", []byte("code,name\nA-1,Pudełko\n"))
+	c.upload(t, "/imports", map[string]string{"type": imports.ImportCatalog}, "katalog.csv", []byte("code,name\nA-1,Pudełko\n"))
 
 	// An entry of every register about the jar, and its assessment.
 	examples := apitest.RegisterExamples(apitest.RegisterRefs{Component: component, Scenario: scenario, Approved: approved, Second: second})
@@ -196,7 +198,7 @@ func TestEveryLocationResolves(t *testing.T) {
 	c.create(t, "/carbon-factors", map[string]any{"name": "PET dostawcy", "material_code": "PLASTIC_PET", "variant": "primary",
 		"value": "3000", "unit": "kg CO2e/t", "scope": "scope_3", "source": "EPD S-P-01234 (2026)", "supplier_document": approved})
 	c.create(t, "/carbon-calculations", map[string]any{"subject": jar, "type": "item"})
-	c.create(t, "/reports", map[string]any{"kind": models.ReportEvidenceCoverage})
+	c.create(t, "/reports", map[string]any{"kind": reports.ReportEvidenceCoverage})
 
 	followed := 0
 	for _, op := range a.Server.Operations() {

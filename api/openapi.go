@@ -14,9 +14,10 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/webhooks"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
-	"ppwr/models"
 	"ppwr/webhooksig"
 )
 
@@ -121,7 +122,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 	})
 	schemas["ListLinks"] = kit.Object(map[string]kit.Schema{"next": kit.Nullable(kit.Schema{"type": "string", "format": "uri"})})
 	webhookDocs := map[string]any{}
-	for _, p := range models.EventCatalogue {
+	for _, p := range webhooks.EventCatalogue {
 		webhookDocs[p.EventType()] = webhookDoc(p, t)
 	}
 	return map[string]any{
@@ -150,11 +151,11 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 
 // eventSchema is the envelope of one event type with its typed data,
 // derived from the payload's Go type.
-func eventSchema(p models.Payload) kit.Schema {
+func eventSchema(p domain.Payload) kit.Schema {
 	return kit.Object(map[string]kit.Schema{
 		"id":              kit.UUID(),
 		"type":            {"type": "string", "const": p.EventType()},
-		"schema_version":  {"type": "integer", "const": models.EventSchemaVersion},
+		"schema_version":  {"type": "integer", "const": domain.EventSchemaVersion},
 		"organization_id": kit.UUID(),
 		"created_at":      kit.DateTime(),
 		"data":            dataSchema(reflect.TypeOf(p)),
@@ -200,7 +201,7 @@ func dataSchema(t reflect.Type) kit.Schema {
 // webhookDoc describes one event type: a signed POST of its envelope to
 // the customer's endpoint. The schema is inline: code generators prune
 // components that only webhooks refer to.
-func webhookDoc(p models.Payload, t func(string, ...any) string) map[string]any {
+func webhookDoc(p domain.Payload, t func(string, ...any) string) map[string]any {
 	eventType := p.EventType()
 	return map[string]any{"post": map[string]any{
 		"operationId": "event." + eventType,

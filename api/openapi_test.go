@@ -14,9 +14,11 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/stock"
+	"ppwr/domain/webhooks"
 	"ppwr/internal/clientgen"
 	"ppwr/internal/i18n"
-	"ppwr/models"
 )
 
 // The served document is valid OpenAPI 3.1 in both locales, describes every
@@ -60,11 +62,11 @@ func TestOpenAPIDocument(t *testing.T) {
 	var en, pl map[string]any
 	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &en))
 	documented := en["webhooks"].(map[string]any)
-	for _, eventType := range models.EventTypes() {
+	for _, eventType := range webhooks.EventTypes() {
 		post := documented[eventType].(map[string]any)["post"].(map[string]any)
 		assert.Contains(t, post["description"], "X-PPWR-Signature", eventType)
 	}
-	assert.Len(t, documented, len(models.EventTypes()))
+	assert.Len(t, documented, len(webhooks.EventTypes()))
 	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.PL), &pl))
 	assert.NotEqual(t, en["info"].(map[string]any)["description"], pl["info"].(map[string]any)["description"])
 	assert.Contains(t, pl["info"].(map[string]any)["title"], "zgodności opakowań")
@@ -242,13 +244,13 @@ func TestOperationsDeclareTheErrorsTheyAnswer(t *testing.T) {
 	patch := documentedErrors(t, doc, "updateCatalogItem")
 	assert.Equal(t, []string{kit.CodePreconditionRequired}, patch["428"].codes)
 	assert.Equal(t, []string{kit.CodeRevisionConflict}, patch["409"].codes)
-	assert.Contains(t, patch["422"].codes, models.ErrItemArchived.Code)
+	assert.Contains(t, patch["422"].codes, domain.ErrItemArchived.Code)
 	assert.NotContains(t, patch["422"].codes, kit.CodeIdempotencyKeyInvalid)
 
 	// A row's own codes: a stock shortage and a revision check.
 	event := documentedErrors(t, doc, "createSupplyEvent")
 	assert.ElementsMatch(t, []string{kit.CodeIdempotencyKeyReused, kit.CodeRevisionConflict}, event["409"].codes)
-	assert.Subset(t, event["422"].codes, []string{models.ErrInsufficientStock.Code, models.ErrItemArchived.Code})
+	assert.Subset(t, event["422"].codes, []string{stock.ErrInsufficientStock.Code, domain.ErrItemArchived.Code})
 
 	// A download of a file being built says when to come back.
 	for _, id := range []string{"downloadReport", "downloadBDOReport", "getAuthorityRequest"} {

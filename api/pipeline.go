@@ -14,9 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 	"ppwr/internal/i18n"
-	"ppwr/models"
 )
 
 var pathParam = regexp.MustCompile(`\{([A-Za-z]+)\}`)
@@ -115,15 +115,15 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
 	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || !models.WellFormedToken(token) {
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !accounts.WellFormedToken(token) {
 		unauthenticated()
 		return
 	}
-	hash := models.HashToken(token)
+	hash := accounts.HashToken(token)
 	cred, err := s.Credentials.Lookup(hash, func() (*access.Credential, error) {
-		return models.LookupCredential(c.Request.Context(), s.DB, hash)
+		return accounts.LookupCredential(c.Request.Context(), s.DB, hash)
 	})
-	if errors.Is(err, models.ErrUnknownToken) || (err == nil && cred.Revoked) {
+	if errors.Is(err, accounts.ErrUnknownToken) || (err == nil && cred.Revoked) {
 		unauthenticated()
 		return
 	}

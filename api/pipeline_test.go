@@ -15,9 +15,9 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
+	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 	"ppwr/internal/input"
-	"ppwr/models"
 )
 
 // renameProbe is a synthetic write used to exercise the write pipeline: it
@@ -52,7 +52,7 @@ func (p *renameProbe) handle(c *gin.Context, body *renameBody) error {
 		<-p.release
 	}
 	w := kit.Work(c)
-	if err := w.Tx().Model(&models.Organization{}).Where("id = ?", w.Organization()).Update("name", body.Name.Value).Error; err != nil {
+	if err := w.Tx().Model(&accounts.Organization{}).Where("id = ?", w.Organization()).Update("name", body.Name.Value).Error; err != nil {
 		return err
 	}
 	switch body.Status.Value {
@@ -80,7 +80,7 @@ func probeArea(p *renameProbe) apitest.Option {
 }
 
 func orgName(t *testing.T, a *apitest.API, id uuid.UUID) string {
-	var org models.Organization
+	var org accounts.Organization
 	require.NoError(t, a.DB.First(&org, "id = ?", id).Error)
 	return org.Name
 }

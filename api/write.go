@@ -14,8 +14,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 const (
@@ -129,7 +129,7 @@ func (s *Server) unitOfWork(op *kit.Operation) gin.HandlerFunc {
 			return
 		}
 		if upload {
-			stored, err := models.FindIdempotencyRecord(c.Request.Context(), s.DB, st.Credential.KeyID, req.key)
+			stored, err := domain.FindIdempotencyRecord(c.Request.Context(), s.DB, st.Credential.KeyID, req.key)
 			if err != nil {
 				kit.Fail(c, err)
 				return
@@ -175,7 +175,7 @@ func (s *Server) unitOfWork(op *kit.Operation) gin.HandlerFunc {
 func (s *Server) commit(c *gin.Context, req writeRequest, buf *bufferedWriter) {
 	st := kit.State(c)
 	status := buf.Status()
-	entry := models.AuditEntry{
+	entry := domain.AuditEntry{
 		Operation: req.op.ID, Method: c.Request.Method, Path: c.Request.URL.Path, Status: &status,
 		Summary: redactedSummary(c.Request.URL.Query(), st.Body),
 	}
@@ -183,7 +183,7 @@ func (s *Server) commit(c *gin.Context, req writeRequest, buf *bufferedWriter) {
 	if req.op.Idempotent {
 		extra = append(extra, req.answer(c, buf))
 	}
-	err := models.Commit(st.Work, entry, extra...)
+	err := domain.Commit(st.Work, entry, extra...)
 	if err == nil {
 		buf.flush()
 		return
@@ -208,7 +208,7 @@ func (s *Server) commit(c *gin.Context, req writeRequest, buf *bufferedWriter) {
 // the key is stored already, that one is replayed instead.
 func (s *Server) refuse(c *gin.Context, req writeRequest, buf *bufferedWriter) {
 	if req.op.Idempotent {
-		stored, err := models.KeepIdempotencyRecord(c.Request.Context(), s.DB, req.answer(c, buf))
+		stored, err := domain.KeepIdempotencyRecord(c.Request.Context(), s.DB, req.answer(c, buf))
 		if err != nil {
 			kit.Fail(c, err)
 			return
@@ -222,7 +222,7 @@ func (s *Server) refuse(c *gin.Context, req writeRequest, buf *bufferedWriter) {
 
 // replayStored answers with the key's stored answer, if there is one.
 func (s *Server) replayStored(c *gin.Context, req writeRequest) bool {
-	stored, err := models.FindIdempotencyRecord(c.Request.Context(), s.DB, kit.Credential(c).KeyID, req.key)
+	stored, err := domain.FindIdempotencyRecord(c.Request.Context(), s.DB, kit.Credential(c).KeyID, req.key)
 	switch {
 	case err != nil:
 		kit.Fail(c, err)
@@ -244,14 +244,14 @@ func (s *Server) replayStored(c *gin.Context, req writeRequest) bool {
 }
 
 // answer is the stored form of the request's answer in buf.
-func (r writeRequest) answer(c *gin.Context, buf *bufferedWriter) *models.IdempotencyRecord {
+func (r writeRequest) answer(c *gin.Context, buf *bufferedWriter) *domain.IdempotencyRecord {
 	headers := map[string]any{}
 	for _, h := range replayedHeaders {
 		if v := buf.Header().Get(h); v != "" {
 			headers[h] = v
 		}
 	}
-	return models.NewIdempotencyRecord(kit.Credential(c).KeyID, r.key, r.op.ID, r.fingerprint, buf.Status(), headers, buf.body.Bytes())
+	return domain.NewIdempotencyRecord(kit.Credential(c).KeyID, r.key, r.op.ID, r.fingerprint, buf.Status(), headers, buf.body.Bytes())
 }
 
 // replayedHeaders are the response headers a replay must reproduce.

@@ -17,11 +17,12 @@ import (
 	"github.com/emersion/go-smtp"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/suppliers"
 	"ppwr/internal/intake"
 	"ppwr/internal/mailin"
 	"ppwr/internal/storage"
 	"ppwr/internal/work"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -51,13 +52,13 @@ func (r *Receiver) Recipient(ctx context.Context, address string) error {
 	return err
 }
 
-func (r *Receiver) request(ctx context.Context, address string) (*models.SupplierRequest, error) {
+func (r *Receiver) request(ctx context.Context, address string) (*suppliers.SupplierRequest, error) {
 	token, ok := r.token(address)
 	if !ok {
 		return nil, errNoMailbox
 	}
-	req, err := models.RequestByReplyToken(ctx, r.DB, token)
-	if errors.Is(err, models.ErrNotFound) {
+	req, err := suppliers.RequestByReplyToken(ctx, r.DB, token)
+	if errors.Is(err, domain.ErrNotFound) {
 		return nil, errNoMailbox
 	}
 	return req, err
@@ -84,7 +85,7 @@ func (r *Receiver) token(address string) (string, bool) {
 // not recorded twice.
 func (r *Receiver) Deliver(ctx context.Context, env mailin.Envelope, data io.Reader) error {
 	receivedAt := time.Now().UTC()
-	key := "inbound/" + receivedAt.Format("2006/01/02/") + models.NewID().String() + ".eml"
+	key := "inbound/" + receivedAt.Format("2006/01/02/") + domain.NewID().String() + ".eml"
 	head := &prefix{max: headerMax}
 	body := intake.Measure(io.TeeReader(data, head), 1<<62)
 	if err := r.Storage.Put(ctx, key, body, "message/rfc822"); err != nil {
@@ -94,7 +95,7 @@ func (r *Receiver) Deliver(ctx context.Context, env mailin.Envelope, data io.Rea
 	// A header that cannot be read leaves sender and subject empty: the
 	// reply is then flagged as from an unknown sender, never dropped.
 	header, _ := mailin.ReadHeader(bytes.NewReader(head.buf))
-	in := models.IncomingReply{EnvelopeFrom: env.From, Sender: header.From, Subject: header.Subject, MessageID: header.MessageID,
+	in := suppliers.IncomingReply{EnvelopeFrom: env.From, Sender: header.From, Subject: header.Subject, MessageID: header.MessageID,
 		ObjectKey: key, Size: body.Size(), ReceivedAt: receivedAt}
 	recorded := 0
 	for _, to := range env.To {
@@ -115,22 +116,22 @@ func (r *Receiver) Deliver(ctx context.Context, env mailin.Envelope, data io.Rea
 
 // record records the reply to the request of one recipient address, with
 // the start of its filing workflow; false when it was recorded before.
-func (r *Receiver) record(ctx context.Context, to string, in models.IncomingReply) (bool, error) {
+func (r *Receiver) record(ctx context.Context, to string, in suppliers.IncomingReply) (bool, error) {
 	req, err := r.request(ctx, to)
 	if err != nil {
 		return false, err
 	}
 	w := work.New(ctx, r.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: req.OrganizationID, Reference: in.ObjectKey})
-	reply, err := models.RecordReply(w, req.ID, in)
+	reply, err := suppliers.RecordReply(w, req.ID, in)
 	if err == nil && reply != nil {
-		err = models.StartWorkflow(w, workflows.SupplierReplyWorkflowID(req.ID, reply.ID), workflows.SupplierReplyType, req.ID,
+		err = domain.StartWorkflow(w, workflows.SupplierReplyWorkflowID(req.ID, reply.ID), workflows.SupplierReplyType, req.ID,
 			workflows.SupplierReplyInput{ReplyID: reply.ID, RequestID: req.ID, OrganizationID: req.OrganizationID})
 	}
 	if err != nil || reply == nil {
 		w.Rollback()
 		return false, err
 	}
-	return true, models.Commit(w, models.AuditEntry{Operation: "receiveSupplierReply"})
+	return true, domain.Commit(w, domain.AuditEntry{Operation: "receiveSupplierReply"})
 }
 
 // prefix keeps the first max bytes written to it.

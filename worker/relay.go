@@ -10,9 +10,10 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"ppwr/domain"
+	"ppwr/domain/webhooks"
 	"ppwr/internal/database"
 	"ppwr/internal/temporalclient"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -116,7 +117,7 @@ func (r *Relay) Run(ctx context.Context) {
 func (r *Relay) RelayEvents(ctx context.Context) (int, error) {
 	var relayed int
 	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var events []models.Event
+		var events []domain.Event
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
 			Where("relayed_at IS NULL").Order("id").Limit(relayBatch).Find(&events).Error; err != nil {
 			return err
@@ -134,22 +135,22 @@ func (r *Relay) RelayEvents(ctx context.Context) (int, error) {
 		for i, e := range events {
 			ids[i] = e.ID
 		}
-		return tx.Model(&models.Event{}).Where("id IN ?", ids).Update("relayed_at", time.Now().UTC()).Error
+		return tx.Model(&domain.Event{}).Where("id IN ?", ids).Update("relayed_at", time.Now().UTC()).Error
 	})
 	return relayed, err
 }
 
 // fanOut creates a delivery and starts its workflow for every active
 // endpoint of the event's organization that subscribes to its type.
-func (r *Relay) fanOut(ctx context.Context, tx *gorm.DB, e *models.Event) error {
-	var endpoints []models.WebhookEndpoint
-	if err := tx.Scopes(models.InOrganization(e.OrganizationID)).
-		Where("status = ? AND (? = ANY (events) OR ? = ANY (events))", models.EndpointActive, e.Type, models.AllEvents).
+func (r *Relay) fanOut(ctx context.Context, tx *gorm.DB, e *domain.Event) error {
+	var endpoints []webhooks.WebhookEndpoint
+	if err := tx.Scopes(domain.InOrganization(e.OrganizationID)).
+		Where("status = ? AND (? = ANY (events) OR ? = ANY (events))", webhooks.EndpointActive, e.Type, webhooks.AllEvents).
 		Find(&endpoints).Error; err != nil {
 		return err
 	}
 	for _, ep := range endpoints {
-		d := models.WebhookDelivery{ID: models.NewID(), EventID: e.ID, EndpointID: ep.ID, Status: models.DeliveryPending}
+		d := webhooks.WebhookDelivery{ID: domain.NewID(), EventID: e.ID, EndpointID: ep.ID, Status: webhooks.DeliveryPending}
 		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error; err != nil {
 			return err
 		}

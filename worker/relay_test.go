@@ -18,8 +18,11 @@ import (
 	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+	"ppwr/domain/catalog"
+	"ppwr/domain/webhooks"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 	"ppwr/webhooksig"
 	"ppwr/worker"
 	"ppwr/workflows"
@@ -72,7 +75,7 @@ type eventsFixture struct {
 
 func newEventsFixture(t *testing.T, queue string) *eventsFixture {
 	db := testenv.DB(t)
-	org, err := models.CreateOrganization(context.Background(), db, "Events "+uuid.NewString()[:8], "ev-"+uuid.NewString())
+	org, err := accounts.CreateOrganization(context.Background(), db, "Events "+uuid.NewString()[:8], "ev-"+uuid.NewString())
 	require.NoError(t, err)
 	c := testenv.Temporal(t)
 	return &eventsFixture{db: db, temporal: c, org: org.ID, relay: &worker.Relay{
@@ -80,25 +83,25 @@ func newEventsFixture(t *testing.T, queue string) *eventsFixture {
 	}}
 }
 
-func (f *eventsFixture) endpoint(t *testing.T, org uuid.UUID, url string, events ...string) *models.WebhookEndpoint {
+func (f *eventsFixture) endpoint(t *testing.T, org uuid.UUID, url string, events ...string) *webhooks.WebhookEndpoint {
 	if len(events) == 0 {
-		events = []string{models.AllEvents}
+		events = []string{webhooks.AllEvents}
 	}
-	ep := &models.WebhookEndpoint{ID: models.NewID(), OrganizationID: org, URL: url, Events: pq.StringArray(events),
-		Secret: models.NewWebhookSecret(), Status: models.EndpointActive}
+	ep := &webhooks.WebhookEndpoint{ID: domain.NewID(), OrganizationID: org, URL: url, Events: pq.StringArray(events),
+		Secret: webhooks.NewWebhookSecret(), Status: webhooks.EndpointActive}
 	require.NoError(t, f.db.Create(ep).Error)
 	return ep
 }
 
 // emit commits a change that emits an event, as an area's handler would.
-func (f *eventsFixture) emit(t *testing.T, data models.Payload) *models.Event {
-	var e *models.Event
+func (f *eventsFixture) emit(t *testing.T, data domain.Payload) *domain.Event {
+	var e *domain.Event
 	require.NoError(t, f.db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Organization{}).Where("id = ?", f.org).Update("name", "Changed "+uuid.NewString()[:8]).Error; err != nil {
+		if err := tx.Model(&accounts.Organization{}).Where("id = ?", f.org).Update("name", "Changed "+uuid.NewString()[:8]).Error; err != nil {
 			return err
 		}
 		var err error
-		if e, err = models.NewEvent(f.org, data); err != nil {
+		if e, err = domain.NewEvent(f.org, data); err != nil {
 			return err
 		}
 		return tx.Create(e).Error
@@ -106,12 +109,12 @@ func (f *eventsFixture) emit(t *testing.T, data models.Payload) *models.Event {
 	return e
 }
 
-func (f *eventsFixture) waitForDelivery(t *testing.T, eventID, endpointID uuid.UUID) models.WebhookDelivery {
+func (f *eventsFixture) waitForDelivery(t *testing.T, eventID, endpointID uuid.UUID) webhooks.WebhookDelivery {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	run := f.temporal.GetWorkflow(ctx, workflows.WebhookDeliveryWorkflowID(eventID, endpointID), "")
 	require.NoError(t, run.Get(ctx, nil), "the delivery workflow completes")
-	var d models.WebhookDelivery
+	var d webhooks.WebhookDelivery
 	require.NoError(t, f.db.First(&d, "event_id = ? AND endpoint_id = ?", eventID, endpointID).Error)
 	return d
 }
@@ -122,12 +125,12 @@ func TestEventIsDeliveredOnceAndSigned(t *testing.T) {
 	rcv := newReceiver(t)
 	ep := f.endpoint(t, f.org, rcv.URL)
 
-	e := f.emit(t, models.CatalogItemUpdated{CatalogItemID: uuid.New(), Revision: 2})
+	e := f.emit(t, catalog.CatalogItemUpdated{CatalogItemID: uuid.New(), Revision: 2})
 	n, err := f.relay.RelayEvents(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	d := f.waitForDelivery(t, e.ID, ep.ID)
-	assert.Equal(t, models.DeliverySucceeded, d.Status)
+	assert.Equal(t, webhooks.DeliverySucceeded, d.Status)
 	assert.Equal(t, 1, d.Attempts)
 
 	n, err = f.relay.RelayEvents(context.Background())
@@ -141,7 +144,7 @@ func TestEventIsDeliveredOnceAndSigned(t *testing.T) {
 	require.NoError(t, json.Unmarshal(got[0].body, &body))
 	assert.Equal(t, e.ID.String(), body["id"])
 	assert.Equal(t, "catalog_item.updated", body["type"])
-	assert.Equal(t, float64(models.EventSchemaVersion), body["schema_version"])
+	assert.Equal(t, float64(domain.EventSchemaVersion), body["schema_version"])
 	assert.Equal(t, f.org.String(), body["organization_id"])
 	assert.NotEmpty(t, body["created_at"])
 	assert.Equal(t, float64(2), body["data"].(map[string]any)["revision"], "data holds ids and scalars")
@@ -153,11 +156,11 @@ func TestRetriesKeepTheEventAndSignAfresh(t *testing.T) {
 	rcv := newReceiver(t, http.StatusInternalServerError, http.StatusInternalServerError)
 	ep := f.endpoint(t, f.org, rcv.URL)
 
-	e := f.emit(t, models.CatalogItemArchived{CatalogItemID: uuid.New(), Revision: 2})
+	e := f.emit(t, catalog.CatalogItemArchived{CatalogItemID: uuid.New(), Revision: 2})
 	_, err := f.relay.RelayEvents(context.Background())
 	require.NoError(t, err)
 	d := f.waitForDelivery(t, e.ID, ep.ID)
-	assert.Equal(t, models.DeliverySucceeded, d.Status)
+	assert.Equal(t, webhooks.DeliverySucceeded, d.Status)
 
 	got := rcv.received()
 	require.Len(t, got, 3, "two failures, then the success")
@@ -168,7 +171,7 @@ func TestRetriesKeepTheEventAndSignAfresh(t *testing.T) {
 	assert.NotEqual(t, got[0].signature, got[1].signature, "each attempt signs afresh")
 	assert.NotEqual(t, got[1].signature, got[2].signature)
 
-	var attempts []models.WebhookAttempt
+	var attempts []webhooks.WebhookAttempt
 	require.NoError(t, f.db.Where("delivery_id = ?", d.ID).Order("attempted_at").Find(&attempts).Error)
 	require.Len(t, attempts, 3)
 	assert.Equal(t, 500, *attempts[0].StatusCode)
@@ -189,14 +192,14 @@ func TestDeliverySurvivesAWorkerRestart(t *testing.T) {
 	rcv := newReceiver(t, http.StatusServiceUnavailable)
 	ep := f.endpoint(t, f.org, rcv.URL)
 
-	e := f.emit(t, models.CatalogItemRestored{CatalogItemID: uuid.New(), Revision: 2})
+	e := f.emit(t, catalog.CatalogItemRestored{CatalogItemID: uuid.New(), Revision: 2})
 	_, err := f.relay.RelayEvents(context.Background())
 	require.NoError(t, err)
 	// Between attempts: the first was answered and recorded. (Stopping
 	// while the answer is being recorded would cancel the recording, and
 	// the test would count one attempt fewer.)
 	require.Eventually(t, func() bool {
-		var d models.WebhookDelivery
+		var d webhooks.WebhookDelivery
 		return f.db.First(&d, "event_id = ? AND endpoint_id = ?", e.ID, ep.ID).Error == nil && d.Attempts == 1
 	}, 30*time.Second, 20*time.Millisecond)
 	require.Len(t, rcv.received(), 1)
@@ -206,7 +209,7 @@ func TestDeliverySurvivesAWorkerRestart(t *testing.T) {
 	require.NoError(t, second.Start())
 	t.Cleanup(second.Stop)
 	d := f.waitForDelivery(t, e.ID, ep.ID)
-	assert.Equal(t, models.DeliverySucceeded, d.Status)
+	assert.Equal(t, webhooks.DeliverySucceeded, d.Status)
 	assert.Equal(t, 2, d.Attempts)
 	got := rcv.received()
 	require.Len(t, got, 2)
@@ -223,7 +226,7 @@ func TestRolledBackChangesEmitNothing(t *testing.T) {
 
 	errRollback := errors.New("the change failed")
 	err := f.db.Transaction(func(tx *gorm.DB) error {
-		e, err := models.NewEvent(f.org, models.CatalogItemCreated{CatalogItemID: uuid.New(), Revision: 1})
+		e, err := domain.NewEvent(f.org, catalog.CatalogItemCreated{CatalogItemID: uuid.New(), Revision: 1})
 		if err != nil {
 			return err
 		}
@@ -234,7 +237,7 @@ func TestRolledBackChangesEmitNothing(t *testing.T) {
 	})
 	require.ErrorIs(t, err, errRollback)
 	var events int64
-	require.NoError(t, f.db.Model(&models.Event{}).Where("organization_id = ?", f.org).Count(&events).Error)
+	require.NoError(t, f.db.Model(&domain.Event{}).Where("organization_id = ?", f.org).Count(&events).Error)
 	assert.Zero(t, events)
 
 	n, err := f.relay.RelayEvents(context.Background())
@@ -249,21 +252,21 @@ func TestRolledBackChangesEmitNothing(t *testing.T) {
 func TestOnlySubscribedEndpointsReceive(t *testing.T) {
 	_, queue := startWorker(t)
 	f := newEventsFixture(t, queue)
-	other, err := models.CreateOrganization(context.Background(), f.db, "Other", "other-"+uuid.NewString())
+	other, err := accounts.CreateOrganization(context.Background(), f.db, "Other", "other-"+uuid.NewString())
 	require.NoError(t, err)
 	rcv := newReceiver(t)
 	subscribed := f.endpoint(t, f.org, rcv.URL+"/subscribed", "catalog_item.updated")
 	f.endpoint(t, f.org, rcv.URL+"/other-type", "import.ready")
 	f.endpoint(t, other.ID, rcv.URL+"/other-org")
 	disabled := f.endpoint(t, f.org, rcv.URL+"/disabled")
-	require.NoError(t, f.db.Model(disabled).Update("status", models.EndpointDisabled).Error)
+	require.NoError(t, f.db.Model(disabled).Update("status", webhooks.EndpointDisabled).Error)
 
-	e := f.emit(t, models.CatalogItemUpdated{CatalogItemID: uuid.New(), Revision: 2})
+	e := f.emit(t, catalog.CatalogItemUpdated{CatalogItemID: uuid.New(), Revision: 2})
 	_, err = f.relay.RelayEvents(context.Background())
 	require.NoError(t, err)
 	f.waitForDelivery(t, e.ID, subscribed.ID)
 
-	var deliveries []models.WebhookDelivery
+	var deliveries []webhooks.WebhookDelivery
 	require.NoError(t, f.db.Where("event_id = ?", e.ID).Find(&deliveries).Error)
 	require.Len(t, deliveries, 1)
 	assert.Equal(t, subscribed.ID, deliveries[0].EndpointID)
@@ -277,10 +280,10 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	rcv := newReceiver(t)
 	ep := f.endpoint(t, f.org, rcv.URL)
 	old := ep.Secret
-	rotated, err := models.RotateWebhookSecret(context.Background(), f.db, ep.ID, time.Hour)
+	rotated, err := webhooks.RotateWebhookSecret(context.Background(), f.db, ep.ID, time.Hour)
 	require.NoError(t, err)
 
-	e := f.emit(t, models.CatalogItemUpdated{CatalogItemID: uuid.New(), Revision: 2})
+	e := f.emit(t, catalog.CatalogItemUpdated{CatalogItemID: uuid.New(), Revision: 2})
 	_, err = f.relay.RelayEvents(context.Background())
 	require.NoError(t, err)
 	f.waitForDelivery(t, e.ID, ep.ID)

@@ -10,12 +10,12 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"ppwr/domain"
 	"ppwr/internal/temporalclient"
-	"ppwr/models"
 )
 
 // StartWorkflows starts one batch of recorded workflow starts
-// (models.WorkflowStart) and returns how many it started. The rows are
+// (domain.WorkflowStart) and returns how many it started. The rows are
 // marked started, with their run's id, in the transaction that claimed
 // them, after their workflows were started. A crash in between leaves a
 // row unmarked and the next pass starts it again: the record-derived
@@ -33,7 +33,7 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 	var started int
 	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		started = 0 // the transaction's count, should it be retried
-		var rows []models.WorkflowStart
+		var rows []domain.WorkflowStart
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
 			Where("started_at IS NULL").Order("attempts, id").Limit(startBatch).Find(&rows).Error; err != nil {
 			return err
@@ -55,7 +55,7 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 				updates["last_error"] = ""
 				started++
 			}
-			if err := tx.Model(&models.WorkflowStart{}).Where("id = ?", s.ID).Updates(updates).Error; err != nil {
+			if err := tx.Model(&domain.WorkflowStart{}).Where("id = ?", s.ID).Updates(updates).Error; err != nil {
 				return err
 			}
 		}
@@ -66,7 +66,7 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 
 // start starts s's workflow, or finds the run that already exists for its
 // id, and returns the run's id.
-func (r *Relay) start(ctx context.Context, s *models.WorkflowStart) (string, error) {
+func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart) (string, error) {
 	timeout := r.StartTimeout
 	if timeout <= 0 {
 		timeout = defaultStartTimeout

@@ -17,9 +17,12 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+	"ppwr/domain/catalog"
+	"ppwr/domain/webhooks"
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -89,7 +92,7 @@ func newStartsFixture(t *testing.T) *startsFixture {
 	t.Helper()
 	db := testenv.DB(t)
 	c := testenv.Temporal(t)
-	org, err := models.CreateOrganization(context.Background(), db, "Starts "+uuid.NewString()[:8], "st-"+uuid.NewString())
+	org, err := accounts.CreateOrganization(context.Background(), db, "Starts "+uuid.NewString()[:8], "st-"+uuid.NewString())
 	require.NoError(t, err)
 	queue := "ppwr-starts-" + uuid.NewString()
 	w := worker.New(worker.Deps{DB: db, Temporal: c, TaskQueue: queue, WebhookAllowHTTPLoopback: true})
@@ -101,7 +104,7 @@ func newStartsFixture(t *testing.T) *startsFixture {
 	// The package shares one database: a test that fails half way must not
 	// leave rows for the next test's relay to start on its queue.
 	t.Cleanup(func() {
-		db.Model(&models.WorkflowStart{}).Where("started_at IS NULL AND organization_id = ?", org.ID.String()).
+		db.Model(&domain.WorkflowStart{}).Where("started_at IS NULL AND organization_id = ?", org.ID.String()).
 			Update("started_at", time.Now().UTC())
 	})
 	return f
@@ -114,21 +117,21 @@ func (f *startsFixture) relay() *worker.Relay {
 // record commits a change together with the start of the workflow that
 // must follow it, in one unit of work, as an area's handler or activity
 // does.
-func (f *startsFixture) record(t *testing.T, in startInput) *models.WorkflowStart {
+func (f *startsFixture) record(t *testing.T, in startInput) *domain.WorkflowStart {
 	t.Helper()
 	w := work.New(context.Background(), f.db, work.Actor{Kind: work.ActorSystem, OrganizationID: f.org, Reference: "test"})
-	require.NoError(t, w.Tx().Model(&models.Organization{}).Where("id = ?", f.org).Update("name", "Changed "+uuid.NewString()[:8]).Error)
+	require.NoError(t, w.Tx().Model(&accounts.Organization{}).Where("id = ?", f.org).Update("name", "Changed "+uuid.NewString()[:8]).Error)
 	workflowID := "test-durable/" + in.RecordID.String()
-	require.NoError(t, models.StartWorkflow(w, workflowID, durableStartType, in.RecordID, in))
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.record"}))
-	var s models.WorkflowStart
+	require.NoError(t, domain.StartWorkflow(w, workflowID, durableStartType, in.RecordID, in))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.record"}))
+	var s domain.WorkflowStart
 	require.NoError(t, f.db.First(&s, "workflow_id = ?", workflowID).Error)
 	return &s
 }
 
-func (f *startsFixture) row(t *testing.T, id uuid.UUID) models.WorkflowStart {
+func (f *startsFixture) row(t *testing.T, id uuid.UUID) domain.WorkflowStart {
 	t.Helper()
-	var s models.WorkflowStart
+	var s domain.WorkflowStart
 	require.NoError(t, f.db.First(&s, "id = ?", id).Error)
 	return s
 }
@@ -168,7 +171,7 @@ func newInput() startInput {
 // runs; two relays running at once start every workflow exactly once.
 func TestCommittedStartRunsExactlyOnce(t *testing.T) {
 	f := newStartsFixture(t)
-	var recorded []*models.WorkflowStart
+	var recorded []*domain.WorkflowStart
 	for range 3 {
 		recorded = append(recorded, f.record(t, newInput()))
 	}
@@ -240,13 +243,13 @@ func TestStartRepeatedAfterACrashJoinsTheRun(t *testing.T) {
 	firstRun := map[uuid.UUID]string{held.ID: *f.row(t, held.ID).RunID, done.ID: *f.row(t, done.ID).RunID}
 
 	// The crash: Temporal has the runs, the rows say not started.
-	require.NoError(t, f.db.Model(&models.WorkflowStart{}).Where("id IN ?", []uuid.UUID{held.ID, done.ID}).
+	require.NoError(t, f.db.Model(&domain.WorkflowStart{}).Where("id IN ?", []uuid.UUID{held.ID, done.ID}).
 		Updates(map[string]any{"started_at": nil, "run_id": nil}).Error)
 
 	n, err = f.relay().StartWorkflows(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "both rows are marked on the next pass")
-	for _, s := range []*models.WorkflowStart{held, done} {
+	for _, s := range []*domain.WorkflowStart{held, done} {
 		row := f.row(t, s.ID)
 		require.NotNil(t, row.StartedAt)
 		require.NotNil(t, row.RunID)
@@ -256,7 +259,7 @@ func TestStartRepeatedAfterACrashJoinsTheRun(t *testing.T) {
 
 	require.NoError(t, f.temporal.SignalWorkflow(context.Background(), held.WorkflowID, "", "release", "go"))
 	f.wait(t, held.WorkflowID)
-	for _, s := range []*models.WorkflowStart{held, done} {
+	for _, s := range []*domain.WorkflowStart{held, done} {
 		runs, _ := runsOf(s.WorkflowID)
 		assert.Equal(t, 1, runs, "%s ran exactly once", s.WorkflowID)
 		runID, status := f.latestRun(t, s.WorkflowID)
@@ -269,11 +272,11 @@ func TestStartRepeatedAfterACrashJoinsTheRun(t *testing.T) {
 func TestRolledBackChangeStartsNothing(t *testing.T) {
 	f := newStartsFixture(t)
 	in := newInput()
-	s, err := models.NewWorkflowStart("test-durable/"+in.RecordID.String(), durableStartType, f.org.String(), in.RecordID.String(), in)
+	s, err := domain.NewWorkflowStart("test-durable/"+in.RecordID.String(), durableStartType, f.org.String(), in.RecordID.String(), in)
 	require.NoError(t, err)
 	errRollback := errors.New("the change failed")
 	err = f.db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Organization{}).Where("id = ?", f.org).Update("name", "Rolled back").Error; err != nil {
+		if err := tx.Model(&accounts.Organization{}).Where("id = ?", f.org).Update("name", "Rolled back").Error; err != nil {
 			return err
 		}
 		if err := tx.Create(s).Error; err != nil {
@@ -283,7 +286,7 @@ func TestRolledBackChangeStartsNothing(t *testing.T) {
 	})
 	require.ErrorIs(t, err, errRollback)
 	var rows int64
-	require.NoError(t, f.db.Model(&models.WorkflowStart{}).Where("workflow_id = ?", s.WorkflowID).Count(&rows).Error)
+	require.NoError(t, f.db.Model(&domain.WorkflowStart{}).Where("workflow_id = ?", s.WorkflowID).Count(&rows).Error)
 	assert.Zero(t, rows)
 
 	n, err := f.relay().StartWorkflows(context.Background())
@@ -322,7 +325,7 @@ func TestStartInputArrivesTyped(t *testing.T) {
 // counted; the next pass with Temporal back starts them all, once.
 func TestFailedStartsAreRetriedOnTheNextPass(t *testing.T) {
 	f := newStartsFixture(t)
-	recorded := []*models.WorkflowStart{f.record(t, newInput()), f.record(t, newInput())}
+	recorded := []*domain.WorkflowStart{f.record(t, newInput()), f.record(t, newInput())}
 
 	down, err := client.NewLazyClient(client.Options{HostPort: "127.0.0.1:1", Namespace: "default"})
 	require.NoError(t, err)
@@ -361,7 +364,7 @@ func TestRunRelaysEventsAndStartsWorkflows(t *testing.T) {
 	events := &eventsFixture{db: f.db, temporal: f.temporal, org: f.org}
 	rcv := newReceiver(t)
 	ep := events.endpoint(t, f.org, rcv.URL)
-	e := events.emit(t, models.CatalogItemUpdated{CatalogItemID: uuid.New(), Revision: 2})
+	e := events.emit(t, catalog.CatalogItemUpdated{CatalogItemID: uuid.New(), Revision: 2})
 	s := f.record(t, newInput())
 
 	r := f.relay()
@@ -373,11 +376,11 @@ func TestRunRelaysEventsAndStartsWorkflows(t *testing.T) {
 
 	// The rows are marked once their workflows were started.
 	require.Eventually(t, func() bool {
-		var relayed models.Event
+		var relayed domain.Event
 		require.NoError(t, f.db.First(&relayed, "id = ?", e.ID).Error)
 		return relayed.RelayedAt != nil && f.row(t, s.ID).StartedAt != nil
 	}, 30*time.Second, 20*time.Millisecond)
-	assert.Equal(t, models.DeliverySucceeded, events.waitForDelivery(t, e.ID, ep.ID).Status)
+	assert.Equal(t, webhooks.DeliverySucceeded, events.waitForDelivery(t, e.ID, ep.ID).Status)
 	assert.Len(t, rcv.received(), 1)
 	f.wait(t, s.WorkflowID)
 	runs, _ := runsOf(s.WorkflowID)

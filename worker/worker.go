@@ -15,10 +15,14 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/activities"
+	"ppwr/domain/assessments"
+	"ppwr/domain/bdo"
+	"ppwr/domain/catalog"
+	"ppwr/domain/records"
+	"ppwr/domain/reports"
 	"ppwr/internal/clamav"
 	"ppwr/internal/storage"
 	"ppwr/internal/temporalclient"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -52,14 +56,14 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterWorkflowWithOptions(workflows.ImportPreview, workflow.RegisterOptions{Name: workflows.ImportPreviewType})
 	w.RegisterWorkflowWithOptions(workflows.ImportApply, workflow.RegisterOptions{Name: workflows.ImportApplyType})
 	w.RegisterActivity(&activities.Imports{DB: d.DB, Storage: d.Storage})
-	w.RegisterWorkflowWithOptions(workflows.AssessmentRefresh, workflow.RegisterOptions{Name: models.AssessmentRefreshType})
-	w.RegisterWorkflowWithOptions(workflows.AssessmentRun, workflow.RegisterOptions{Name: models.AssessmentRunType})
+	w.RegisterWorkflowWithOptions(workflows.AssessmentRefresh, workflow.RegisterOptions{Name: catalog.AssessmentRefreshType})
+	w.RegisterWorkflowWithOptions(workflows.AssessmentRun, workflow.RegisterOptions{Name: assessments.AssessmentRunType})
 	w.RegisterActivity(&activities.Assessments{DB: d.DB})
-	w.RegisterWorkflowWithOptions(workflows.BDOReport, workflow.RegisterOptions{Name: models.BDOReportType})
+	w.RegisterWorkflowWithOptions(workflows.BDOReport, workflow.RegisterOptions{Name: bdo.BDOReportType})
 	w.RegisterActivity(&activities.BDO{DB: d.DB, Storage: d.Storage})
-	w.RegisterWorkflowWithOptions(workflows.Report, workflow.RegisterOptions{Name: models.ReportType})
+	w.RegisterWorkflowWithOptions(workflows.Report, workflow.RegisterOptions{Name: reports.ReportType})
 	w.RegisterActivity(&activities.Reports{DB: d.DB, Storage: d.Storage})
-	w.RegisterWorkflowWithOptions(workflows.AuthorityRequest, workflow.RegisterOptions{Name: models.AuthorityRequestType})
+	w.RegisterWorkflowWithOptions(workflows.AuthorityRequest, workflow.RegisterOptions{Name: records.AuthorityRequestType})
 	w.RegisterWorkflowWithOptions(workflows.AuthorityRequestAnswered, workflow.RegisterOptions{Name: workflows.AuthorityRequestAnsweredType})
 	w.RegisterActivity(&activities.AuthorityRequests{DB: d.DB, Storage: d.Storage})
 	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})

@@ -7,16 +7,17 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/assessments"
+	"ppwr/domain/catalog"
 )
 
 // AssessmentRefresh waits out the item's debounce window, so that every
 // change made within it is seen at once, and then marks the assessments
 // those changes outdated (assessment.stale). Its id,
-// models.AssessmentRefreshWorkflowID, names the item and the window; the
+// catalog.AssessmentRefreshWorkflowID, names the item and the window; the
 // changes of one window share the run. It returns how many it marked.
-func AssessmentRefresh(ctx workflow.Context, in models.AssessmentRefreshInput) (int, error) {
-	if err := workflow.Sleep(ctx, models.RefreshWindow); err != nil {
+func AssessmentRefresh(ctx workflow.Context, in catalog.AssessmentRefreshInput) (int, error) {
+	if err := workflow.Sleep(ctx, catalog.RefreshWindow); err != nil {
 		return 0, err
 	}
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -38,7 +39,7 @@ const runBatchesPerRun = 100
 // with each item's assessment, so a batch retried after a worker crash
 // resumes after the last item done. It returns how many items this run
 // (up to a continue-as-new) assessed.
-func AssessmentRun(ctx workflow.Context, in models.AssessmentRunInput) (int, error) {
+func AssessmentRun(ctx workflow.Context, in assessments.AssessmentRunInput) (int, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Minute,
 		HeartbeatTimeout:    time.Minute,

@@ -12,16 +12,17 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/assessments"
+	"ppwr/domain/catalog"
 )
 
 func TestARefreshWaitsOutItsWindowThenMarksOnce(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.Assessments{})
-	in := models.AssessmentRefreshInput{OrganizationID: uuid.New(), ItemID: uuid.New()}
+	in := catalog.AssessmentRefreshInput{OrganizationID: uuid.New(), ItemID: uuid.New()}
 	start := env.Now()
 	var calledAt time.Time
-	env.OnActivity((*activities.Assessments)(nil).MarkStale, mock.Anything, in).Return(func(context.Context, models.AssessmentRefreshInput) (int, error) {
+	env.OnActivity((*activities.Assessments)(nil).MarkStale, mock.Anything, in).Return(func(context.Context, catalog.AssessmentRefreshInput) (int, error) {
 		calledAt = env.Now()
 		return 2, nil
 	}).Once()
@@ -31,24 +32,24 @@ func TestARefreshWaitsOutItsWindowThenMarksOnce(t *testing.T) {
 	var marked int
 	require.NoError(t, env.GetWorkflowResult(&marked))
 	assert.Equal(t, 2, marked)
-	assert.GreaterOrEqual(t, calledAt.Sub(start), models.RefreshWindow, "changes made within the window are seen together")
+	assert.GreaterOrEqual(t, calledAt.Sub(start), catalog.RefreshWindow, "changes made within the window are seen together")
 	env.AssertExpectations(t)
 }
 
 func TestChangesInOneWindowShareARun(t *testing.T) {
 	item := uuid.New()
 	at := time.Date(2026, 11, 26, 12, 0, 5, 0, time.UTC)
-	assert.Equal(t, models.AssessmentRefreshWorkflowID(item, at), models.AssessmentRefreshWorkflowID(item, at.Add(50*time.Second)))
-	assert.NotEqual(t, models.AssessmentRefreshWorkflowID(item, at), models.AssessmentRefreshWorkflowID(item, at.Add(time.Minute)))
-	assert.Equal(t, "assessment/"+item.String()+"/refresh/20261126T1200Z", models.AssessmentRefreshWorkflowID(item, at))
+	assert.Equal(t, catalog.AssessmentRefreshWorkflowID(item, at), catalog.AssessmentRefreshWorkflowID(item, at.Add(50*time.Second)))
+	assert.NotEqual(t, catalog.AssessmentRefreshWorkflowID(item, at), catalog.AssessmentRefreshWorkflowID(item, at.Add(time.Minute)))
+	assert.Equal(t, "assessment/"+item.String()+"/refresh/20261126T1200Z", catalog.AssessmentRefreshWorkflowID(item, at))
 }
 
 func TestARunAssessesBatchesUntilNoneIsLeft(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.Assessments{})
-	in := models.AssessmentRunInput{OrganizationID: uuid.New(), RunID: uuid.New()}
+	in := assessments.AssessmentRunInput{OrganizationID: uuid.New(), RunID: uuid.New()}
 	batches := []int{200, 200, 37, 0}
-	env.OnActivity((*activities.Assessments)(nil).AssessBatch, mock.Anything, in).Return(func(context.Context, models.AssessmentRunInput) (int, error) {
+	env.OnActivity((*activities.Assessments)(nil).AssessBatch, mock.Anything, in).Return(func(context.Context, assessments.AssessmentRunInput) (int, error) {
 		n := batches[0]
 		batches = batches[1:]
 		return n, nil
@@ -65,7 +66,7 @@ func TestARunAssessesBatchesUntilNoneIsLeft(t *testing.T) {
 func TestALongRunContinuesAsNew(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.Assessments{})
-	in := models.AssessmentRunInput{OrganizationID: uuid.New(), RunID: uuid.New()}
+	in := assessments.AssessmentRunInput{OrganizationID: uuid.New(), RunID: uuid.New()}
 	env.OnActivity((*activities.Assessments)(nil).AssessBatch, mock.Anything, in).Return(1, nil)
 	env.ExecuteWorkflow(AssessmentRun, in)
 	require.True(t, env.IsWorkflowCompleted())

@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/records"
 )
 
 // AuthorityRequestAnsweredSignal tells a request's workflow that the
@@ -25,14 +25,14 @@ const AuthorityRequestAnsweredSignal = "authority-request-answered"
 // bundle that cannot be built is recorded as failed and the deadline is
 // kept regardless: the answer is due whether or not the service built
 // its bundle. The workflow then ends with the build's error.
-func AuthorityRequest(ctx workflow.Context, in models.AuthorityRequestInput) error {
+func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) error {
 	var a *activities.AuthorityRequests
 	answered := workflow.GetSignalChannel(ctx, AuthorityRequestAnsweredSignal)
 	built := buildOrFail(ctx, a.BuildAuthorityBundle, a.FailAuthorityBundle, in)
 	if in.Answered || answered.ReceiveAsync(nil) {
 		return built
 	}
-	remindAt := in.DueOn.AddDate(0, 0, -models.AuthorityReminderDays)
+	remindAt := in.DueOn.AddDate(0, 0, -records.AuthorityReminderDays)
 	if wait := remindAt.Sub(workflow.Now(ctx)); wait > 0 {
 		timerCtx, stopTimer := workflow.WithCancel(ctx)
 		stopped := false
@@ -63,7 +63,7 @@ const AuthorityRequestAnsweredType = "AuthorityRequestAnswered"
 // AuthorityRequestAnsweredWorkflowID is the delivery of a request's
 // answer: a request is marked answered once.
 func AuthorityRequestAnsweredWorkflowID(id uuid.UUID) string {
-	return models.AuthorityRequestWorkflowID(id) + "/answered"
+	return records.AuthorityRequestWorkflowID(id) + "/answered"
 }
 
 // AuthorityRequestAnswered signals the request's workflow that the
@@ -71,8 +71,8 @@ func AuthorityRequestAnsweredWorkflowID(id uuid.UUID) string {
 // that marked the request answered, so that the signal survives a crash
 // right after the commit; a workflow whose wait is over has nothing to
 // stop.
-func AuthorityRequestAnswered(ctx workflow.Context, in models.AuthorityRequestInput) error {
-	err := workflow.SignalExternalWorkflow(ctx, models.AuthorityRequestWorkflowID(in.RequestID), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
+func AuthorityRequestAnswered(ctx workflow.Context, in records.AuthorityRequestInput) error {
+	err := workflow.SignalExternalWorkflow(ctx, records.AuthorityRequestWorkflowID(in.RequestID), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
 	var gone *temporal.UnknownExternalWorkflowExecutionError
 	if errors.As(err, &gone) {
 		return nil

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/records"
 )
 
 // authorityDesk is a request workflow environment whose activities
@@ -22,7 +22,7 @@ import (
 type authorityDesk struct {
 	env *testsuite.TestWorkflowEnvironment
 	a   *activities.AuthorityRequests
-	in  models.AuthorityRequestInput
+	in  records.AuthorityRequestInput
 }
 
 // newAuthorityDesk is a request received today, due in 10 days.
@@ -30,8 +30,8 @@ func newAuthorityDesk() *authorityDesk {
 	d := &authorityDesk{env: newTestEnv(), a: &activities.AuthorityRequests{}}
 	d.env.RegisterActivity(d.a)
 	received := d.env.Now().UTC().Truncate(24 * time.Hour)
-	d.in = models.AuthorityRequestInput{OrganizationID: uuid.New(), RequestID: uuid.New(),
-		DueOn: received.AddDate(0, 0, models.AuthorityAnswerDays)}
+	d.in = records.AuthorityRequestInput{OrganizationID: uuid.New(), RequestID: uuid.New(),
+		DueOn: received.AddDate(0, 0, records.AuthorityAnswerDays)}
 	return d
 }
 
@@ -46,7 +46,7 @@ func TestTheReminderOpensThreeDaysBeforeTheDueDate(t *testing.T) {
 	d.env.OnActivity(d.a.BuildAuthorityBundle, mock.Anything, d.in).Return(nil).Once()
 	var remindedAt time.Time
 	d.env.OnActivity(d.a.OpenAuthorityRequestDueIssue, mock.Anything, d.in).Return(
-		func(context.Context, models.AuthorityRequestInput) (bool, error) {
+		func(context.Context, records.AuthorityRequestInput) (bool, error) {
 			remindedAt = d.env.Now()
 			return true, nil
 		}).Once()
@@ -55,7 +55,7 @@ func TestTheReminderOpensThreeDaysBeforeTheDueDate(t *testing.T) {
 	require.True(t, d.env.IsWorkflowCompleted())
 	require.NoError(t, d.env.GetWorkflowError())
 	d.env.AssertExpectations(t)
-	remindOn := d.in.DueOn.AddDate(0, 0, -models.AuthorityReminderDays)
+	remindOn := d.in.DueOn.AddDate(0, 0, -records.AuthorityReminderDays)
 	assert.False(t, remindedAt.Before(remindOn), "not before 3 days ahead of the due date: %s", remindedAt)
 	assert.Less(t, remindedAt.Sub(remindOn), time.Hour, "at the start of that day: %s", remindedAt)
 }
@@ -117,13 +117,13 @@ func TestALateRequestIsRemindedAtOnce(t *testing.T) {
 func TestABundleThatCannotBeBuiltIsMarkedFailedAndTheDeadlineKept(t *testing.T) {
 	d := newAuthorityDesk()
 	attempts := 0
-	d.env.OnActivity(d.a.BuildAuthorityBundle, mock.Anything, d.in).Return(func(context.Context, models.AuthorityRequestInput) error {
+	d.env.OnActivity(d.a.BuildAuthorityBundle, mock.Anything, d.in).Return(func(context.Context, records.AuthorityRequestInput) error {
 		attempts++
 		return errors.New("object store unavailable")
 	})
 	var reason string
 	d.env.OnActivity(d.a.FailAuthorityBundle, mock.Anything, d.in, mock.Anything).Return(
-		func(_ context.Context, _ models.AuthorityRequestInput, r string) error { reason = r; return nil }).Once()
+		func(_ context.Context, _ records.AuthorityRequestInput, r string) error { reason = r; return nil }).Once()
 	d.env.OnActivity(d.a.OpenAuthorityRequestDueIssue, mock.Anything, d.in).Return(true, nil).Once()
 
 	d.env.ExecuteWorkflow(AuthorityRequest, d.in)
@@ -138,7 +138,7 @@ func TestABuildThatSucceedsOnRetryIsNotMarkedFailed(t *testing.T) {
 	d := newAuthorityDesk()
 	d.in.Answered = true
 	attempts := 0
-	d.env.OnActivity(d.a.BuildAuthorityBundle, mock.Anything, d.in).Return(func(context.Context, models.AuthorityRequestInput) error {
+	d.env.OnActivity(d.a.BuildAuthorityBundle, mock.Anything, d.in).Return(func(context.Context, records.AuthorityRequestInput) error {
 		if attempts++; attempts < 3 {
 			return errors.New("s3: connection refused")
 		}
@@ -153,7 +153,7 @@ func TestABuildThatSucceedsOnRetryIsNotMarkedFailed(t *testing.T) {
 
 func TestAnsweringSignalsTheRequestsWorkflowAndToleratesItsEnd(t *testing.T) {
 	id := uuid.New()
-	in := models.AuthorityRequestInput{OrganizationID: uuid.New(), RequestID: id, Answered: true}
+	in := records.AuthorityRequestInput{OrganizationID: uuid.New(), RequestID: id, Answered: true}
 
 	env := newTestEnv()
 	env.OnSignalExternalWorkflow(mock.Anything, "authority-request/"+id.String(), "", AuthorityRequestAnsweredSignal, nil).Return(nil).Once()

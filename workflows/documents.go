@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/documents"
 )
 
 // Registered type names of the document workflows: recorded starts name
@@ -52,7 +52,7 @@ func DocumentProcessing(ctx workflow.Context, in DocumentVersionInput) (string, 
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: 2 * time.Minute, RetryPolicy: processingRetry,
 	})
-	finish := func(out models.ProcessingOutcome) (string, error) {
+	finish := func(out documents.ProcessingOutcome) (string, error) {
 		return out.Status, workflow.ExecuteActivity(ctx, a.FinishProcessing, in.VersionID, out).Get(ctx, nil)
 	}
 	var inspected, scanned activities.Finding
@@ -68,13 +68,13 @@ func DocumentProcessing(ctx workflow.Context, in DocumentVersionInput) (string, 
 	if scanned.Outcome != activities.OutcomeClean {
 		return finish(outcomeOf(scanned))
 	}
-	out := models.ProcessingOutcome{Status: models.ProcessingReviewRequired, ContentType: inspected.ContentType}
+	out := documents.ProcessingOutcome{Status: documents.ProcessingReviewRequired, ContentType: inspected.ContentType}
 	if inspected.ContentType == "application/pdf" {
 		var pages int
 		err := workflow.ExecuteActivity(ctx, a.ExtractPages, in.VersionID).Get(ctx, &pages)
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) && appErr.Type() == activities.ErrorTypeUnreadablePDF {
-			return finish(models.ProcessingOutcome{Status: models.ProcessingFailed, Reason: "unreadable", Detail: appErr.Message()})
+			return finish(documents.ProcessingOutcome{Status: documents.ProcessingFailed, Reason: "unreadable", Detail: appErr.Message()})
 		}
 		if err != nil {
 			return "", err
@@ -85,12 +85,12 @@ func DocumentProcessing(ctx workflow.Context, in DocumentVersionInput) (string, 
 }
 
 // outcomeOf is the final status a problem finding gives the version.
-func outcomeOf(f activities.Finding) models.ProcessingOutcome {
-	status := models.ProcessingFailed
+func outcomeOf(f activities.Finding) documents.ProcessingOutcome {
+	status := documents.ProcessingFailed
 	if f.Outcome == activities.OutcomeQuarantined {
-		status = models.ProcessingQuarantined
+		status = documents.ProcessingQuarantined
 	}
-	return models.ProcessingOutcome{Status: status, ContentType: f.ContentType, Reason: f.Reason, Detail: f.Detail}
+	return documents.ProcessingOutcome{Status: status, ContentType: f.ContentType, Reason: f.Reason, Detail: f.Detail}
 }
 
 // DocumentAnalysis proposes the measurable values found in a version's

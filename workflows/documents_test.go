@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/documents"
 )
 
 // processing is a processing workflow environment whose activities answer
@@ -21,7 +21,7 @@ import (
 type processing struct {
 	env      *testsuite.TestWorkflowEnvironment
 	a        *activities.Documents
-	outcome  *models.ProcessingOutcome
+	outcome  *documents.ProcessingOutcome
 	finished int
 }
 
@@ -29,7 +29,7 @@ func newProcessing(t *testing.T) *processing {
 	p := &processing{env: newTestEnv(), a: &activities.Documents{}}
 	p.env.RegisterActivity(p.a)
 	p.env.OnActivity(p.a.FinishProcessing, mock.Anything, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ uuid.UUID, out models.ProcessingOutcome) error {
+		func(_ context.Context, _ uuid.UUID, out documents.ProcessingOutcome) error {
 			p.outcome, p.finished = &out, p.finished+1
 			return nil
 		})
@@ -56,7 +56,7 @@ func TestProcessingACleanPDFStoresItsPagesAndAwaitsReview(t *testing.T) {
 	p.env.OnActivity(p.a.Scan, mock.Anything, mock.Anything).Return(activities.Finding{Outcome: activities.OutcomeClean}, nil)
 	p.env.OnActivity(p.a.ExtractPages, mock.Anything, mock.Anything).Return(3, nil)
 
-	assert.Equal(t, models.ProcessingReviewRequired, p.run(t))
+	assert.Equal(t, documents.ProcessingReviewRequired, p.run(t))
 	assert.Equal(t, "application/pdf", p.outcome.ContentType)
 	require.NotNil(t, p.outcome.PageCount)
 	assert.Equal(t, 3, *p.outcome.PageCount)
@@ -67,7 +67,7 @@ func TestProcessingAnImageExtractsNoPages(t *testing.T) {
 	p.env.OnActivity(p.a.Inspect, mock.Anything, mock.Anything).Return(activities.Finding{Outcome: activities.OutcomeClean, ContentType: "image/png"}, nil)
 	p.env.OnActivity(p.a.Scan, mock.Anything, mock.Anything).Return(activities.Finding{Outcome: activities.OutcomeClean}, nil)
 
-	assert.Equal(t, models.ProcessingReviewRequired, p.run(t))
+	assert.Equal(t, documents.ProcessingReviewRequired, p.run(t))
 	assert.Nil(t, p.outcome.PageCount)
 	p.env.AssertNotCalled(t, "ExtractPages", mock.Anything, mock.Anything)
 }
@@ -78,7 +78,7 @@ func TestProcessingQuarantinesMalwareAndStopsThere(t *testing.T) {
 	p.env.OnActivity(p.a.Scan, mock.Anything, mock.Anything).Return(
 		activities.Finding{Outcome: activities.OutcomeQuarantined, Reason: "malware", Detail: "Eicar-Test-Signature"}, nil)
 
-	assert.Equal(t, models.ProcessingQuarantined, p.run(t))
+	assert.Equal(t, documents.ProcessingQuarantined, p.run(t))
 	assert.Equal(t, "malware", p.outcome.Reason)
 	assert.Equal(t, "Eicar-Test-Signature", p.outcome.Detail)
 	p.env.AssertNotCalled(t, "ExtractPages", mock.Anything, mock.Anything)
@@ -89,7 +89,7 @@ func TestProcessingQuarantinesAnUnsafeStructureWithoutScanning(t *testing.T) {
 	p.env.OnActivity(p.a.Inspect, mock.Anything, mock.Anything).Return(
 		activities.Finding{Outcome: activities.OutcomeQuarantined, Reason: "pdf_javascript"}, nil)
 
-	assert.Equal(t, models.ProcessingQuarantined, p.run(t))
+	assert.Equal(t, documents.ProcessingQuarantined, p.run(t))
 	assert.Equal(t, "pdf_javascript", p.outcome.Reason)
 	p.env.AssertNotCalled(t, "Scan", mock.Anything, mock.Anything)
 }
@@ -99,7 +99,7 @@ func TestProcessingFailsARefusedType(t *testing.T) {
 	p.env.OnActivity(p.a.Inspect, mock.Anything, mock.Anything).Return(
 		activities.Finding{Outcome: activities.OutcomeFailed, Reason: "type_not_allowed", Detail: "ELF executable"}, nil)
 
-	assert.Equal(t, models.ProcessingFailed, p.run(t))
+	assert.Equal(t, documents.ProcessingFailed, p.run(t))
 	assert.Equal(t, "type_not_allowed", p.outcome.Reason)
 }
 
@@ -110,7 +110,7 @@ func TestProcessingFailsAPDFThatCannotBeRead(t *testing.T) {
 	p.env.OnActivity(p.a.ExtractPages, mock.Anything, mock.Anything).Return(0,
 		temporal.NewNonRetryableApplicationError("pdftext: pdf is unreadable", activities.ErrorTypeUnreadablePDF, nil))
 
-	assert.Equal(t, models.ProcessingFailed, p.run(t))
+	assert.Equal(t, documents.ProcessingFailed, p.run(t))
 	assert.Equal(t, "unreadable", p.outcome.Reason)
 }
 
@@ -129,7 +129,7 @@ func TestProcessingRetriesAFailedScan(t *testing.T) {
 	})
 	p.env.OnActivity(p.a.ExtractPages, mock.Anything, mock.Anything).Return(1, nil)
 
-	assert.Equal(t, models.ProcessingReviewRequired, p.run(t))
+	assert.Equal(t, documents.ProcessingReviewRequired, p.run(t))
 	assert.Equal(t, 3, scans)
 }
 

@@ -7,18 +7,19 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/bdo"
+	"ppwr/domain/reports"
 )
 
 // BDOReport renders a report run's exports from the snapshot its request
 // took.
-func BDOReport(ctx workflow.Context, in models.BDOReportInput) error {
+func BDOReport(ctx workflow.Context, in bdo.BDOReportInput) error {
 	var a *activities.BDO
 	return buildOrFail(ctx, a.RenderBDOReport, a.FailBDOExport, in)
 }
 
 // Report builds a report's file.
-func Report(ctx workflow.Context, in models.ReportInput) error {
+func Report(ctx workflow.Context, in reports.ReportInput) error {
 	var a *activities.Reports
 	return buildOrFail(ctx, a.BuildReport, a.FailReport, in)
 }

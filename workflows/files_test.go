@@ -11,15 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/bdo"
 )
 
 func TestARenderIsRetriedUntilItSucceeds(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.BDO{})
-	in := models.BDOReportInput{OrganizationID: uuid.New(), ReportID: uuid.New()}
+	in := bdo.BDOReportInput{OrganizationID: uuid.New(), ReportID: uuid.New()}
 	attempts := 0
-	env.OnActivity((*activities.BDO)(nil).RenderBDOReport, mock.Anything, in).Return(func(context.Context, models.BDOReportInput) error {
+	env.OnActivity((*activities.BDO)(nil).RenderBDOReport, mock.Anything, in).Return(func(context.Context, bdo.BDOReportInput) error {
 		attempts++
 		if attempts < 3 {
 			return errors.New("object store unavailable")
@@ -34,7 +34,7 @@ func TestARenderIsRetriedUntilItSucceeds(t *testing.T) {
 func TestARenderThatGivesUpMarksTheExportsFailed(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.BDO{})
-	in := models.BDOReportInput{OrganizationID: uuid.New(), ReportID: uuid.New()}
+	in := bdo.BDOReportInput{OrganizationID: uuid.New(), ReportID: uuid.New()}
 	env.OnActivity((*activities.BDO)(nil).RenderBDOReport, mock.Anything, in).Return(errors.New("disk full"))
 	env.OnActivity((*activities.BDO)(nil).FailBDOExport, mock.Anything, in, mock.Anything).Return(nil).Once()
 	env.ExecuteWorkflow(BDOReport, in)

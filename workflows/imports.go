@@ -24,7 +24,7 @@ type ImportInput struct {
 
 // ImportWorkflowID is the preview run of an import, ImportApplyWorkflowID
 // its apply run. Apply is a workflow of its own, started durably by the
-// apply request (models.StartWorkflow), rather than a signal to a waiting
+// apply request (domain.StartWorkflow), rather than a signal to a waiting
 // preview run: a signal sent after the request commits is lost if the
 // process dies in between, while a recorded start is not.
 func ImportWorkflowID(id uuid.UUID) string      { return "import/" + id.String() }

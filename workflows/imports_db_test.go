@@ -10,21 +10,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/activities"
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+	"ppwr/domain/catalog"
+	"ppwr/domain/imports"
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // importWithRows records a catalog import of n planned creates in status.
-func importWithRows(t *testing.T, status string, n int) (*models.Import, *activities.Imports) {
+func importWithRows(t *testing.T, status string, n int) (*imports.Import, *activities.Imports) {
 	t.Helper()
 	ctx, db := context.Background(), testenv.DB(t)
-	org, err := models.CreateOrganization(ctx, db, "Workflow Test", "wf-"+uuid.NewString()[:8])
+	org, err := accounts.CreateOrganization(ctx, db, "Workflow Test", "wf-"+uuid.NewString()[:8])
 	require.NoError(t, err)
 	w := work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: org.ID, Reference: "test"})
-	imp, err := models.CreateImport(w, models.NewID(), models.ImportUpload{Type: models.ImportCatalog, FileName: "t.csv", Size: 1})
+	imp, err := imports.CreateImport(w, domain.NewID(), imports.ImportUpload{Type: imports.ImportCatalog, FileName: "t.csv", Size: 1})
 	require.NoError(t, err)
 	var cells []map[string]string
 	for i := 1; i <= n; i++ {
@@ -33,7 +36,7 @@ func importWithRows(t *testing.T, status string, n int) (*models.Import, *activi
 			"mainMaterialCode": "GLASS", "stockUnit": "piece", "foodContactStatus": "unknown", "reuseType": "single_use",
 		})
 	}
-	rows, err := models.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
+	rows, err := imports.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
 	require.NoError(t, err)
 	require.NoError(t, w.Commit())
 	require.NoError(t, db.Create(&rows).Error)
@@ -44,7 +47,7 @@ func importWithRows(t *testing.T, status string, n int) (*models.Import, *activi
 
 // runApply runs an apply workflow for imp with the real activities and
 // returns its result.
-func runApply(t *testing.T, a *activities.Imports, imp *models.Import) string {
+func runApply(t *testing.T, a *activities.Imports, imp *imports.Import) string {
 	t.Helper()
 	env := newTestEnv()
 	env.RegisterActivity(a)
@@ -55,9 +58,9 @@ func runApply(t *testing.T, a *activities.Imports, imp *models.Import) string {
 	return got
 }
 
-func itemCount(t *testing.T, a *activities.Imports, imp *models.Import) int64 {
+func itemCount(t *testing.T, a *activities.Imports, imp *imports.Import) int64 {
 	var n int64
-	require.NoError(t, a.DB.Model(&models.CatalogItem{}).Where("organization_id = ?", imp.OrganizationID).Count(&n).Error)
+	require.NoError(t, a.DB.Model(&catalog.CatalogItem{}).Where("organization_id = ?", imp.OrganizationID).Count(&n).Error)
 	return n
 }
 
@@ -65,24 +68,24 @@ func itemCount(t *testing.T, a *activities.Imports, imp *models.Import) int64 {
 // the preview was ready, or a second one) changes nothing and ends with
 // the import's status.
 func TestImportApplyOfAnImportNotApplyingChangesNothing(t *testing.T) {
-	imp, a := importWithRows(t, models.ImportReadyStatus, 2)
-	assert.Equal(t, models.ImportReadyStatus, runApply(t, a, imp))
+	imp, a := importWithRows(t, imports.ImportReadyStatus, 2)
+	assert.Equal(t, imports.ImportReadyStatus, runApply(t, a, imp))
 	assert.Zero(t, itemCount(t, a, imp))
 }
 
 // A re-driven apply (a new run after one that failed half way) applies
 // only the rows the failed run did not commit.
 func TestImportApplyRedrivenAfterAFailedRunAppliesTheRest(t *testing.T) {
-	imp, a := importWithRows(t, models.ImportApplying, 3)
+	imp, a := importWithRows(t, imports.ImportApplying, 3)
 	ctx := context.Background()
 	// The failed run committed one batch of two rows.
-	_, n, err := models.ApplyImportBatch(work.New(ctx, a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: imp.OrganizationID, Reference: "failed run", Quiet: true}), imp, 0, 2)
+	_, n, err := imports.ApplyImportBatch(work.New(ctx, a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: imp.OrganizationID, Reference: "failed run", Quiet: true}), imp, 0, 2)
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
 
-	assert.Equal(t, models.ImportCompletedStatus, runApply(t, a, imp))
+	assert.Equal(t, imports.ImportCompletedStatus, runApply(t, a, imp))
 	assert.Equal(t, int64(3), itemCount(t, a, imp), "each row applied once")
 	var batches int64
-	require.NoError(t, a.DB.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", imp.OrganizationID, "applyImport").Count(&batches).Error)
+	require.NoError(t, a.DB.Model(&domain.AuditEntry{}).Where("organization_id = ? AND operation = ?", imp.OrganizationID, "applyImport").Count(&batches).Error)
 	assert.Equal(t, int64(2), batches, "the failed run's batch and the re-drive's")
 }

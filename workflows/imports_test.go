@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
-	"ppwr/models"
+	"ppwr/domain/imports"
 )
 
 func newImportEnv() (*testsuite.TestWorkflowEnvironment, *activities.Imports) {
@@ -24,7 +24,7 @@ func newImportEnv() (*testsuite.TestWorkflowEnvironment, *activities.Imports) {
 }
 
 func TestImportPreviewEndsWithTheImportsStatus(t *testing.T) {
-	for _, status := range []string{models.ImportReadyStatus, models.ImportFailedStatus} {
+	for _, status := range []string{imports.ImportReadyStatus, imports.ImportFailedStatus} {
 		env, a := newImportEnv()
 		id := uuid.New()
 		env.OnActivity(a.Preview, mock.Anything, id).Return(status, nil).Once()
@@ -49,7 +49,7 @@ func TestImportPreviewRetriesAFailedAttempt(t *testing.T) {
 		if attempts == 1 {
 			return "", errors.New("connection refused")
 		}
-		return models.ImportReadyStatus, nil
+		return imports.ImportReadyStatus, nil
 	})
 	env.ExecuteWorkflow(ImportPreview, ImportInput{ImportID: id})
 	require.NoError(t, env.GetWorkflowError())
@@ -66,7 +66,7 @@ func TestImportApplyResumesFromHeartbeatProgress(t *testing.T) {
 		after := 0
 		if activityHasProgress(ctx, &after) {
 			resumedAfter = append(resumedAfter, after)
-			return models.ImportCompletedWithErrors, nil
+			return imports.ImportCompletedWithErrors, nil
 		}
 		recordProgress(ctx, 200)
 		return "", errors.New("worker lost")
@@ -75,7 +75,7 @@ func TestImportApplyResumesFromHeartbeatProgress(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	var got string
 	require.NoError(t, env.GetWorkflowResult(&got))
-	assert.Equal(t, models.ImportCompletedWithErrors, got)
+	assert.Equal(t, imports.ImportCompletedWithErrors, got)
 	assert.Equal(t, []int{200}, resumedAfter, "the retry saw the last heartbeat")
 }
 

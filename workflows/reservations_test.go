@@ -13,21 +13,23 @@ import (
 	"gorm.io/datatypes"
 
 	"ppwr/activities"
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+	"ppwr/domain/packing"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 // heldReservation stores a reservation in status that holds nothing (an
 // empty composition), expiring in 3 hours.
-func heldReservation(t *testing.T, status string) *models.Reservation {
+func heldReservation(t *testing.T, status string) *packing.Reservation {
 	t.Helper()
 	ctx, db := context.Background(), testenv.DB(t)
-	org, err := models.CreateOrganization(ctx, db, "Reservation Test", "rs-"+uuid.NewString()[:8])
+	org, err := accounts.CreateOrganization(ctx, db, "Reservation Test", "rs-"+uuid.NewString()[:8])
 	require.NoError(t, err)
-	sys := &models.PackagingSystem{ID: models.NewID(), OrganizationID: org.ID, Name: "Set", Status: models.SystemActive, Revision: 1}
+	sys := &packing.PackagingSystem{ID: domain.NewID(), OrganizationID: org.ID, Name: "Set", Status: packing.SystemActive, Revision: 1}
 	require.NoError(t, db.Create(sys).Error)
-	r := &models.Reservation{PackedSets: models.PackedSets{ID: models.NewID(), OrganizationID: org.ID, PackagingSystemID: sys.ID,
-		SystemRevision: 1, ConfigurationHash: "h", Composition: datatypes.JSONSlice[models.CompositionLine]{}, SetsCount: 1,
+	r := &packing.Reservation{PackedSets: packing.PackedSets{ID: domain.NewID(), OrganizationID: org.ID, PackagingSystemID: sys.ID,
+		SystemRevision: 1, ConfigurationHash: "h", Composition: datatypes.JSONSlice[packing.CompositionLine]{}, SetsCount: 1,
 		OrderReference: "O-1", Country: "PL"}, Status: status, ExpiresAt: time.Now().Add(3 * time.Hour), Revision: 1}
 	require.NoError(t, db.Create(r).Error)
 	return r
@@ -36,7 +38,7 @@ func heldReservation(t *testing.T, status string) *models.Reservation {
 // runExpiry runs the reservation workflow with the real activity against
 // the database, skipping time; it answers the workflow's result and how
 // long after the start, in workflow time, the activity ran.
-func runExpiry(t *testing.T, r *models.Reservation) (bool, time.Duration) {
+func runExpiry(t *testing.T, r *packing.Reservation) (bool, time.Duration) {
 	t.Helper()
 	env := newTestEnv()
 	env.RegisterActivity(&activities.Reservations{DB: testenv.DB(t)})
@@ -51,30 +53,30 @@ func runExpiry(t *testing.T, r *models.Reservation) (bool, time.Duration) {
 }
 
 func reservationStatus(t *testing.T, id uuid.UUID) string {
-	var r models.Reservation
+	var r packing.Reservation
 	require.NoError(t, testenv.DB(t).Take(&r, "id = ?", id).Error)
 	return r.Status
 }
 
 func eventCount(t *testing.T, org uuid.UUID) int64 {
 	var n int64
-	require.NoError(t, testenv.DB(t).Model(&models.Event{}).Where("organization_id = ?", org).Count(&n).Error)
+	require.NoError(t, testenv.DB(t).Model(&domain.Event{}).Where("organization_id = ?", org).Count(&n).Error)
 	return n
 }
 
 func TestReservationExpiryFiresAtExpiresAt(t *testing.T) {
-	r := heldReservation(t, models.ReservationStatusHeld)
+	r := heldReservation(t, packing.ReservationStatusHeld)
 	expired, after := runExpiry(t, r)
 	assert.True(t, expired)
 	assert.GreaterOrEqual(t, after, 3*time.Hour, "the activity runs once the timer fired")
-	assert.Equal(t, models.ReservationStatusExpired, reservationStatus(t, r.ID))
+	assert.Equal(t, packing.ReservationStatusExpired, reservationStatus(t, r.ID))
 	assert.Equal(t, int64(1), eventCount(t, r.OrganizationID), "reservation.expired")
 }
 
 func TestReservationExpiryAfterAConsumptionChangesNothing(t *testing.T) {
-	r := heldReservation(t, models.ReservationStatusConsumed)
+	r := heldReservation(t, packing.ReservationStatusConsumed)
 	expired, _ := runExpiry(t, r)
 	assert.False(t, expired)
-	assert.Equal(t, models.ReservationStatusConsumed, reservationStatus(t, r.ID))
+	assert.Equal(t, packing.ReservationStatusConsumed, reservationStatus(t, r.ID))
 	assert.Zero(t, eventCount(t, r.OrganizationID))
 }

@@ -32,11 +32,13 @@ import (
 
 	"ppwr/api"
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+	"ppwr/domain/documents"
 	"ppwr/internal/access"
 	"ppwr/internal/config"
 	"ppwr/internal/i18n"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 // Base is the API's base URL in tests.
@@ -126,7 +128,7 @@ type TenantSpec struct {
 // NewTenant makes an organization with a user and a key.
 func (a *API) NewTenant(spec TenantSpec) Tenant {
 	a.t.Helper()
-	org, err := models.CreateOrganization(context.Background(), a.DB, "Test "+uuid.NewString()[:8], "t-"+uuid.NewString())
+	org, err := accounts.CreateOrganization(context.Background(), a.DB, "Test "+uuid.NewString()[:8], "t-"+uuid.NewString())
 	require.NoError(a.t, err)
 	return a.AddUser(org.ID, spec)
 }
@@ -135,19 +137,19 @@ func (a *API) NewTenant(spec TenantSpec) Tenant {
 func (a *API) AddUser(orgID uuid.UUID, spec TenantSpec) Tenant {
 	a.t.Helper()
 	ctx := context.Background()
-	user, err := models.CreateUser(ctx, a.DB, uuid.NewString()+"@example.test", "Tester", !spec.Unverified, spec.UserMFA)
+	user, err := accounts.CreateUser(ctx, a.DB, uuid.NewString()+"@example.test", "Tester", !spec.Unverified, spec.UserMFA)
 	require.NoError(a.t, err)
 	if spec.Role == "" {
 		spec.Role = access.Owner
 	}
-	require.NoError(a.t, models.UpsertMembership(ctx, a.DB, &models.Membership{
+	require.NoError(a.t, accounts.UpsertMembership(ctx, a.DB, &accounts.Membership{
 		OrganizationID: orgID, UserID: user.ID, Role: spec.Role, Permissions: pq.StringArray(spec.Permissions), Active: !spec.Inactive,
 	}))
 	abilities := spec.Abilities
 	if abilities == nil {
 		abilities, _ = access.ParseAbilities("all")
 	}
-	key, token, err := models.CreateAPIKey(ctx, a.DB, orgID, user.ID, "test", abilities)
+	key, token, err := accounts.CreateAPIKey(ctx, a.DB, orgID, user.ID, "test", abilities)
 	require.NoError(a.t, err)
 	return Tenant{Org: orgID, User: user.ID, KeyID: key.ID, Token: token}
 }
@@ -315,9 +317,9 @@ func Form(t testing.TB, fields map[string]string, name string, content []byte) (
 
 // AuditEntries are the organization's audit entries of an operation, in
 // order.
-func (a *API) AuditEntries(orgID uuid.UUID, operation string) []models.AuditEntry {
+func (a *API) AuditEntries(orgID uuid.UUID, operation string) []domain.AuditEntry {
 	a.t.Helper()
-	var entries []models.AuditEntry
+	var entries []domain.AuditEntry
 	require.NoError(a.t, a.DB.Where("organization_id = ? AND operation = ?", orgID, operation).Order("id").Find(&entries).Error)
 	return entries
 }
@@ -326,7 +328,7 @@ func (a *API) AuditEntries(orgID uuid.UUID, operation string) []models.AuditEntr
 func (a *API) EventTypes(orgID uuid.UUID) []string {
 	a.t.Helper()
 	var types []string
-	require.NoError(a.t, a.DB.Model(&models.Event{}).Where("organization_id = ?", orgID).Order("id").Pluck("type", &types).Error)
+	require.NoError(a.t, a.DB.Model(&domain.Event{}).Where("organization_id = ?", orgID).Order("id").Pluck("type", &types).Error)
 	return types
 }
 
@@ -336,13 +338,13 @@ func (a *API) EventTypes(orgID uuid.UUID) []string {
 // the areas that cite documents.
 func (a *API) StoredVersion(org uuid.UUID, review string) string {
 	a.t.Helper()
-	doc := models.Document{ID: models.NewID(), OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport z badań " + review,
+	doc := documents.Document{ID: domain.NewID(), OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport z badań " + review,
 		VersionCount: 1, Revision: 1}
 	require.NoError(a.t, a.DB.Create(&doc).Error)
 	pages := 3
-	v := models.DocumentVersion{ID: models.NewID(), OrganizationID: org, DocumentID: doc.ID, Version: 1, FileName: "raport.pdf",
+	v := documents.DocumentVersion{ID: domain.NewID(), OrganizationID: org, DocumentID: doc.ID, Version: 1, FileName: "raport.pdf",
 		ObjectKey: "org/" + org.String() + "/documents/" + doc.ID.String(), SizeBytes: 10, SHA256: strings.Repeat("0", 64),
-		ProcessingStatus: models.ProcessingReviewRequired, PageCount: &pages, ReviewStatus: review, Revision: 1}
+		ProcessingStatus: documents.ProcessingReviewRequired, PageCount: &pages, ReviewStatus: review, Revision: 1}
 	require.NoError(a.t, a.DB.Create(&v).Error)
 	return v.ID.String()
 }

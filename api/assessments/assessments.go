@@ -14,11 +14,13 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/assessments"
+	"ppwr/domain/registers"
 	a "ppwr/internal/access"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
 	"ppwr/internal/rules"
-	"ppwr/models"
 )
 
 const tag = "assessments"
@@ -38,8 +40,8 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getAssessment", kit.Org+"/assessments/{recordId}", tag, a.AssessmentsRead, a.AssessmentsView).
 				Handle(kit.Do(h.get), kit.OK(assessment)),
 			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish).
-				Answers(models.ErrSelfReview, models.ErrAssessmentStale, models.ErrAssessmentReviewed, models.ErrRevisionConflict).
-				Handle(kit.JSONBody("AssessmentReview", models.NewAssessmentReview, h.review), kit.OK(assessment)),
+				Answers(registers.ErrSelfReview, assessments.ErrAssessmentStale, assessments.ErrAssessmentReviewed, domain.ErrRevisionConflict).
+				Handle(kit.JSONBody("AssessmentReview", assessments.NewAssessmentReview, h.review), kit.OK(assessment)),
 			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Query(h.summary), kit.OK(kit.Ref("PPWRSummary"))),
 		},
@@ -55,11 +57,11 @@ func schema() kit.Schema {
 	s := kit.Object(kit.WithReview(map[string]kit.Schema{
 		"id": kit.UUID(), "item": kit.UUID(), "catalog_revision": kit.Int(), "data_version": kit.UUID(), "date": kit.Date(),
 		"rule_sets": kit.ArrayOf(kit.Object(map[string]kit.Schema{"code": kit.Str(), "version": kit.Str()})), "markets": kit.ArrayOf(kit.UUID()),
-		"status": kit.Described(kit.Enum(models.AssessmentStatuses...), "assessment.status"),
+		"status": kit.Described(kit.Enum(assessments.AssessmentStatuses...), "assessment.status"),
 		"stale":  kit.Described(kit.Bool(), "assessment.stale"),
 		"counts": kit.Object(counts), "results": kit.ArrayOf(kit.Ref("RuleOutcome")),
 		"entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()), "created_at": kit.DateTime(),
-	}, kit.Described(kit.Enum(models.AssessmentReviewStatuses...), "assessment.review_status")))
+	}, kit.Described(kit.Enum(assessments.AssessmentReviewStatuses...), "assessment.review_status")))
 	return kit.Described(s, "schema.assessment")
 }
 
@@ -76,31 +78,31 @@ func outcomeSchema() kit.Schema {
 }
 
 type outcomeJSON struct {
-	models.RuleOutcome
+	assessments.RuleOutcome
 	Reason     *string `json:"reason"`
 	ReasonText *string `json:"reason_text"`
 }
 
 type assessmentJSON struct {
-	ID              uuid.UUID               `json:"id"`
-	Item            uuid.UUID               `json:"item"`
-	CatalogRevision int                     `json:"catalog_revision"`
-	DataVersion     uuid.UUID               `json:"data_version"`
-	Date            string                  `json:"date"`
-	RuleSets        []models.RuleSetVersion `json:"rule_sets"`
-	Markets         []uuid.UUID             `json:"markets"`
-	Status          string                  `json:"status"`
-	Stale           bool                    `json:"stale"`
-	Counts          map[string]int          `json:"counts"`
-	Results         []outcomeJSON           `json:"results"`
-	Entries         []uuid.UUID             `json:"entries"`
-	Evidence        []uuid.UUID             `json:"evidence"`
-	CreatedAt       time.Time               `json:"created_at"`
+	ID              uuid.UUID                    `json:"id"`
+	Item            uuid.UUID                    `json:"item"`
+	CatalogRevision int                          `json:"catalog_revision"`
+	DataVersion     uuid.UUID                    `json:"data_version"`
+	Date            string                       `json:"date"`
+	RuleSets        []assessments.RuleSetVersion `json:"rule_sets"`
+	Markets         []uuid.UUID                  `json:"markets"`
+	Status          string                       `json:"status"`
+	Stale           bool                         `json:"stale"`
+	Counts          map[string]int               `json:"counts"`
+	Results         []outcomeJSON                `json:"results"`
+	Entries         []uuid.UUID                  `json:"entries"`
+	Evidence        []uuid.UUID                  `json:"evidence"`
+	CreatedAt       time.Time                    `json:"created_at"`
 	kit.ReviewJSON
 }
 
 // render answers an assessment in the request's language.
-func render(locale i18n.Locale, x *models.Assessment, stale bool) assessmentJSON {
+func render(locale i18n.Locale, x *assessments.Assessment, stale bool) assessmentJSON {
 	out := assessmentJSON{ID: x.ID, Item: x.CatalogItemID, CatalogRevision: x.CatalogRevision, DataVersion: x.DataVersionID,
 		Date: *kit.Day(&x.AssessedOn), RuleSets: x.RuleSets, Markets: x.Markets, Status: x.Status, Stale: stale,
 		Counts: map[string]int{}, Results: make([]outcomeJSON, len(x.Results)), Entries: x.Entries, Evidence: x.Evidence,
@@ -133,13 +135,13 @@ func (q *assessmentQuery) Declare(f *input.Fields) { f.Ref("item", &q.Item, inpu
 
 func (h *handlers) list(c *gin.Context, q *assessmentQuery) error {
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	db := kit.Filter(models.Tenant(ctx, h.DB, org).Model(&models.Assessment{}), "catalog_item_id", q.Item)
-	return kit.PaginatePage(c, db, kit.NewestFirst, func(page []models.Assessment) ([]assessmentJSON, error) {
+	db := kit.Filter(domain.Tenant(ctx, h.DB, org).Model(&assessments.Assessment{}), "catalog_item_id", q.Item)
+	return kit.PaginatePage(c, db, kit.NewestFirst, func(page []assessments.Assessment) ([]assessmentJSON, error) {
 		ids := make([]uuid.UUID, len(page))
 		for i := range page {
 			ids[i] = page[i].ID
 		}
-		stale, err := models.AssessmentStale(ctx, h.DB, org, ids)
+		stale, err := assessments.AssessmentStale(ctx, h.DB, org, ids)
 		out := make([]assessmentJSON, len(page))
 		for i := range page {
 			out[i] = render(kit.State(c).Locale, &page[i], stale[page[i].ID])
@@ -149,8 +151,8 @@ func (h *handlers) list(c *gin.Context, q *assessmentQuery) error {
 }
 
 // answer renders x with its freshness read from db.
-func answer(c *gin.Context, db *gorm.DB, status int, x *models.Assessment) error {
-	stale, err := models.AssessmentStale(c.Request.Context(), db, kit.OrgID(c), []uuid.UUID{x.ID})
+func answer(c *gin.Context, db *gorm.DB, status int, x *assessments.Assessment) error {
+	stale, err := assessments.AssessmentStale(c.Request.Context(), db, kit.OrgID(c), []uuid.UUID{x.ID})
 	if err != nil {
 		return err
 	}
@@ -167,29 +169,29 @@ func (h *handlers) get(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	x, err := models.Find[models.Assessment](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	x, err := domain.Find[assessments.Assessment](c.Request.Context(), h.DB, kit.OrgID(c), id)
 	if err != nil {
 		return err
 	}
 	return answer(c, h.DB, http.StatusOK, x)
 }
 
-func (h *handlers) create(c *gin.Context, in *models.AssessmentCreate) error {
+func (h *handlers) create(c *gin.Context, in *assessments.AssessmentCreate) error {
 	w := kit.Work(c)
-	x, err := models.CreateAssessment(w, in)
+	x, err := assessments.CreateAssessment(w, in)
 	if err != nil {
 		return err
 	}
 	return answer(c, w.Tx(), http.StatusCreated, x)
 }
 
-func (h *handlers) review(c *gin.Context, in *models.ReviewBody) error {
+func (h *handlers) review(c *gin.Context, in *registers.ReviewBody) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
 	w := kit.Work(c)
-	x, err := models.ReviewAssessment(w, id, in)
+	x, err := assessments.ReviewAssessment(w, id, in)
 	if err != nil {
 		return err
 	}
@@ -262,7 +264,7 @@ func summarySchema() kit.Schema {
 		"markets":    kit.ArrayOf(kit.Object(map[string]kit.Schema{"scenario": kit.UUID(), "country": kit.Str(), "economic_role": kit.Nullable(kit.Str())})),
 		"applicable": kit.ArrayOf(ruleDate), "upcoming": kit.ArrayOf(ruleDate), "next_deadline": kit.Nullable(ruleDate),
 		"assessment": kit.Nullable(kit.Object(map[string]kit.Schema{"id": kit.UUID(), "date": kit.Date(),
-			"status": kit.Enum(models.AssessmentStatuses...), "review_status": kit.Enum(models.AssessmentReviewStatuses...),
+			"status": kit.Enum(assessments.AssessmentStatuses...), "review_status": kit.Enum(assessments.AssessmentReviewStatuses...),
 			"outcomes": kit.Schema{"type": "object", "additionalProperties": kit.Enum(rules.Outcomes...)}})),
 		"registers": kit.ArrayOf(kit.Object(map[string]kit.Schema{"register": kit.Str(), "covered": kit.Bool(),
 			"entry": kit.Nullable(kit.UUID()), "review_status": kit.Nullable(kit.Str())})),
@@ -271,7 +273,7 @@ func summarySchema() kit.Schema {
 	}), "schema.ppwr_summary")
 }
 
-func ruleDate(r models.RuleDate) ruleDateJSON {
+func ruleDate(r assessments.RuleDate) ruleDateJSON {
 	return ruleDateJSON{Rule: r.Rule, Article: r.Article, AppliesFrom: r.From.Format(time.DateOnly), Pending: r.Pending}
 }
 
@@ -285,7 +287,7 @@ func (h *handlers) summary(c *gin.Context, q *summaryQuery) error {
 	if q.Date.Set() {
 		on = q.Date.Value
 	}
-	s, err := models.SummarizeItem(c.Request.Context(), h.DB, kit.OrgID(c), itemID, on)
+	s, err := assessments.SummarizeItem(c.Request.Context(), h.DB, kit.OrgID(c), itemID, on)
 	if err != nil {
 		return err
 	}

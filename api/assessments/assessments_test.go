@@ -11,9 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain"
+	"ppwr/domain/assessments"
+	"ppwr/domain/catalog"
+	"ppwr/domain/documents"
 	"ppwr/internal/access"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // bench is a food-contact jar with a glass body and a plastic closure on
@@ -39,7 +42,7 @@ func newBench(t *testing.T) *bench {
 	res := b.send(t, b.tn, http.MethodPut, "/catalog-items/"+b.item+"/markets", map[string]any{"market_revision": b.revision(t), "markets": []string{"PL"}})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	b.scenario = res.JSON["markets"].([]any)[0].(map[string]any)["id"].(string)
-	b.proof = a.StoredVersion(b.tn.Org, models.ReviewApproved)
+	b.proof = a.StoredVersion(b.tn.Org, documents.ReviewApproved)
 	return b
 }
 
@@ -275,15 +278,15 @@ func TestAChangeRecordsTheRefreshThatMarksStale(t *testing.T) {
 	assert.Equal(t, int64(2), b.refreshStarts(t), "the new entry and its review each record the refresh of their window")
 
 	w := work.New(context.Background(), b.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: b.tn.Org, Reference: "test"})
-	marked, err := models.MarkAssessmentsStale(w, item)
+	marked, err := assessments.MarkAssessmentsStale(w, item)
 	require.NoError(t, err)
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "refreshAssessments"}))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "refreshAssessments"}))
 	assert.Equal(t, 1, marked)
 	assert.Contains(t, b.EventTypes(b.tn.Org), "assessment.stale")
 	assert.Equal(t, true, b.get(t, "/assessments/"+first["id"].(string))["stale"])
 
 	w = work.New(context.Background(), b.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: b.tn.Org, Reference: "test"})
-	marked, err = models.MarkAssessmentsStale(w, item)
+	marked, err = assessments.MarkAssessmentsStale(w, item)
 	require.NoError(t, err)
 	w.Rollback()
 	assert.Zero(t, marked, "a retried refresh marks nothing twice")
@@ -291,7 +294,7 @@ func TestAChangeRecordsTheRefreshThatMarksStale(t *testing.T) {
 
 func (b *bench) refreshStarts(t *testing.T) int64 {
 	var n int64
-	require.NoError(t, b.DB.Model(&models.WorkflowStart{}).Where("workflow_id LIKE ? AND workflow_type = ?",
-		"assessment/"+b.item+"/refresh/%", models.AssessmentRefreshType).Count(&n).Error)
+	require.NoError(t, b.DB.Model(&domain.WorkflowStart{}).Where("workflow_id LIKE ? AND workflow_type = ?",
+		"assessment/"+b.item+"/refresh/%", catalog.AssessmentRefreshType).Count(&n).Error)
 	return n
 }

@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/api/enums/v1"
 
 	"ppwr/api/apitest"
+	"ppwr/domain/assessments"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -37,20 +37,20 @@ func TestABulkRunSurvivesAWorkerRestart(t *testing.T) {
 	first := worker.New(deps)
 	require.NoError(t, first.Start())
 
-	run, err := models.StartAssessmentRun(ctx, a.DB, tn.Org, "marking")
+	run, err := assessments.StartAssessmentRun(ctx, a.DB, tn.Org, "marking")
 	require.NoError(t, err)
 	assert.Equal(t, items, run.Total)
 	_, err = (&worker.Relay{DB: a.DB, Temporal: c, TaskQueue: queue}).StartWorkflows(ctx)
 	require.NoError(t, err)
 
-	progress := func() models.AssessmentRun {
-		var r models.AssessmentRun
+	progress := func() assessments.AssessmentRun {
+		var r assessments.AssessmentRun
 		require.NoError(t, a.DB.Take(&r, "id = ?", run.ID).Error)
 		return r
 	}
 	assessed := func() int64 {
 		var n int64
-		require.NoError(t, a.DB.Model(&models.Assessment{}).Where("run_id = ?", run.ID).Count(&n).Error)
+		require.NoError(t, a.DB.Model(&assessments.Assessment{}).Where("run_id = ?", run.ID).Count(&n).Error)
 		return n
 	}
 	require.Eventually(t, func() bool { return assessed() >= 20 }, time.Minute, 5*time.Millisecond)
@@ -60,11 +60,11 @@ func TestABulkRunSurvivesAWorkerRestart(t *testing.T) {
 	second := worker.New(deps)
 	require.NoError(t, second.Start())
 	t.Cleanup(second.Stop)
-	require.Eventually(t, func() bool { return progress().Status == models.RunCompleted }, 3*time.Minute, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return progress().Status == assessments.RunCompleted }, 3*time.Minute, 50*time.Millisecond)
 	assert.Equal(t, items, progress().Done)
 
 	var counts []int
-	require.NoError(t, a.DB.Model(&models.Assessment{}).Where("organization_id = ?", tn.Org).Group("catalog_item_id").
+	require.NoError(t, a.DB.Model(&assessments.Assessment{}).Where("organization_id = ?", tn.Org).Group("catalog_item_id").
 		Pluck("count(*)", &counts).Error)
 	require.Len(t, counts, items, "every item assessed")
 	for _, n := range counts {
@@ -73,7 +73,7 @@ func TestABulkRunSurvivesAWorkerRestart(t *testing.T) {
 	// The run's last activity marks it completed; the workflow itself
 	// completes a moment later.
 	assert.Eventually(t, func() bool {
-		desc, err := c.DescribeWorkflowExecution(ctx, models.AssessmentRunWorkflowID(run.ID), "")
+		desc, err := c.DescribeWorkflowExecution(ctx, assessments.AssessmentRunWorkflowID(run.ID), "")
 		return err == nil && desc.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	}, time.Minute, 50*time.Millisecond, "the run's workflow completes")
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 const tag = "audit"
@@ -69,7 +69,7 @@ type entryJSON struct {
 	Summary    json.RawMessage `json:"summary"`
 }
 
-func entryToJSON(e *models.AuditEntry) entryJSON {
+func entryToJSON(e *domain.AuditEntry) entryJSON {
 	var recordType *string
 	if e.RecordType != "" {
 		recordType = &e.RecordType
@@ -100,7 +100,7 @@ func (p *period) Declare(f *input.Fields) {
 
 // listAuditLog pages through the organization's audit log, newest first.
 func (h *handlers) listAuditLog(c *gin.Context, p *period) error {
-	q := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.AuditEntry{})
+	q := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&domain.AuditEntry{})
 	if p.From.Set() {
 		q = q.Where("occurred_at >= ?", p.From.Value)
 	}

@@ -12,8 +12,8 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
+	"ppwr/domain"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -26,11 +26,11 @@ func TestAuditLogPagesAndFilters(t *testing.T) {
 	days := []string{"2026-03-01", "2026-03-02", "2026-03-02", "2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06"}
 	for i, d := range days {
 		at, _ := time.Parse(time.DateOnly, d)
-		require.NoError(t, models.AppendAudit(ctx, a.DB, &models.AuditEntry{
-			OrganizationID: tn.Org, OccurredAt: at.Add(time.Duration(i) * time.Minute), ActorKind: models.ActorSystem, Operation: "seed",
+		require.NoError(t, domain.AppendAudit(ctx, a.DB, &domain.AuditEntry{
+			OrganizationID: tn.Org, OccurredAt: at.Add(time.Duration(i) * time.Minute), ActorKind: domain.ActorSystem, Operation: "seed",
 		}))
 	}
-	require.NoError(t, models.AppendAudit(ctx, a.DB, &models.AuditEntry{OrganizationID: other.Org, ActorKind: models.ActorSystem, Operation: "foreign"}))
+	require.NoError(t, domain.AppendAudit(ctx, a.DB, &domain.AuditEntry{OrganizationID: other.Org, ActorKind: domain.ActorSystem, Operation: "foreign"}))
 
 	var seen []string
 	next := tn.Path("/audit-log?per_page=3")

@@ -12,10 +12,11 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/bdo"
 	a "ppwr/internal/access"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
-	"ppwr/models"
 )
 
 const tag = "bdo"
@@ -30,7 +31,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("listBDOSources", kit.Org+"/bdo-reports/sources", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Query(h.sources), kit.OK(kit.Ref("BDOSourcePage"))),
 			kit.Post("classifyBDOSources", kit.Org+"/bdo-reports/classifications", tag, a.ReportsRun, a.ReportsExport).
-				Answers(models.ErrInvalidSources).
+				Answers(bdo.ErrInvalidSources).
 				Handle(kit.JSON(h.classify), kit.OK(kit.Ref("BDOClassificationResult"))),
 			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"), "getBDOReport")),
@@ -54,9 +55,9 @@ func schemas() map[string]kit.Schema {
 				"key": kit.Str(), "kind": kit.Enum("flow", "supply"), "id": kit.UUID(), "date": kit.Date(), "item": kit.UUID(),
 				"material_code": kit.Str(), "material_group": kit.Nullable(groups), "reusable": kit.Bool(),
 				"packaging_function": kit.Nullable(kit.Str()), "mass_g": dec, "mass_mg": dec,
-				"suggested_section": kit.Enum(models.BDOSections...), "state": kit.Enum(models.BDOStates...),
+				"suggested_section": kit.Enum(bdo.BDOSections...), "state": kit.Enum(bdo.BDOStates...),
 				"classification": kit.Nullable(kit.Object(map[string]kit.Schema{
-					"section": kit.Enum(models.BDOSections...), "material_group": kit.Nullable(groups), "reusable": kit.Nullable(kit.Bool()),
+					"section": kit.Enum(bdo.BDOSections...), "material_group": kit.Nullable(groups), "reusable": kit.Nullable(kit.Bool()),
 					"excluded": kit.Bool(), "exclusion_reason": kit.Nullable(kit.Str()), "classified_at": kit.DateTime(),
 				})),
 			})),
@@ -70,17 +71,17 @@ func schemas() map[string]kit.Schema {
 			"requestId": kit.UUID(),
 		}), "schema.bdo_sources"),
 		"ReportRun": kit.Described(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "year": kit.Int(), "status": kit.Enum(models.BDOReportStatuses...),
-			"settlement_mode": kit.Enum(models.NotCalculated), "rounding": kit.Str(), "source_count": kit.Int(),
+			"id": kit.UUID(), "year": kit.Int(), "status": kit.Enum(bdo.BDOReportStatuses...),
+			"settlement_mode": kit.Enum(bdo.NotCalculated), "rounding": kit.Str(), "source_count": kit.Int(),
 			"totals": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"section": kit.Enum(models.BDOSections...), "material_group": kit.Nullable(groups), "single_use_g": dec, "reusable_g": dec,
+				"section": kit.Enum(bdo.BDOSections...), "material_group": kit.Nullable(groups), "single_use_g": dec, "reusable_g": dec,
 				"single_use_mg": dec, "reusable_mg": dec, "total_mg": dec, "sources": kit.Int(),
 			})),
 			"warnings": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"code": kit.Enum(models.WarningUnclassified, models.WarningNoMass, models.WarningNoGroup), "count": kit.Int(),
+				"code": kit.Enum(bdo.WarningUnclassified, bdo.WarningNoMass, bdo.WarningNoGroup), "count": kit.Int(),
 				"sources": kit.ArrayOf(kit.Str()),
 			})),
-			"export_status": kit.Enum(models.ExportStatuses...), "export_error": kit.Nullable(kit.Str()),
+			"export_status": kit.Enum(bdo.ExportStatuses...), "export_error": kit.Nullable(kit.Str()),
 			"rendered_at": kit.Nullable(kit.DateTime()), "created_at": kit.DateTime(),
 		}), "schema.bdo_report"),
 		"BDOClassificationResult": kit.Object(map[string]kit.Schema{
@@ -99,7 +100,7 @@ type sourcesQuery struct {
 }
 
 func (q *sourcesQuery) Declare(f *input.Fields) {
-	f.Int("year", &q.Year, models.BDOYears)
+	f.Int("year", &q.Year, bdo.BDOYears)
 	f.Int("page", &q.Page, input.Int{Min: 1, Max: 1_000_000})
 	f.Int("per_page", &q.PerPage, input.Int{Min: 1, Max: kit.MaxPerPage})
 }
@@ -144,11 +145,11 @@ func (h *handlers) sources(c *gin.Context, q *sourcesQuery) error {
 	if q.PerPage.Set() {
 		perPage = q.PerPage.Value
 	}
-	rows, total, err := models.BDOSourcesPage(ctx, h.DB, org, q.Year.Value, page, perPage)
+	rows, total, err := bdo.BDOSourcesPage(ctx, h.DB, org, q.Year.Value, page, perPage)
 	if err != nil {
 		return err
 	}
-	summary, err := models.SummarizeBDOYear(ctx, h.DB, org, q.Year.Value)
+	summary, err := bdo.SummarizeBDOYear(ctx, h.DB, org, q.Year.Value)
 	if err != nil {
 		return err
 	}
@@ -158,7 +159,7 @@ func (h *handlers) sources(c *gin.Context, q *sourcesQuery) error {
 		s := &rows[i]
 		data[i] = sourceJSON{Key: s.Key(), Kind: s.Kind, ID: s.ID, Date: s.EventOn.Format(time.DateOnly), Item: s.CatalogItemID,
 			MaterialCode: s.MainMaterialCode, MaterialGroup: nullable(s.Group(groups)), Reusable: s.CountsAsReusable(),
-			PackagingFunction: s.PackagingFunction, MassG: s.MassG, MassMg: models.GramsToMg(s.MassG),
+			PackagingFunction: s.PackagingFunction, MassG: s.MassG, MassMg: bdo.GramsToMg(s.MassG),
 			SuggestedSection: s.SuggestedSection, State: s.State()}
 		if s.Section != nil {
 			data[i].Classification = &classificationJSON{Section: *s.Section, MaterialGroup: s.MaterialGroup, Reusable: s.ReusableOverride,
@@ -168,12 +169,12 @@ func (h *handlers) sources(c *gin.Context, q *sourcesQuery) error {
 	totals, all := make([]totalJSON, len(summary.Totals)), decimal.Zero
 	for i, t := range summary.Totals {
 		sum := t.SingleUseG.Add(t.ReusableG)
-		totals[i] = totalJSON{MaterialGroup: nullable(t.MaterialGroup), SingleUseMg: models.GramsToMg(t.SingleUseG),
-			ReusableMg: models.GramsToMg(t.ReusableG), TotalMg: models.GramsToMg(sum)}
+		totals[i] = totalJSON{MaterialGroup: nullable(t.MaterialGroup), SingleUseMg: bdo.GramsToMg(t.SingleUseG),
+			ReusableMg: bdo.GramsToMg(t.ReusableG), TotalMg: bdo.GramsToMg(sum)}
 		all = all.Add(sum)
 	}
 	c.JSON(http.StatusOK, gin.H{"data": data, "page": page, "per_page": perPage, "total": total, "year": q.Year.Value,
-		"summary":   gin.H{"totals": totals, "total_mg": models.GramsToMg(all), "unclassified": summary.Unclassified, "excluded": summary.Excluded},
+		"summary":   gin.H{"totals": totals, "total_mg": bdo.GramsToMg(all), "unclassified": summary.Unclassified, "excluded": summary.Excluded},
 		"requestId": kit.State(c).ID})
 	return nil
 }
@@ -186,8 +187,8 @@ func nullable(s string) *string {
 }
 
 // classify records the classification of sources and acknowledges it.
-func (h *handlers) classify(c *gin.Context, in *models.BDOClassification) error {
-	keys, err := models.ClassifyBDOSources(kit.Work(c), in)
+func (h *handlers) classify(c *gin.Context, in *bdo.BDOClassification) error {
+	keys, err := bdo.ClassifyBDOSources(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -196,21 +197,21 @@ func (h *handlers) classify(c *gin.Context, in *models.BDOClassification) error 
 }
 
 type reportJSON struct {
-	ID             uuid.UUID                 `json:"id"`
-	Year           int                       `json:"year"`
-	Status         string                    `json:"status"`
-	SettlementMode string                    `json:"settlement_mode"`
-	Rounding       string                    `json:"rounding"`
-	SourceCount    int                       `json:"source_count"`
-	Totals         []models.BDOReportTotal   `json:"totals"`
-	Warnings       []models.BDOReportWarning `json:"warnings"`
-	ExportStatus   string                    `json:"export_status"`
-	ExportError    *string                   `json:"export_error"`
-	RenderedAt     *time.Time                `json:"rendered_at"`
-	CreatedAt      time.Time                 `json:"created_at"`
+	ID             uuid.UUID              `json:"id"`
+	Year           int                    `json:"year"`
+	Status         string                 `json:"status"`
+	SettlementMode string                 `json:"settlement_mode"`
+	Rounding       string                 `json:"rounding"`
+	SourceCount    int                    `json:"source_count"`
+	Totals         []bdo.BDOReportTotal   `json:"totals"`
+	Warnings       []bdo.BDOReportWarning `json:"warnings"`
+	ExportStatus   string                 `json:"export_status"`
+	ExportError    *string                `json:"export_error"`
+	RenderedAt     *time.Time             `json:"rendered_at"`
+	CreatedAt      time.Time              `json:"created_at"`
 }
 
-func reportToJSON(r *models.BDOReport) reportJSON {
+func reportToJSON(r *bdo.BDOReport) reportJSON {
 	return reportJSON{ID: r.ID, Year: r.Year, Status: r.Status, SettlementMode: r.SettlementMode, Rounding: r.Rounding,
 		SourceCount: r.SourceCount, Totals: r.Totals, Warnings: r.Warnings, ExportStatus: r.ExportStatus, ExportError: r.ExportError,
 		RenderedAt: kit.UTC(r.RenderedAt), CreatedAt: r.CreatedAt.UTC()}
@@ -218,8 +219,8 @@ func reportToJSON(r *models.BDOReport) reportJSON {
 
 // createReport takes the snapshot in the request and answers it prepared
 // or needs_review; the workflow renders the exports after.
-func (h *handlers) createReport(c *gin.Context, in *models.BDOReportCreate) error {
-	r, err := models.CreateBDOReport(kit.Work(c), in)
+func (h *handlers) createReport(c *gin.Context, in *bdo.BDOReportCreate) error {
+	r, err := bdo.CreateBDOReport(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -248,7 +249,7 @@ func (h *handlers) download(c *gin.Context, q *downloadQuery) error {
 		return err
 	}
 	ctx := c.Request.Context()
-	r, err := models.Find[models.BDOReport](ctx, h.DB, kit.OrgID(c), id)
+	r, err := domain.Find[bdo.BDOReport](ctx, h.DB, kit.OrgID(c), id)
 	if err != nil {
 		return err
 	}
@@ -256,7 +257,7 @@ func (h *handlers) download(c *gin.Context, q *downloadQuery) error {
 	if q.Format.Value == "json" {
 		format, key = "json", r.JSONKey
 	}
-	if r.ExportStatus != models.ExportReady || key == nil {
+	if r.ExportStatus != bdo.ExportReady || key == nil {
 		return kit.FileNotReady(r.ExportStatus)
 	}
 	return kit.Attachment(c, h.Storage, *key, "bdo-"+strconv.Itoa(r.Year)+"-"+r.ID.String()+"."+format, "application/octet-stream")

@@ -14,8 +14,8 @@ import (
 
 	"ppwr/activities"
 	"ppwr/api/apitest"
+	"ppwr/domain/bdo"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -134,7 +134,7 @@ func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(&activities.BDO{DB: a.DB, Storage: testenv.Storage(t)})
-	_, err = env.ExecuteActivity((&activities.BDO{}).RenderBDOReport, models.BDOReportInput{OrganizationID: y.tn.Org, ReportID: uuid.MustParse(report["id"].(string))})
+	_, err = env.ExecuteActivity((&activities.BDO{}).RenderBDOReport, bdo.BDOReportInput{OrganizationID: y.tn.Org, ReportID: uuid.MustParse(report["id"].(string))})
 	require.NoError(t, err)
 	var snapshot int64
 	require.NoError(t, a.DB.Table("bdo_report_sources").Where("report_id = ?", report["id"]).Count(&snapshot).Error)

@@ -12,10 +12,11 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/carbon"
 	a "ppwr/internal/access"
 	"ppwr/internal/carbonref"
 	"ppwr/internal/input"
-	"ppwr/models"
 )
 
 const tag = "carbon"
@@ -43,8 +44,8 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getCarbonFactor", kit.Org+"/carbon-factors/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getFactor), kit.OK(factor)),
 			kit.Post("archiveCarbonFactor", kit.Org+"/carbon-factors/{recordId}/archive", tag, a.ReportsRun, a.ReportsExport).
-				Answers(models.ErrFactorArchived, models.ErrRevisionConflict).
-				Handle(kit.JSON(kit.Change("recordId", models.ArchiveCarbonFactor, factorToJSON)), kit.OK(factor)),
+				Answers(carbon.ErrFactorArchived, domain.ErrRevisionConflict).
+				Handle(kit.JSON(kit.Change("recordId", carbon.ArchiveCarbonFactor, factorToJSON)), kit.OK(factor)),
 		},
 		Schemas: schemas(),
 	}
@@ -53,20 +54,20 @@ func Area(d kit.Deps) kit.Area {
 func schemas() map[string]kit.Schema {
 	dec, nullDec := kit.DecimalString(), kit.Nullable(kit.DecimalString())
 	factorUsed := kit.Object(map[string]kit.Schema{
-		"variant": kit.Enum(models.CarbonVariants...), "factor": kit.Nullable(kit.UUID()), "reference_set": kit.Nullable(kit.Str()),
+		"variant": kit.Enum(carbon.CarbonVariants...), "factor": kit.Nullable(kit.UUID()), "reference_set": kit.Nullable(kit.Str()),
 		"row_id": kit.Nullable(kit.Str()), "source": kit.Str(), "year": kit.Nullable(kit.Int()), "name": kit.Str(), "value": dec,
 		"unit": kit.Str(), "kg_co2e_per_kg": dec, "scope": kit.Str(), "boundary": kit.Nullable(kit.Str()),
 	})
 	return map[string]kit.Schema{
 		"CarbonFactor": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "name": kit.Str(), "material_code": kit.Str(), "variant": kit.Enum(models.CarbonVariants...),
-			"value": dec, "unit": kit.Enum(models.CarbonUnits...), "kg_co2e_per_kg": dec, "scope": kit.Enum(models.CarbonScopes...),
+			"id": kit.UUID(), "name": kit.Str(), "material_code": kit.Str(), "variant": kit.Enum(carbon.CarbonVariants...),
+			"value": dec, "unit": kit.Enum(carbon.CarbonUnits...), "kg_co2e_per_kg": dec, "scope": kit.Enum(carbon.CarbonScopes...),
 			"source": kit.Str(), "boundary": kit.Nullable(kit.Str()), "valid_from": kit.Nullable(kit.Date()),
 			"valid_until": kit.Nullable(kit.Date()), "supplier_document": kit.Nullable(kit.UUID()), "active": kit.Bool(),
 			"archived_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 		}),
 		"CarbonCalculation": kit.Described(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "subject": kit.UUID(), "type": kit.Enum(models.CarbonTypes...), "date": kit.Date(),
+			"id": kit.UUID(), "subject": kit.UUID(), "type": kit.Enum(carbon.CarbonTypes...), "date": kit.Date(),
 			"data_version": kit.Nullable(kit.UUID()), "total_kg_co2e": kit.Described(nullDec, "schema.carbon_total"), "complete": kit.Bool(),
 			"lines": kit.ArrayOf(kit.Object(map[string]kit.Schema{
 				"item": kit.UUID(), "data_version": kit.UUID(), "component": kit.Nullable(kit.UUID()), "material": kit.Str(),
@@ -75,7 +76,7 @@ func schemas() map[string]kit.Schema {
 			})),
 			"missing": kit.ArrayOf(kit.Object(map[string]kit.Schema{
 				"item": kit.UUID(), "component": kit.Nullable(kit.UUID()), "material": kit.Str(),
-				"missing": kit.Enum(models.MissingPrimaryFactor, models.MissingRecycledFactor, models.MissingUnitConversion, models.MissingLines),
+				"missing": kit.Enum(carbon.MissingPrimaryFactor, carbon.MissingRecycledFactor, carbon.MissingUnitConversion, carbon.MissingLines),
 			})),
 			"method": kit.Str(), "created_at": kit.DateTime(),
 		}), "schema.carbon_calculation"),
@@ -89,8 +90,8 @@ func schemas() map[string]kit.Schema {
 					"materials": kit.ArrayOf(kit.Str()),
 				})),
 			})),
-			"scopes": kit.ArrayOf(kit.Enum(models.CarbonScopes...)), "units": kit.ArrayOf(kit.Enum(models.CarbonUnits...)),
-			"variants": kit.ArrayOf(kit.Enum(models.CarbonVariants...)),
+			"scopes": kit.ArrayOf(kit.Enum(carbon.CarbonScopes...)), "units": kit.ArrayOf(kit.Enum(carbon.CarbonUnits...)),
+			"variants": kit.ArrayOf(kit.Enum(carbon.CarbonVariants...)),
 		}),
 	}
 }
@@ -113,7 +114,7 @@ func (h *handlers) reference(c *gin.Context) error {
 			sets[i].Rows[j] = referenceRowJSON{Row: r, PerKg: r.PerKg()}
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"sources": sets, "scopes": models.CarbonScopes, "units": models.CarbonUnits, "variants": models.CarbonVariants})
+	c.JSON(http.StatusOK, gin.H{"sources": sets, "scopes": carbon.CarbonScopes, "units": carbon.CarbonUnits, "variants": carbon.CarbonVariants})
 	return nil
 }
 
@@ -138,7 +139,7 @@ type factorJSON struct {
 	UpdatedAt        time.Time       `json:"updated_at"`
 }
 
-func factorToJSON(f *models.CarbonFactor) factorJSON {
+func factorToJSON(f *carbon.CarbonFactor) factorJSON {
 	return factorJSON{ID: f.ID, Name: f.Name, MaterialCode: f.MaterialCode, Variant: f.Variant, Value: f.Value, Unit: f.Unit,
 		PerKg: f.PerKg(), Scope: f.Scope, Source: f.Source, Boundary: f.Boundary, ValidFrom: kit.Day(f.ValidFrom),
 		ValidUntil: kit.Day(f.ValidUntil), SupplierDocument: f.SupplierDocument, Active: f.Active, ArchivedAt: kit.UTC(f.ArchivedAt),
@@ -154,7 +155,7 @@ type factorQuery struct {
 func (q *factorQuery) Declare(f *input.Fields) { f.Bool("active", &q.Active, input.Bool{}) }
 
 func (h *handlers) listFactors(c *gin.Context, q *factorQuery) error {
-	db := kit.Filter(models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.CarbonFactor{}), "active", q.Active)
+	db := kit.Filter(domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&carbon.CarbonFactor{}), "active", q.Active)
 	return kit.Paginate(c, db, kit.NewestFirst, factorToJSON)
 }
 
@@ -162,8 +163,8 @@ func (h *handlers) getFactor(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", factorToJSON)
 }
 
-func (h *handlers) createFactor(c *gin.Context, in *models.CarbonFactorCreate) error {
-	f, err := models.CreateCarbonFactor(kit.Work(c), in)
+func (h *handlers) createFactor(c *gin.Context, in *carbon.CarbonFactorCreate) error {
+	f, err := carbon.CreateCarbonFactor(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -178,13 +179,13 @@ type calculationJSON struct {
 	DataVersion *uuid.UUID             `json:"data_version"`
 	Total       *decimal.Decimal       `json:"total_kg_co2e"`
 	Complete    bool                   `json:"complete"`
-	Lines       []models.CarbonLine    `json:"lines"`
-	Missing     []models.CarbonMissing `json:"missing"`
+	Lines       []carbon.CarbonLine    `json:"lines"`
+	Missing     []carbon.CarbonMissing `json:"missing"`
 	Method      string                 `json:"method"`
 	CreatedAt   time.Time              `json:"created_at"`
 }
 
-func calculationToJSON(x *models.CarbonCalculation) calculationJSON {
+func calculationToJSON(x *carbon.CarbonCalculation) calculationJSON {
 	out := calculationJSON{ID: x.ID, Subject: x.Subject, Type: x.Type, Date: *kit.Day(&x.CalculatedOn), DataVersion: x.DataVersionID,
 		Complete: x.TotalKgCO2e.Valid, Lines: x.Lines, Missing: x.Missing, Method: x.Method, CreatedAt: x.CreatedAt.UTC()}
 	if x.TotalKgCO2e.Valid {
@@ -202,11 +203,11 @@ type calculationQuery struct {
 
 func (q *calculationQuery) Declare(f *input.Fields) {
 	f.Ref("subject", &q.Subject, input.Ref{})
-	f.Enum("type", &q.Type, input.Enum{Values: models.CarbonTypes})
+	f.Enum("type", &q.Type, input.Enum{Values: carbon.CarbonTypes})
 }
 
 func (h *handlers) listCalculations(c *gin.Context, q *calculationQuery) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.CarbonCalculation{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&carbon.CarbonCalculation{})
 	return kit.Paginate(c, kit.Filter(kit.Filter(db, "subject", q.Subject), "type", q.Type), kit.NewestFirst, calculationToJSON)
 }
 
@@ -214,8 +215,8 @@ func (h *handlers) getCalculation(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", calculationToJSON)
 }
 
-func (h *handlers) createCalculation(c *gin.Context, in *models.CarbonCalculationCreate) error {
-	x, err := models.CreateCarbonCalculation(kit.Work(c), in)
+func (h *handlers) createCalculation(c *gin.Context, in *carbon.CarbonCalculationCreate) error {
+	x, err := carbon.CreateCarbonCalculation(kit.Work(c), in)
 	if err != nil {
 		return err
 	}

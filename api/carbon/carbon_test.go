@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/models"
+	"ppwr/domain"
+	"ppwr/domain/documents"
 )
 
 type carbon struct {
@@ -60,11 +61,11 @@ func (c *carbon) calculate(t *testing.T, subject, kind string) map[string]any {
 // accepting a supplier's declaration would.
 func (c *carbon) recycled(t *testing.T, item, percent string) {
 	t.Helper()
-	version := uuid.MustParse(c.StoredVersion(c.tn.Org, models.ReviewApproved))
+	version := uuid.MustParse(c.StoredVersion(c.tn.Org, documents.ReviewApproved))
 	at := time.Now()
-	require.NoError(t, c.DB.Create(&models.EvidenceProposal{ID: models.NewID(), OrganizationID: c.tn.Org, DocumentVersionID: version,
+	require.NoError(t, c.DB.Create(&documents.EvidenceProposal{ID: domain.NewID(), OrganizationID: c.tn.Org, DocumentVersionID: version,
 		CatalogItemID: uuid.MustParse(item), Code: "RECYCLED_CONTENT_PCT", Value: decimal.RequireFromString(percent), Unit: "%",
-		SourcePage: 1, SourceText: "rPET " + percent + " %", Origin: models.OriginManual, Status: models.ProposalAccepted,
+		SourcePage: 1, SourceText: "rPET " + percent + " %", Origin: documents.OriginManual, Status: documents.ProposalAccepted,
 		DecidedAt: &at, Revision: 2, CreatedAt: at, UpdatedAt: at}).Error)
 }
 
@@ -139,13 +140,13 @@ func TestOwnFactorsArePreferredAndArchivingOneChangesNoPastResult(t *testing.T) 
 		assert.Contains(t, res.FieldErrors(), f, "the spec requires a unit, a scope and a source")
 	}
 	res = c.send(t, http.MethodPost, "/carbon-factors", map[string]any{"name": "PET", "material_code": "PLASTIC_PET", "variant": "primary",
-		"value": "3", "unit": "kg CO2e/kg", "scope": "scope_3", "source": "EPD", "supplier_document": c.StoredVersion(c.tn.Org, models.ReviewUnreviewed)})
+		"value": "3", "unit": "kg CO2e/kg", "scope": "scope_3", "source": "EPD", "supplier_document": c.StoredVersion(c.tn.Org, documents.ReviewUnreviewed)})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Contains(t, res.FieldErrors(), "supplier_document")
 
 	factor := c.ok(t, http.StatusCreated, http.MethodPost, "/carbon-factors", map[string]any{"name": "PET dostawcy", "material_code": "PLASTIC_PET",
 		"variant": "primary", "value": "3000", "unit": "kg CO2e/t", "scope": "scope_3", "source": "EPD S-P-01234 (2026)",
-		"supplier_document": c.StoredVersion(c.tn.Org, models.ReviewApproved)})
+		"supplier_document": c.StoredVersion(c.tn.Org, documents.ReviewApproved)})
 	assert.Equal(t, "3", factor["kg_co2e_per_kg"])
 	bottle := c.item(t, "PLASTIC_PET", "25")
 	before := c.calculate(t, bottle, "item")

@@ -7,8 +7,9 @@ import (
 	"net/http"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
 	a "ppwr/internal/access"
-	"ppwr/models"
 )
 
 const tag = "catalog"
@@ -30,18 +31,18 @@ func Area(d kit.Deps) kit.Area {
 				Handle(kit.Do(h.getCatalogItem), itemAnswer),
 			kit.Write(http.MethodPatch, "updateCatalogItem", kit.Org+item, tag, a.CatalogWrite, a.CatalogUpdate).NotIdempotent().
 				WithHeaders(kit.IfMatchHeader).
-				Answers(models.ErrItemArchived).
+				Answers(domain.ErrItemArchived).
 				Handle(kit.JSON(h.updateCatalogItem), itemAnswer),
 			kit.Post("archiveCatalogItem", kit.Org+item+"/archive", tag, a.CatalogWrite, a.CatalogArchive).
-				Answers(models.ErrRevisionConflict).
+				Answers(domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.archiveCatalogItem), itemAnswer),
 			kit.Post("restoreCatalogItem", kit.Org+item+"/restore", tag, a.CatalogWrite, a.CatalogArchive).
-				Answers(models.ErrRevisionConflict).
+				Answers(domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.restoreCatalogItem), itemAnswer),
 			kit.List("listComponents", kit.Org+item+"/components", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listComponents), kit.ListOK("Component")),
 			kit.Post("createComponent", kit.Org+item+"/components", tag, a.CatalogWrite, a.CatalogUpdate).
-				Answers(models.ErrItemArchived, models.ErrRevisionConflict).
+				Answers(domain.ErrItemArchived, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.createComponent), kit.CreatedResponse(kit.Ref("Component"), "getComponent")),
 			kit.Get("getComponent", kit.Org+item+"/components/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getComponent), kit.OK(kit.Ref("Component"))),
@@ -54,7 +55,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getMarket", kit.Org+item+"/markets/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getMarket), kit.OK(kit.Ref("MarketScenario"))),
 			kit.Write(http.MethodPut, "replaceMarkets", kit.Org+item+"/markets", tag, a.CatalogWrite, a.CatalogUpdate).
-				Answers(models.ErrItemArchived, models.ErrRevisionConflict).
+				Answers(domain.ErrItemArchived, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.replaceMarkets), kit.OK(kit.Ref("MarketsResult"))),
 			kit.List("listFamilies", kit.Org+"/families", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listFamilies), kit.ListOK("Family")),
@@ -63,8 +64,8 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getFamily", kit.Org+"/families/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFamily), kit.OK(kit.Ref("Family"))),
 			kit.Write(http.MethodPut, "updateFamily", kit.Org+"/families/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
-				Answers(models.ErrRevisionConflict).
-				Handle(kit.JSON(kit.Change("recordId", models.UpdateFamily, familyToJSON)), kit.OK(kit.Ref("Family"))),
+				Answers(domain.ErrRevisionConflict).
+				Handle(kit.JSON(kit.Change("recordId", catalog.UpdateFamily, familyToJSON)), kit.OK(kit.Ref("Family"))),
 			kit.List("listFolders", kit.Org+"/folders", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Query(h.listFolders), kit.ListOK("Folder")),
 			kit.Post("createFolder", kit.Org+"/folders", tag, a.CatalogWrite, a.CatalogCreate).
@@ -72,10 +73,10 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getFolder), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodPut, "updateFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
-				Answers(models.ErrRevisionConflict).
-				Handle(kit.JSON(kit.Change("recordId", models.UpdateFolder, folderToJSON)), kit.OK(kit.Ref("Folder"))),
+				Answers(domain.ErrRevisionConflict).
+				Handle(kit.JSON(kit.Change("recordId", catalog.UpdateFolder, folderToJSON)), kit.OK(kit.Ref("Folder"))),
 			kit.Write(http.MethodDelete, "deleteFolder", kit.Org+"/folders/{recordId}", tag, a.CatalogWrite, a.CatalogUpdate).
-				Answers(models.ErrFolderNotEmpty, models.ErrRevisionConflict).
+				Answers(domain.ErrFolderNotEmpty, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.deleteFolder), kit.OK(kit.Ref("FolderDeleted"))),
 			kit.List("listParties", kit.Org+"/parties", tag, a.CatalogRead, a.SuppliersManage).
 				Handle(kit.Do(h.listParties), kit.ListOK("Party")),
@@ -89,7 +90,7 @@ func Area(d kit.Deps) kit.Area {
 }
 
 // schemas are the catalogue's resources. Request bodies are described by
-// their declarations in models and named after their operations.
+// their declarations in the domain and named after their operations.
 func schemas() map[string]kit.Schema {
 	scenario := kit.Object(map[string]kit.Schema{
 		"id": kit.UUID(), "catalog_item": kit.UUID(), "country": kit.Str(),
@@ -98,17 +99,17 @@ func schemas() map[string]kit.Schema {
 	})
 	return map[string]kit.Schema{
 		"CatalogItem": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "internalCode": kit.Str(), "name": kit.Str(), "sourcingType": kit.Enum(models.SourcingTypes...),
-			"massG": kit.DecimalString(), "mainMaterialCode": kit.Str(), "stockUnit": kit.Enum(models.StockUnits...),
-			"stockTracked": kit.Bool(), "foodContactStatus": kit.Enum(models.FoodContactStatuses...),
-			"reuseType": kit.Enum(models.ReuseTypes...), "folder": kit.Nullable(kit.UUID()), "family": kit.Nullable(kit.UUID()),
+			"id": kit.UUID(), "internalCode": kit.Str(), "name": kit.Str(), "sourcingType": kit.Enum(catalog.SourcingTypes...),
+			"massG": kit.DecimalString(), "mainMaterialCode": kit.Str(), "stockUnit": kit.Enum(catalog.StockUnits...),
+			"stockTracked": kit.Bool(), "foodContactStatus": kit.Enum(catalog.FoodContactStatuses...),
+			"reuseType": kit.Enum(catalog.ReuseTypes...), "folder": kit.Nullable(kit.UUID()), "family": kit.Nullable(kit.UUID()),
 			"innerLengthMm": kit.Nullable(kit.DecimalString()), "innerWidthMm": kit.Nullable(kit.DecimalString()),
 			"innerHeightMm": kit.Nullable(kit.DecimalString()),
-			"status":        kit.Enum(models.ItemActive, models.ItemArchived), "revision": kit.Int(), "assessmentsStale": kit.Bool(),
+			"status":        kit.Enum(catalog.ItemActive, catalog.ItemArchived), "revision": kit.Int(), "assessmentsStale": kit.Bool(),
 			"createdAt": kit.DateTime(), "updatedAt": kit.DateTime(), "archivedAt": kit.Nullable(kit.DateTime()),
 		}),
 		"Component": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "catalogItem": kit.UUID(), "name": kit.Str(), "role": kit.Enum(models.ComponentRoles...),
+			"id": kit.UUID(), "catalogItem": kit.UUID(), "name": kit.Str(), "role": kit.Enum(catalog.ComponentRoles...),
 			"materialCode": kit.Str(), "massG": kit.DecimalString(), "createdAt": kit.DateTime(),
 		}),
 		"DataVersion": kit.Object(map[string]kit.Schema{
@@ -129,7 +130,7 @@ func schemas() map[string]kit.Schema {
 			"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 		}),
 		"Party": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "name": kit.Str(), "roles": kit.ArrayOf(kit.Enum(models.PartyRoles...)), "country": kit.Str(),
+			"id": kit.UUID(), "name": kit.Str(), "roles": kit.ArrayOf(kit.Enum(catalog.PartyRoles...)), "country": kit.Str(),
 			"tax_id": kit.Nullable(kit.Str()), "email": kit.Nullable(kit.Str()), "address": kit.Nullable(kit.Str()),
 			"created_at": kit.DateTime(),
 		}),

@@ -11,16 +11,17 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // catalogItemJSON is the catalogue item resource (camelCase, as the spec's
 // catalogue fields are).
 type catalogItemJSON struct {
 	ID uuid.UUID `json:"id"`
-	models.ItemSpecifications
+	catalog.ItemSpecifications
 	Folder           *uuid.UUID `json:"folder"`
 	Family           *uuid.UUID `json:"family"`
 	Revision         int        `json:"revision"`
@@ -30,7 +31,7 @@ type catalogItemJSON struct {
 	ArchivedAt       *time.Time `json:"archivedAt"`
 }
 
-func catalogItemToJSON(i *models.CatalogItem) catalogItemJSON {
+func catalogItemToJSON(i *catalog.CatalogItem) catalogItemJSON {
 	return catalogItemJSON{
 		ID: i.ID, ItemSpecifications: i.Specifications(), Folder: i.FolderID, Family: i.FamilyID,
 		Revision: i.Revision, AssessmentsStale: i.AssessmentsStaleSince != nil,
@@ -40,7 +41,7 @@ func catalogItemToJSON(i *models.CatalogItem) catalogItemJSON {
 
 // item answers an item with its ETag, or the error of the command that
 // made it.
-func item(c *gin.Context, status int, it *models.CatalogItem, err error) error {
+func item(c *gin.Context, status int, it *catalog.CatalogItem, err error) error {
 	if err != nil {
 		return err
 	}
@@ -72,11 +73,11 @@ func (q *itemQuery) Declare(f *input.Fields) {
 }
 
 func (h *handlers) listCatalogItems(c *gin.Context, q *itemQuery) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.CatalogItem{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&catalog.CatalogItem{})
 	if q.Archived.Set() {
-		status := models.ItemActive
+		status := catalog.ItemActive
 		if q.Archived.Value {
-			status = models.ItemArchived
+			status = catalog.ItemArchived
 		}
 		db = db.Where("status = ?", status)
 	}
@@ -93,8 +94,8 @@ func (h *handlers) listCatalogItems(c *gin.Context, q *itemQuery) error {
 	return kit.Paginate(c, db, kit.OldestFirst, catalogItemToJSON)
 }
 
-func (h *handlers) createCatalogItem(c *gin.Context, in *models.CatalogItemCreate) error {
-	it, err := models.CreateCatalogItem(kit.Work(c), in)
+func (h *handlers) createCatalogItem(c *gin.Context, in *catalog.CatalogItemCreate) error {
+	it, err := catalog.CreateCatalogItem(kit.Work(c), in)
 	return item(c, http.StatusCreated, it, err)
 }
 
@@ -103,34 +104,34 @@ func (h *handlers) getCatalogItem(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	it, err := models.Find[models.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	it, err := domain.Find[catalog.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
 	return item(c, http.StatusOK, it, err)
 }
 
-func (h *handlers) updateCatalogItem(c *gin.Context, in *models.CatalogItemPatch) error {
+func (h *handlers) updateCatalogItem(c *gin.Context, in *catalog.CatalogItemPatch) error {
 	expected, err := kit.IfMatch(c)
 	if err != nil {
 		return err
 	}
-	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*models.CatalogItem, error) {
-		return models.UpdateCatalogItem(w, id, expected, in)
+	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*catalog.CatalogItem, error) {
+		return catalog.UpdateCatalogItem(w, id, expected, in)
 	})
 }
 
-func (h *handlers) archiveCatalogItem(c *gin.Context, in *models.RevisionOptional) error {
-	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*models.CatalogItem, error) {
-		return models.ArchiveCatalogItem(w, id, in)
+func (h *handlers) archiveCatalogItem(c *gin.Context, in *domain.RevisionOptional) error {
+	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*catalog.CatalogItem, error) {
+		return catalog.ArchiveCatalogItem(w, id, in)
 	})
 }
 
-func (h *handlers) restoreCatalogItem(c *gin.Context, in *models.RevisionRequired) error {
-	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*models.CatalogItem, error) {
-		return models.RestoreCatalogItem(w, id, in)
+func (h *handlers) restoreCatalogItem(c *gin.Context, in *domain.RevisionRequired) error {
+	return changeItem(c, func(w *work.Unit, id uuid.UUID) (*catalog.CatalogItem, error) {
+		return catalog.RestoreCatalogItem(w, id, in)
 	})
 }
 
 // changeItem runs a command on the path's item and answers the item.
-func changeItem(c *gin.Context, command func(*work.Unit, uuid.UUID) (*models.CatalogItem, error)) error {
+func changeItem(c *gin.Context, command func(*work.Unit, uuid.UUID) (*catalog.CatalogItem, error)) error {
 	id, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
@@ -149,7 +150,7 @@ type componentJSON struct {
 	CreatedAt    time.Time       `json:"createdAt"`
 }
 
-func componentToJSON(m *models.Component) componentJSON {
+func componentToJSON(m *catalog.Component) componentJSON {
 	return componentJSON{ID: m.ID, CatalogItem: m.CatalogItemID, Name: m.Name, Role: m.Role,
 		MaterialCode: m.MaterialCode, MassG: m.MassG, CreatedAt: m.CreatedAt.UTC()}
 }
@@ -161,7 +162,7 @@ func listOfItem[T any, R any](c *gin.Context, h *handlers, where string, render 
 	if err != nil {
 		return err
 	}
-	q := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(new(T)).Where("catalog_item_id = ?", itemID)
+	q := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(new(T)).Where("catalog_item_id = ?", itemID)
 	if where != "" {
 		q = q.Where(where)
 	}
@@ -179,7 +180,7 @@ func getOfItem[T any, R any](c *gin.Context, h *handlers, render func(*T) R) err
 	if err != nil {
 		return err
 	}
-	row, err := models.FindOfItem[T](c.Request.Context(), h.DB, kit.OrgID(c), itemID, id)
+	row, err := domain.FindOfItem[T](c.Request.Context(), h.DB, kit.OrgID(c), itemID, id)
 	if err != nil {
 		return err
 	}
@@ -193,7 +194,7 @@ func (h *handlers) pathItem(c *gin.Context) (uuid.UUID, error) {
 	if err != nil {
 		return uuid.Nil, err
 	}
-	_, err = models.Find[models.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	_, err = domain.Find[catalog.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
 	return id, err
 }
 
@@ -203,12 +204,12 @@ func (h *handlers) listComponents(c *gin.Context) error {
 
 func (h *handlers) getComponent(c *gin.Context) error { return getOfItem(c, h, componentToJSON) }
 
-func (h *handlers) createComponent(c *gin.Context, in *models.ComponentCreate) error {
+func (h *handlers) createComponent(c *gin.Context, in *catalog.ComponentCreate) error {
 	id, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
 	}
-	comp, err := models.CreateComponent(kit.Work(c), id, in)
+	comp, err := catalog.CreateComponent(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ type dataVersionJSON struct {
 	CreatedAt      time.Time       `json:"createdAt"`
 }
 
-func dataVersionToJSON(v *models.DataVersion) dataVersionJSON {
+func dataVersionToJSON(v *catalog.DataVersion) dataVersionJSON {
 	return dataVersionJSON{ID: v.ID, CatalogItem: v.CatalogItemID, Revision: v.Revision,
 		Specifications: json.RawMessage(v.Specifications), Components: json.RawMessage(v.Components),
 		Markets: json.RawMessage(v.Markets), Hash: v.SHA256, CreatedAt: v.CreatedAt.UTC()}
@@ -251,7 +252,7 @@ type marketJSON struct {
 	DeactivatedAt  *time.Time `json:"deactivated_at"`
 }
 
-func marketToJSON(m *models.MarketScenario) marketJSON {
+func marketToJSON(m *catalog.MarketScenario) marketJSON {
 	out := marketJSON{ID: m.ID, CatalogItem: m.CatalogItemID, Country: m.CountryCode, OriginCountry: m.OriginCountry,
 		EconomicRole: m.EconomicRole, Active: m.Active, CreatedAt: m.CreatedAt.UTC(), DeactivatedAt: m.DeactivatedAt}
 	if m.AssessmentDate != nil {
@@ -270,12 +271,12 @@ func (h *handlers) listMarkets(c *gin.Context) error {
 // scenario that a later PUT replaced.
 func (h *handlers) getMarket(c *gin.Context) error { return getOfItem(c, h, marketToJSON) }
 
-func (h *handlers) replaceMarkets(c *gin.Context, in *models.MarketsReplace) error {
+func (h *handlers) replaceMarkets(c *gin.Context, in *catalog.MarketsReplace) error {
 	id, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
 	}
-	revision, scenarios, err := models.ReplaceMarkets(kit.Work(c), id, in)
+	revision, scenarios, err := catalog.ReplaceMarkets(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,8 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
-	"ppwr/models"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
 )
 
 // validItem is a create body that passes every rule.
@@ -52,7 +53,7 @@ func TestCreateCatalogItem(t *testing.T) {
 	assert.Contains(t, res.Header().Get("Location"), "/catalog-items/"+item["id"].(string))
 
 	var versions int64
-	require.NoError(t, a.DB.Model(&models.DataVersion{}).Where("catalog_item_id = ?", item["id"]).Count(&versions).Error)
+	require.NoError(t, a.DB.Model(&catalog.DataVersion{}).Where("catalog_item_id = ?", item["id"]).Count(&versions).Error)
 	assert.Equal(t, int64(1), versions, "the first revision has its data version")
 	assert.Equal(t, []string{"catalog_item.created"}, a.EventTypes(tn.Org))
 	assert.Len(t, a.AuditEntries(tn.Org, "createCatalogItem"), 1)
@@ -112,7 +113,7 @@ func TestCatalogItemValidation(t *testing.T) {
 	assert.Contains(t, res.FieldErrors()["stockUnit"].([]any)[0], `"piece"`, "the message names piece")
 
 	var count int64
-	require.NoError(t, a.DB.Model(&models.CatalogItem{}).Where("organization_id = ?", tn.Org).Count(&count).Error)
+	require.NoError(t, a.DB.Model(&catalog.CatalogItem{}).Where("organization_id = ?", tn.Org).Count(&count).Error)
 	assert.Equal(t, int64(1), count, "nothing was written by the failures")
 	assert.Equal(t, []string{"catalog_item.created"}, a.EventTypes(tn.Org))
 	assert.Len(t, a.AuditEntries(tn.Org, "createCatalogItem"), 1)
@@ -141,7 +142,7 @@ func TestConcurrentDuplicateCreatesMakeOneItem(t *testing.T) {
 		assert.Equal(t, results[0].Header().Get("Location"), r.Header().Get("Location"))
 	}
 	var count int64
-	require.NoError(t, a.DB.Model(&models.CatalogItem{}).Where("organization_id = ?", tn.Org).Count(&count).Error)
+	require.NoError(t, a.DB.Model(&catalog.CatalogItem{}).Where("organization_id = ?", tn.Org).Count(&count).Error)
 	assert.Equal(t, int64(1), count)
 	assert.Equal(t, []string{"catalog_item.created"}, a.EventTypes(tn.Org))
 	assert.Len(t, a.AuditEntries(tn.Org, "createCatalogItem"), 1)
@@ -273,9 +274,9 @@ func TestArchiveAndRestore(t *testing.T) {
 
 	res = post("/components", map[string]any{"name": "Cap", "role": "closure", "materialCode": "PLASTIC_PP", "massG": "2"})
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
-	assert.Equal(t, models.ErrItemArchived.Code, res.ErrorCode(), "archived items are refused for new work")
+	assert.Equal(t, domain.ErrItemArchived.Code, res.ErrorCode(), "archived items are refused for new work")
 	res = a.Do(apitest.Req{Method: http.MethodPatch, Path: base, Token: tn.Token, Body: map[string]any{"name": "x"}, Headers: map[string]string{"If-Match": kit.ETag(int(revision))}})
-	assert.Equal(t, models.ErrItemArchived.Code, res.ErrorCode())
+	assert.Equal(t, domain.ErrItemArchived.Code, res.ErrorCode())
 
 	res = post("/restore", map[string]any{})
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code, "restore needs the revision")
@@ -433,7 +434,7 @@ func TestInnerDimensions(t *testing.T) {
 	assert.Equal(t, "200", res.JSON["innerWidthMm"], "not sent: kept")
 	assert.Equal(t, "150", res.JSON["innerHeightMm"])
 
-	var version models.DataVersion
+	var version catalog.DataVersion
 	require.NoError(t, a.DB.Where("catalog_item_id = ? AND revision = 2", res.JSON["id"]).Take(&version).Error)
 	var spec map[string]any
 	require.NoError(t, json.Unmarshal(version.Specifications, &spec))

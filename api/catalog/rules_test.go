@@ -15,10 +15,11 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // Answers an integrator found to disagree with the document, and bad
@@ -148,17 +149,17 @@ func TestCommandsApplyTheAPIsRules(t *testing.T) {
 
 	raw, err := json.Marshal(body)
 	require.NoError(t, err)
-	fromJSON := &models.CatalogItemCreate{}
+	fromJSON := &catalog.CatalogItemCreate{}
 	require.NoError(t, input.FromJSON(raw, fromJSON))
 	w := systemWork(a, tn.Org)
-	_, err = models.CreateCatalogItem(w, fromJSON)
+	_, err = catalog.CreateCatalogItem(w, fromJSON)
 	w.Rollback()
 	assert.Equal(t, want, messages(t, err), "a non-HTTP caller gets the API's field errors")
 
-	fromCells := &models.CatalogItemCreate{}
+	fromCells := &catalog.CatalogItemCreate{}
 	input.FromCells(bad, fromCells)
 	w = systemWork(a, tn.Org)
-	_, err = models.CreateCatalogItem(w, fromCells)
+	_, err = catalog.CreateCatalogItem(w, fromCells)
 	w.Rollback()
 	assert.Equal(t, want, messages(t, err), "an import row gets the API's field errors")
 }
@@ -168,16 +169,16 @@ func TestCommandsApplyTheAPIsRules(t *testing.T) {
 func TestImportRowCreatesAnItem(t *testing.T) {
 	a := apitest.New(t)
 	tn := a.NewTenant(apitest.TenantSpec{})
-	in := &models.CatalogItemCreate{}
+	in := &catalog.CatalogItemCreate{}
 	input.FromCells(map[string]string{
 		"internalCode": "ROW-1", "name": "Carton", "sourcingType": "purchased", "massG": "120.5", "mainMaterialCode": "PAPER",
 		"stockUnit": "piece", "stockTracked": "true", "foodContactStatus": "not_food_contact", "reuseType": "single_use",
 	}, in)
 	require.False(t, in.Failed(), "%v", in.Err())
 	w := systemWork(a, tn.Org)
-	item, err := models.CreateCatalogItem(w, in)
+	item, err := catalog.CreateCatalogItem(w, in)
 	require.NoError(t, err)
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "applyImport"}))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "applyImport"}))
 
 	res := a.Do(apitest.Req{Method: "GET", Path: tn.Path("/catalog-items/" + item.ID.String()), Token: tn.Token})
 	require.Equal(t, 200, res.Code)
@@ -186,7 +187,7 @@ func TestImportRowCreatesAnItem(t *testing.T) {
 	assert.Equal(t, []string{"catalog_item.created"}, a.EventTypes(tn.Org))
 	entries := a.AuditEntries(tn.Org, "applyImport")
 	require.Len(t, entries, 1)
-	assert.Equal(t, models.ActorSystem, entries[0].ActorKind)
+	assert.Equal(t, domain.ActorSystem, entries[0].ActorKind)
 	assert.Equal(t, "import/test", entries[0].RequestID)
 	assert.Equal(t, item.ID, *entries[0].RecordID)
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
 	"ppwr/internal/input"
-	"ppwr/models"
 )
 
 type folderJSON struct {
@@ -21,7 +22,7 @@ type folderJSON struct {
 	UpdatedAt time.Time  `json:"updated_at"`
 }
 
-func folderToJSON(f *models.Folder) folderJSON {
+func folderToJSON(f *catalog.Folder) folderJSON {
 	return folderJSON{ID: f.ID, Name: f.Name, Parent: f.ParentID, Revision: f.Revision,
 		CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()}
 }
@@ -37,7 +38,7 @@ func (q *folderQuery) Declare(f *input.Fields) { f.Ref("parent", &q.Parent, inpu
 // listFolders pages through the organization's folders in creation order,
 // optionally only the direct subfolders of ?parent.
 func (h *handlers) listFolders(c *gin.Context, q *folderQuery) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Folder{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&catalog.Folder{})
 	if q.Parent.Set() {
 		db = db.Where("parent_id = ?", q.Parent.Value)
 	}
@@ -48,8 +49,8 @@ func (h *handlers) getFolder(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", folderToJSON)
 }
 
-func (h *handlers) createFolder(c *gin.Context, in *models.FolderCreate) error {
-	f, err := models.CreateFolder(kit.Work(c), in)
+func (h *handlers) createFolder(c *gin.Context, in *catalog.FolderCreate) error {
+	f, err := catalog.CreateFolder(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -57,12 +58,12 @@ func (h *handlers) createFolder(c *gin.Context, in *models.FolderCreate) error {
 }
 
 // deleteFolder removes an empty folder at its current revision.
-func (h *handlers) deleteFolder(c *gin.Context, in *models.RevisionRequired) error {
+func (h *handlers) deleteFolder(c *gin.Context, in *domain.RevisionRequired) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	if err := models.DeleteFolder(kit.Work(c), id, in); err != nil {
+	if err := catalog.DeleteFolder(kit.Work(c), id, in); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, gin.H{"id": id, "deleted": true})
@@ -78,7 +79,7 @@ type familyJSON struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 }
 
-func familyToJSON(f *models.Family) familyJSON {
+func familyToJSON(f *catalog.Family) familyJSON {
 	return familyJSON{ID: f.ID, Name: f.Name, Description: emptyAsNull(f.Description), Revision: f.Revision,
 		CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC()}
 }
@@ -93,15 +94,15 @@ func emptyAsNull(s string) *string {
 }
 
 func (h *handlers) listFamilies(c *gin.Context) error {
-	return kit.Paginate(c, models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Family{}), kit.OldestFirst, familyToJSON)
+	return kit.Paginate(c, domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&catalog.Family{}), kit.OldestFirst, familyToJSON)
 }
 
 func (h *handlers) getFamily(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", familyToJSON)
 }
 
-func (h *handlers) createFamily(c *gin.Context, in *models.FamilyCreate) error {
-	f, err := models.CreateFamily(kit.Work(c), in)
+func (h *handlers) createFamily(c *gin.Context, in *catalog.FamilyCreate) error {
+	f, err := catalog.CreateFamily(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -119,7 +120,7 @@ type partyJSON struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-func partyToJSON(p *models.Party) partyJSON {
+func partyToJSON(p *catalog.Party) partyJSON {
 	roles := []string(p.Roles)
 	if roles == nil {
 		roles = []string{}
@@ -129,15 +130,15 @@ func partyToJSON(p *models.Party) partyJSON {
 }
 
 func (h *handlers) listParties(c *gin.Context) error {
-	return kit.Paginate(c, models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Party{}), kit.OldestFirst, partyToJSON)
+	return kit.Paginate(c, domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&catalog.Party{}), kit.OldestFirst, partyToJSON)
 }
 
 func (h *handlers) getParty(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", partyToJSON)
 }
 
-func (h *handlers) createParty(c *gin.Context, in *models.PartyCreate) error {
-	p, err := models.CreateParty(kit.Work(c), in)
+func (h *handlers) createParty(c *gin.Context, in *catalog.PartyCreate) error {
+	p, err := catalog.CreateParty(kit.Work(c), in)
 	if err != nil {
 		return err
 	}

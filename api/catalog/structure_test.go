@@ -12,9 +12,9 @@ import (
 
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
+	"ppwr/domain"
 	"ppwr/internal/access"
 	"ppwr/internal/i18n"
-	"ppwr/models"
 )
 
 // structureClient sends the structure operations of one tenant.
@@ -78,7 +78,7 @@ func structureRows(t *testing.T, a *apitest.API, table string, orgID uuid.UUID) 
 
 // structureEvents returns the data of the organization's events of a type.
 func structureEvents(t *testing.T, a *apitest.API, orgID uuid.UUID, eventType string) []map[string]any {
-	var events []models.Event
+	var events []domain.Event
 	require.NoError(t, a.DB.Where("organization_id = ? AND type = ?", orgID, eventType).Order("id").Find(&events).Error)
 	out := []map[string]any{}
 	for _, e := range events {
@@ -267,7 +267,7 @@ func TestFolderDelete(t *testing.T) {
 	require.NoError(t, a.DB.Exec(`INSERT INTO catalog_items
 		(id, organization_id, folder_id, internal_code, name, sourcing_type, mass_g, main_material_code, stock_unit, food_contact_status, reuse_type)
 		VALUES (?, ?, ?, 'BOX-1', 'Box', 'purchased', 12.5, 'PAPER', 'piece', 'none', 'single_use')`,
-		models.NewID(), sc.tn.Org, withItem).Error)
+		domain.NewID(), sc.tn.Org, withItem).Error)
 
 	assertStructureField(t, sc.send(http.MethodDelete, "/folders/"+child, map[string]any{}), "revision", "field.required")
 	assertStructureField(t, sc.send(http.MethodDelete, "/folders/"+child, nil), "revision", "field.required")
@@ -278,7 +278,7 @@ func TestFolderDelete(t *testing.T) {
 	for _, id := range []string{parent, withItem} {
 		res := sc.send(http.MethodDelete, "/folders/"+id, map[string]any{"revision": 1})
 		assert.Equal(t, http.StatusUnprocessableEntity, res.Code, res.Body.String())
-		assert.Equal(t, models.ErrFolderNotEmpty.Code, res.ErrorCode())
+		assert.Equal(t, domain.ErrFolderNotEmpty.Code, res.ErrorCode())
 	}
 	assert.Equal(t, int64(3), structureRows(t, a, "folders", sc.tn.Org))
 

@@ -20,11 +20,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain/accounts"
+	"ppwr/domain/documents"
 	"ppwr/internal/access"
 	"ppwr/internal/config"
 	"ppwr/internal/storage"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -113,7 +114,7 @@ func (d *docs) processed(t *testing.T, versionID string) map[string]any {
 	for {
 		v := d.get(t, "/document-versions/"+versionID)
 		switch v["processing_status"] {
-		case models.ProcessingReviewRequired, models.ProcessingQuarantined, models.ProcessingFailed:
+		case documents.ProcessingReviewRequired, documents.ProcessingQuarantined, documents.ProcessingFailed:
 			return v
 		}
 		require.True(t, time.Now().Before(deadline), "version %s still %v", versionID, v["processing_status"])
@@ -149,19 +150,19 @@ func TestAPDFIsProcessedPageByPageAndServedBack(t *testing.T) {
 	item := d.newItem(t, "Pudełko")
 	v := d.uploadDocument(t, map[string]string{"document_type": "specification_sheet", "title": "Karta wyrobu",
 		"catalog_item": item, "valid_from": "2026-01-01", "language": "pl"}, "karta.pdf", pdf)
-	assert.Equal(t, models.ProcessingQueued, v["processing_status"], "the upload answers before processing")
-	assert.Equal(t, models.ReviewUnreviewed, v["review_status"])
+	assert.Equal(t, documents.ProcessingQueued, v["processing_status"], "the upload answers before processing")
+	assert.Equal(t, documents.ReviewUnreviewed, v["review_status"])
 	sum := sha256.Sum256(pdf)
 	assert.Equal(t, hex.EncodeToString(sum[:]), v["sha256"])
 	assert.EqualValues(t, len(pdf), v["size_bytes"])
 	assert.EqualValues(t, 1, v["version"])
 
 	v = d.processed(t, v["id"].(string))
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
 	assert.Equal(t, "application/pdf", v["content_type"])
 	pages := int(v["page_count"].(float64))
 	require.GreaterOrEqual(t, pages, 3)
-	var stored []models.DocumentPage
+	var stored []documents.DocumentPage
 	require.NoError(t, d.DB.Where("document_version_id = ?", v["id"]).Order("page").Find(&stored).Error)
 	require.Len(t, stored, pages)
 	assert.Contains(t, stored[0].Text, "ąćęłńóśźż", "Polish text comes out of the PDF as written")
@@ -187,7 +188,7 @@ func TestEICARIsQuarantinedAndNeverServed(t *testing.T) {
 	d := newDocs(t)
 	v := d.uploadDocument(t, map[string]string{"document_type": "test_report", "title": "Lab"}, "report.pdf", eicar)
 	v = d.processed(t, v["id"].(string))
-	assert.Equal(t, models.ProcessingQuarantined, v["processing_status"])
+	assert.Equal(t, documents.ProcessingQuarantined, v["processing_status"])
 	assert.Contains(t, v["processing_reason"], "Eicar")
 	assert.Contains(t, d.EventTypes(d.tn.Org), "document_version.quarantined")
 
@@ -203,9 +204,9 @@ func TestEICARIsQuarantinedAndNeverServed(t *testing.T) {
 
 	// The bytes left the version's key for the quarantine prefix, which
 	// the store never reads.
-	var stored models.DocumentVersion
+	var stored documents.DocumentVersion
 	require.NoError(t, d.DB.Take(&stored, "id = ?", v["id"]).Error)
-	key := models.DocumentObjectKey(d.tn.Org, stored.DocumentID, stored.ID)
+	key := documents.DocumentObjectKey(d.tn.Org, stored.DocumentID, stored.ID)
 	assert.Equal(t, storage.QuarantinePrefix+key, stored.ObjectKey)
 	store := testenv.Storage(t)
 	_, err := store.Get(context.Background(), key)
@@ -217,7 +218,7 @@ func TestEICARIsQuarantinedAndNeverServed(t *testing.T) {
 	assert.True(t, kept, "kept for an operator")
 
 	// Even a version wrongly marked clean cannot serve them.
-	require.NoError(t, d.DB.Model(&stored).Updates(map[string]any{"processing_status": models.ProcessingReviewRequired, "content_type": "text/plain"}).Error)
+	require.NoError(t, d.DB.Model(&stored).Updates(map[string]any{"processing_status": documents.ProcessingReviewRequired, "content_type": "text/plain"}).Error)
 	res = d.Do(download)
 	assert.NotEqual(t, http.StatusOK, res.Code)
 	assert.NotContains(t, res.Body.String(), "EICAR-STANDARD")
@@ -226,17 +227,17 @@ func TestEICARIsQuarantinedAndNeverServed(t *testing.T) {
 func TestContentDecidesTheType(t *testing.T) {
 	d := newDocs(t)
 	for name, want := range map[string]string{
-		"renamed-executable.pdf": models.ProcessingFailed,
-		"javascript.pdf":         models.ProcessingQuarantined,
-		"encrypted.pdf":          models.ProcessingQuarantined,
-		"sample.png":             models.ProcessingReviewRequired,
+		"renamed-executable.pdf": documents.ProcessingFailed,
+		"javascript.pdf":         documents.ProcessingQuarantined,
+		"encrypted.pdf":          documents.ProcessingQuarantined,
+		"sample.png":             documents.ProcessingReviewRequired,
 	} {
 		v := d.uploadDocument(t, map[string]string{"document_type": "other", "title": name}, name, fixtureFile(t, name))
 		v = d.processed(t, v["id"].(string))
 		assert.Equal(t, want, v["processing_status"], "%s: %v", name, v["processing_reason"])
 
 		pages := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/pages"), Token: d.tn.Token})
-		if want == models.ProcessingReviewRequired {
+		if want == documents.ProcessingReviewRequired {
 			require.Equal(t, http.StatusOK, pages.Code, pages.Body.String())
 			assert.Empty(t, pages.JSON["data"], "%s: a clean file that is not a PDF has no pages", name)
 		} else {
@@ -262,8 +263,8 @@ func TestThePagesTextIsReadPageByPage(t *testing.T) {
 	assert.NotEmpty(t, res.Header().Get("Retry-After"))
 
 	v = d.processed(t, id)
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
-	var stored []models.DocumentPage
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	var stored []documents.DocumentPage
 	require.NoError(t, d.DB.Where("document_version_id = ?", id).Order("page").Find(&stored).Error)
 	require.GreaterOrEqual(t, len(stored), 3)
 
@@ -354,8 +355,8 @@ func TestAnUploadsKeyReplaysOnlyTheSameForm(t *testing.T) {
 	assert.Equal(t, "idempotency_key_reused", res.ErrorCode())
 
 	var docs, versions int64
-	require.NoError(t, d.DB.Model(&models.Document{}).Where("organization_id = ?", d.tn.Org).Count(&docs).Error)
-	require.NoError(t, d.DB.Model(&models.DocumentVersion{}).Where("organization_id = ?", d.tn.Org).Count(&versions).Error)
+	require.NoError(t, d.DB.Model(&documents.Document{}).Where("organization_id = ?", d.tn.Org).Count(&docs).Error)
+	require.NoError(t, d.DB.Model(&documents.DocumentVersion{}).Where("organization_id = ?", d.tn.Org).Count(&versions).Error)
 	assert.EqualValues(t, 1, docs, "replays and reuses store nothing")
 	assert.EqualValues(t, 2, versions)
 	assert.EqualValues(t, 2, d.get(t, "/documents/"+doc)["version_count"])
@@ -367,8 +368,8 @@ func TestAScannedPageHasNoText(t *testing.T) {
 	d := newDocs(t)
 	v := d.uploadDocument(t, map[string]string{"document_type": "photo", "title": "Scan"}, "scan.pdf", fixtureFile(t, "scanned.pdf"))
 	v = d.processed(t, v["id"].(string))
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
-	var page models.DocumentPage
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	var page documents.DocumentPage
 	require.NoError(t, d.DB.Where("document_version_id = ?", v["id"]).Take(&page).Error)
 	assert.False(t, page.HasText)
 }
@@ -396,7 +397,7 @@ func TestUploadRefusesBadFormsAndKeepsNothing(t *testing.T) {
 	assert.Equal(t, "request_too_large", res.ErrorCode())
 
 	var count int64
-	require.NoError(t, d.DB.Model(&models.Document{}).Where("organization_id = ?", d.tn.Org).Count(&count).Error)
+	require.NoError(t, d.DB.Model(&documents.Document{}).Where("organization_id = ?", d.tn.Org).Count(&count).Error)
 	assert.Zero(t, count, "a refused upload leaves no document")
 }
 
@@ -425,7 +426,7 @@ func (d *docs) reviewable(t *testing.T, uploader apitest.Tenant) map[string]any 
 		"declaration.txt", []byte("We declare the box is 12,5 g."))
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	v := d.processed(t, res.JSON["id"].(string))
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
 	return v
 }
 
@@ -436,7 +437,7 @@ func decide(d *docs, t *testing.T, tn apitest.Tenant, v map[string]any, body map
 
 func TestReviewFollowsTheStateTableWithDualControl(t *testing.T) {
 	d := newDocs(t)
-	require.NoError(t, d.DB.Model(&models.Organization{}).Where("id = ?", d.tn.Org).Update("dual_control", true).Error)
+	require.NoError(t, d.DB.Model(&accounts.Organization{}).Where("id = ?", d.tn.Org).Update("dual_control", true).Error)
 	reviewer := []string{string(access.DocumentsView), string(access.DocumentsUploadPerm), string(access.DocumentsApprove)}
 	alice := d.AddUser(d.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: reviewer})
 	bob := d.AddUser(d.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: reviewer})
@@ -451,7 +452,7 @@ func TestReviewFollowsTheStateTableWithDualControl(t *testing.T) {
 
 	res = decide(d, t, bob, v, map[string]any{"decision": "approved", "revision": v["revision"]})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
-	assert.Equal(t, models.ReviewApproved, res.JSON["review_status"])
+	assert.Equal(t, documents.ReviewApproved, res.JSON["review_status"])
 	assert.Equal(t, bob.User.String(), res.JSON["reviewed_by"])
 	approved := res.JSON
 
@@ -468,7 +469,7 @@ func TestReviewFollowsTheStateTableWithDualControl(t *testing.T) {
 
 	res = decide(d, t, d.tn, approved, map[string]any{"decision": "revoked", "revision": approved["revision"], "reason": "expired"})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
-	assert.Equal(t, models.ReviewRevoked, res.JSON["review_status"])
+	assert.Equal(t, documents.ReviewRevoked, res.JSON["review_status"])
 	res = decide(d, t, d.tn, res.JSON, map[string]any{"decision": "revoked", "revision": res.JSON["revision"], "reason": "again"})
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code, "only an approved version is revoked")
 
@@ -499,7 +500,7 @@ func TestAnalysisProposesCitedMeasurements(t *testing.T) {
 	v := d.uploadDocument(t, map[string]string{"document_type": "specification_sheet", "title": "Karta", "catalog_item": item},
 		"karta.pdf", fixtureFile(t, "measurements.pdf"))
 	v = d.processed(t, v["id"].(string))
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"])
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"])
 
 	res := d.post(t, d.tn, "/document-versions/"+v["id"].(string)+"/analyze", nil)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
@@ -508,7 +509,7 @@ func TestAnalysisProposesCitedMeasurements(t *testing.T) {
 	_, err := d.relay.StartWorkflows(context.Background())
 	require.NoError(t, err)
 
-	var proposals []models.EvidenceProposal
+	var proposals []documents.EvidenceProposal
 	require.Eventually(t, func() bool {
 		proposals = nil
 		return d.DB.Where("document_version_id = ?", v["id"]).Find(&proposals).Error == nil && len(proposals) > 0
@@ -516,7 +517,7 @@ func TestAnalysisProposesCitedMeasurements(t *testing.T) {
 	codes := map[string]bool{}
 	for _, p := range proposals {
 		codes[p.Code] = true
-		var page models.DocumentPage
+		var page documents.DocumentPage
 		require.NoError(t, d.DB.Where("document_version_id = ? AND page = ?", v["id"], p.SourcePage).Take(&page).Error)
 		assert.Contains(t, page.Text, p.SourceText, "the quotation is on the cited page")
 		assert.Equal(t, "open", p.Status, "nothing is accepted automatically")
@@ -537,7 +538,7 @@ func TestAGeneratedSpecificationSheetIsADraftWithTheItemsName(t *testing.T) {
 	res := d.post(t, d.tn, "/catalog-items/"+item+"/generated-documents", map[string]any{"kind": "specification_sheet", "catalog_revision": 1, "language": "pl"})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	v := d.processed(t, res.JSON["id"].(string))
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
 	doc := d.get(t, "/documents/"+v["document"].(string))
 	assert.Equal(t, "specification_sheet", doc["generated_kind"])
 	assert.Equal(t, item, doc["catalog_item"])

@@ -8,9 +8,10 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/documents"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
-	"ppwr/models"
 )
 
 // evidence declares evidence proposals and their decisions.
@@ -18,7 +19,7 @@ func (h *handlers) evidence() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createEvidenceProposal", kit.Org+"/document-versions/{recordId}/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				Answers(models.ErrDocumentNotAnalyzable).
+				Answers(documents.ErrDocumentNotAnalyzable).
 				Handle(kit.JSON(h.createProposal), kit.CreatedResponse(kit.Ref("EvidenceProposal"), "getEvidenceProposal")),
 			kit.List("listEvidenceProposals", kit.Org+"/evidence-proposals", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				Handle(kit.Query(h.listProposals), kit.ListOK("EvidenceProposal")),
@@ -28,16 +29,16 @@ func (h *handlers) evidence() kit.Area {
 			// advises: a decided proposal shows its outcome.
 			kit.Post("decideEvidenceProposal", kit.Org+"/evidence-proposals/{proposalId}/decision", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				NotIdempotent().
-				Answers(models.ErrProposalDecided, models.ErrRevisionConflict).
-				Handle(kit.JSON(kit.Change("proposalId", models.DecideProposal, proposalToJSON)), kit.OK(kit.Ref("EvidenceProposal"))),
+				Answers(documents.ErrProposalDecided, domain.ErrRevisionConflict).
+				Handle(kit.JSON(kit.Change("proposalId", documents.DecideProposal, proposalToJSON)), kit.OK(kit.Ref("EvidenceProposal"))),
 		},
 		Schemas: map[string]kit.Schema{
 			"EvidenceProposal": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "document_version": kit.UUID(), "catalog_item": kit.UUID(), "component": kit.Nullable(kit.UUID()),
-				"code": kit.Enum(models.EvidenceCodeNames()...), "value": kit.DecimalString(), "unit": kit.Str(),
+				"code": kit.Enum(documents.EvidenceCodeNames()...), "value": kit.DecimalString(), "unit": kit.Str(),
 				"method": kit.Nullable(kit.Str()), "result": kit.Nullable(kit.Str()), "laboratory_report": kit.Nullable(kit.UUID()),
-				"source_page": kit.Int(), "source_text": kit.Str(), "origin": kit.Enum(models.OriginAnalysis, models.OriginManual),
-				"analysis_run": kit.Nullable(kit.Int()), "status": kit.Enum(models.ProposalStatuses...),
+				"source_page": kit.Int(), "source_text": kit.Str(), "origin": kit.Enum(documents.OriginAnalysis, documents.OriginManual),
+				"analysis_run": kit.Nullable(kit.Int()), "status": kit.Enum(documents.ProposalStatuses...),
 				"note": kit.Nullable(kit.Str()), "accepted_value": kit.Nullable(kit.DecimalString()),
 				"decided_by": kit.Nullable(kit.UUID()), "decided_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(),
 				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
@@ -71,7 +72,7 @@ type proposalJSON struct {
 	UpdatedAt        time.Time        `json:"updated_at"`
 }
 
-func proposalToJSON(p *models.EvidenceProposal) proposalJSON {
+func proposalToJSON(p *documents.EvidenceProposal) proposalJSON {
 	out := proposalJSON{ID: p.ID, DocumentVersion: p.DocumentVersionID, CatalogItem: p.CatalogItemID, Component: p.ComponentID,
 		Code: p.Code, Value: p.Value, Unit: p.Unit, Method: p.Method, Result: p.Result, LaboratoryReport: p.LaboratoryReportVersionID,
 		SourcePage: p.SourcePage, SourceText: p.SourceText, Origin: p.Origin, AnalysisRun: p.AnalysisRun, Status: p.Status,
@@ -83,12 +84,12 @@ func proposalToJSON(p *models.EvidenceProposal) proposalJSON {
 	return out
 }
 
-func (h *handlers) createProposal(c *gin.Context, in *models.ProposalCreate) error {
+func (h *handlers) createProposal(c *gin.Context, in *documents.ProposalCreate) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	p, err := models.CreateProposal(kit.Work(c), id, in)
+	p, err := documents.CreateProposal(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -106,11 +107,11 @@ type proposalQuery struct {
 func (q *proposalQuery) Declare(f *input.Fields) {
 	f.Ref("item", &q.Item, input.Ref{})
 	f.Ref("document_version", &q.DocumentVersion, input.Ref{})
-	f.Enum("status", &q.Status, input.Enum{Values: models.ProposalStatuses})
+	f.Enum("status", &q.Status, input.Enum{Values: documents.ProposalStatuses})
 }
 
 func (h *handlers) listProposals(c *gin.Context, q *proposalQuery) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.EvidenceProposal{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&documents.EvidenceProposal{})
 	db = kit.Filter(kit.Filter(kit.Filter(db, "catalog_item_id", q.Item), "document_version_id", q.DocumentVersion), "status", q.Status)
 	return kit.Paginate(c, db, kit.OldestFirst, proposalToJSON)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/models"
+	"ppwr/domain/documents"
 )
 
 // citable uploads the measurements PDF about item with the document type
@@ -22,7 +22,7 @@ func (d *docs) citable(t *testing.T, item, documentType string) map[string]any {
 	v := d.uploadDocument(t, map[string]string{"document_type": documentType, "title": "Karta", "catalog_item": item},
 		"karta.pdf", fixtureFile(t, "measurements.pdf"))
 	v = d.processed(t, v["id"].(string))
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
 	return v
 }
 
@@ -47,7 +47,7 @@ func TestManualProposalsQuoteTheirPageExactly(t *testing.T) {
 	assert.Equal(t, "manual", res.JSON["origin"])
 	assert.Equal(t, "open", res.JSON["status"])
 	assert.Equal(t, item, res.JSON["catalog_item"])
-	assert.Equal(t, models.ReviewInReview, d.get(t, "/document-versions/"+v["id"].(string))["review_status"], "a proposal starts the review")
+	assert.Equal(t, documents.ReviewInReview, d.get(t, "/document-versions/"+v["id"].(string))["review_status"], "a proposal starts the review")
 
 	for name, c := range map[string]struct {
 		body  map[string]any
@@ -152,7 +152,7 @@ func TestProposalDecisionsAreFinalAndMakeEvidencedFacts(t *testing.T) {
 	assert.Len(t, list, 3)
 	assert.Empty(t, d.get(t, "/evidence-proposals?item="+uuid.NewString())["data"])
 
-	facts, err := models.EvidencedFacts(context.Background(), d.DB, d.tn.Org, uuid.MustParse(item))
+	facts, err := documents.EvidencedFacts(context.Background(), d.DB, d.tn.Org, uuid.MustParse(item))
 	require.NoError(t, err)
 	byCode := map[string]decimal.Decimal{}
 	for _, f := range facts {

@@ -13,11 +13,13 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/documents"
+	"ppwr/domain/suppliers"
 	a "ppwr/internal/access"
 	"ppwr/internal/filecheck"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -27,7 +29,7 @@ func (h *handlers) files() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("uploadDocument", kit.Org+"/documents", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
-				Handle(kit.Multipart("DocumentUpload", kit.UploadSchema(&models.DocumentUpload{}), h.uploadDocument), version),
+				Handle(kit.Multipart("DocumentUpload", kit.UploadSchema(&documents.DocumentUpload{}), h.uploadDocument), version),
 			kit.List("listDocuments", kit.Org+"/documents", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Query(h.listDocuments), kit.ListOK("Document")),
 			kit.Get("getDocument", kit.Org+"/documents/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
@@ -39,10 +41,10 @@ func (h *handlers) files() kit.Area {
 			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion"))),
 			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
-				Answers(models.ErrDocumentNotServable).
+				Answers(documents.ErrDocumentNotServable).
 				Handle(kit.Do(h.download), downloadResponse()),
 			kit.List("listDocumentVersionPages", kit.Org+"/document-versions/{recordId}/pages", tag, a.DocumentsRead, a.DocumentsView).
-				Answers(kit.FileNotReady(""), models.ErrDocumentNotServable).
+				Answers(kit.FileNotReady(""), documents.ErrDocumentNotServable).
 				Handle(kit.Do(h.listPages), kit.ListOK("DocumentPage")),
 		},
 		Schemas: map[string]kit.Schema{
@@ -50,16 +52,16 @@ func (h *handlers) files() kit.Area {
 				"id": kit.UUID(), "document_type": kit.Str(), "title": kit.Str(),
 				"catalog_item": kit.Nullable(kit.UUID()), "party": kit.Nullable(kit.UUID()),
 				"valid_from": kit.Nullable(kit.Date()), "valid_until": kit.Nullable(kit.Date()),
-				"language": kit.Nullable(kit.Enum(models.DocumentLanguages...)), "generated_kind": kit.Nullable(kit.Str()),
+				"language": kit.Nullable(kit.Enum(documents.DocumentLanguages...)), "generated_kind": kit.Nullable(kit.Str()),
 				"version_count": kit.Int(), "current_version": kit.Nullable(kit.Ref("DocumentVersion")),
 				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 			}),
 			"DocumentVersion": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "document": kit.UUID(), "version": kit.Int(), "file_name": kit.Str(),
 				"size_bytes": kit.Int(), "sha256": kit.Str(), "content_type": kit.Nullable(kit.Str()),
-				"processing_status": kit.Enum(models.ProcessingStatuses...), "processing_reason": kit.Nullable(kit.Str()),
+				"processing_status": kit.Enum(documents.ProcessingStatuses...), "processing_reason": kit.Nullable(kit.Str()),
 				"page_count": kit.Nullable(kit.Int()), "processed_at": kit.Nullable(kit.DateTime()),
-				"review_status": kit.Enum(models.ReviewStatuses...), "review_reason": kit.Nullable(kit.Str()),
+				"review_status": kit.Enum(documents.ReviewStatuses...), "review_reason": kit.Nullable(kit.Str()),
 				"reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
 				"uploaded_by": kit.Nullable(kit.UUID()), "analysis_count": kit.Int(), "revision": kit.Int(),
 				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
@@ -100,7 +102,7 @@ type documentJSON struct {
 	UpdatedAt      time.Time    `json:"updated_at"`
 }
 
-func documentToJSON(d *models.Document) documentJSON {
+func documentToJSON(d *documents.Document) documentJSON {
 	return documentJSON{ID: d.ID, DocumentType: d.DocumentType, Title: d.Title, CatalogItem: d.CatalogItemID, Party: d.PartyID,
 		ValidFrom: kit.Day(d.ValidFrom), ValidUntil: kit.Day(d.ValidUntil), Language: d.Language, GeneratedKind: d.GeneratedKind,
 		VersionCount: d.VersionCount, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
@@ -131,9 +133,9 @@ type versionJSON struct {
 
 // versionRenderer renders versions in the request's language: the
 // reason of a quarantine or failure is a message key.
-func versionRenderer(c *gin.Context) func(*models.DocumentVersion) versionJSON {
+func versionRenderer(c *gin.Context) func(*documents.DocumentVersion) versionJSON {
 	locale := kit.State(c).Locale
-	return func(v *models.DocumentVersion) versionJSON {
+	return func(v *documents.DocumentVersion) versionJSON {
 		out := versionJSON{ID: v.ID, Document: v.DocumentID, Version: v.Version, FileName: v.FileName, SizeBytes: v.SizeBytes,
 			SHA256: v.SHA256, ContentType: v.ContentType, ProcessingStatus: v.ProcessingStatus, PageCount: v.PageCount,
 			ProcessedAt: kit.UTC(v.ProcessedAt), ReviewStatus: v.ReviewStatus, ReviewReason: v.ReviewReason,
@@ -159,18 +161,18 @@ const metadataMax = 4 << 10
 
 // storeUpload streams the request's file to the object store under the
 // version's key; the version id is chosen before the bytes arrive.
-func (h *handlers) storeUpload(c *gin.Context, documentID, versionID uuid.UUID, fields []string) (*kit.Upload, models.StoredFile, error) {
+func (h *handlers) storeUpload(c *gin.Context, documentID, versionID uuid.UUID, fields []string) (*kit.Upload, documents.StoredFile, error) {
 	ctx := c.Request.Context()
-	key := models.DocumentObjectKey(kit.OrgID(c), documentID, versionID)
+	key := documents.DocumentObjectKey(kit.OrgID(c), documentID, versionID)
 	up, err := kit.ReadUpload(c, kit.UploadForm{
 		MaxBytes: h.maxUploadBytes(), Fields: fields, FieldMax: metadataMax,
 		Put:    func(_ string, body io.Reader) error { return h.Storage.Put(ctx, key, body, "application/octet-stream") },
 		Remove: func(string) { _ = h.Storage.Delete(ctx, key) },
 	})
 	if err != nil {
-		return nil, models.StoredFile{}, err
+		return nil, documents.StoredFile{}, err
 	}
-	return up, models.StoredFile{FileName: up.FileName, ObjectKey: key, Size: up.Size, SHA256: up.SHA256}, nil
+	return up, documents.StoredFile{FileName: up.FileName, ObjectKey: key, Size: up.Size, SHA256: up.SHA256}, nil
 }
 
 // uploadDocument streams the file to the object store, then records the
@@ -178,15 +180,15 @@ func (h *handlers) storeUpload(c *gin.Context, documentID, versionID uuid.UUID, 
 // in one unit of work. Should the metadata be refused or the unit fail,
 // the object is removed: no document without its file, no orphan file.
 func (h *handlers) uploadDocument(c *gin.Context) error {
-	doc := &models.Document{ID: models.NewID()}
-	versionID := models.NewID()
+	doc := &documents.Document{ID: domain.NewID()}
+	versionID := domain.NewID()
 	up, file, err := h.storeUpload(c, doc.ID, versionID, metadataFields)
 	if err != nil {
 		return err
 	}
-	var in models.DocumentUpload
+	var in documents.DocumentUpload
 	input.FromCells(up.Fields, &in)
-	v, err := models.UploadDocument(kit.Work(c), doc, versionID, &in, file)
+	v, err := suppliers.UploadDocument(kit.Work(c), doc, versionID, &in, file)
 	return h.answerUpload(c, v, err, up.Discard)
 }
 
@@ -200,24 +202,24 @@ func (h *handlers) uploadVersion(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := models.Find[models.Document](c.Request.Context(), h.DB, kit.OrgID(c), documentID); err != nil {
+	if _, err := domain.Find[documents.Document](c.Request.Context(), h.DB, kit.OrgID(c), documentID); err != nil {
 		return err
 	}
-	versionID := models.NewID()
+	versionID := domain.NewID()
 	up, file, err := h.storeUpload(c, documentID, versionID, nil)
 	if err != nil {
 		return err
 	}
-	v, err := models.AddDocumentVersion(kit.Work(c), documentID, versionID, file)
+	v, err := documents.AddDocumentVersion(kit.Work(c), documentID, versionID, file)
 	return h.answerUpload(c, v, err, up.Discard)
 }
 
 // answerUpload records the processing start of a new version and
 // answers 201, or removes the stored file (discard) when anything
 // failed.
-func (h *handlers) answerUpload(c *gin.Context, v *models.DocumentVersion, err error, discard func()) error {
+func (h *handlers) answerUpload(c *gin.Context, v *documents.DocumentVersion, err error, discard func()) error {
 	if err == nil {
-		err = models.StartWorkflow(kit.Work(c), workflows.DocumentProcessingWorkflowID(v.ID), workflows.DocumentProcessingType,
+		err = domain.StartWorkflow(kit.Work(c), workflows.DocumentProcessingWorkflowID(v.ID), workflows.DocumentProcessingType,
 			v.ID, workflows.DocumentVersionInput{VersionID: v.ID})
 	}
 	if err != nil {
@@ -242,7 +244,7 @@ func (q *documentQuery) Declare(f *input.Fields) {
 }
 
 func (h *handlers) listDocuments(c *gin.Context, q *documentQuery) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Document{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&documents.Document{})
 	db = kit.Filter(kit.Filter(kit.Filter(db, "catalog_item_id", q.CatalogItem), "document_type", q.DocumentType), "party_id", q.Party)
 	return kit.Paginate(c, db, kit.NewestFirst, documentToJSON)
 }
@@ -254,13 +256,13 @@ func (h *handlers) getDocument(c *gin.Context) error {
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	doc, err := models.Find[models.Document](ctx, h.DB, org, id)
+	doc, err := domain.Find[documents.Document](ctx, h.DB, org, id)
 	if err != nil {
 		return err
 	}
 	out := documentToJSON(doc)
-	var current models.DocumentVersion
-	if err := models.Tenant(ctx, h.DB, org).Where("document_id = ? AND version = ?", id, doc.VersionCount).Take(&current).Error; err != nil {
+	var current documents.DocumentVersion
+	if err := domain.Tenant(ctx, h.DB, org).Where("document_id = ? AND version = ?", id, doc.VersionCount).Take(&current).Error; err != nil {
 		return err
 	}
 	rendered := versionRenderer(c)(&current)
@@ -275,10 +277,10 @@ func (h *handlers) listVersions(c *gin.Context) error {
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	if _, err := models.Find[models.Document](ctx, h.DB, org, id); err != nil {
+	if _, err := domain.Find[documents.Document](ctx, h.DB, org, id); err != nil {
 		return err
 	}
-	db := models.Tenant(ctx, h.DB, org).Model(&models.DocumentVersion{}).Where("document_id = ?", id)
+	db := domain.Tenant(ctx, h.DB, org).Model(&documents.DocumentVersion{}).Where("document_id = ?", id)
 	return kit.Paginate(c, db, kit.OldestFirst, versionRenderer(c))
 }
 
@@ -295,12 +297,12 @@ func (h *handlers) download(c *gin.Context) error {
 		return err
 	}
 	ctx := c.Request.Context()
-	v, err := models.Find[models.DocumentVersion](ctx, h.DB, kit.OrgID(c), id)
+	v, err := domain.Find[documents.DocumentVersion](ctx, h.DB, kit.OrgID(c), id)
 	if err != nil {
 		return err
 	}
 	if !v.Servable() {
-		return models.ErrDocumentNotServable.On("processing_status", "field.document_state", v.ProcessingStatus, v.ReviewStatus)
+		return documents.ErrDocumentNotServable.On("processing_status", "field.document_state", v.ProcessingStatus, v.ReviewStatus)
 	}
 	obj, err := h.Storage.Get(ctx, v.ObjectKey)
 	if err != nil {
@@ -333,7 +335,7 @@ func (h *handlers) listPages(c *gin.Context) error {
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	v, err := models.Find[models.DocumentVersion](ctx, h.DB, org, id)
+	v, err := domain.Find[documents.DocumentVersion](ctx, h.DB, org, id)
 	if err != nil {
 		return err
 	}
@@ -341,9 +343,9 @@ func (h *handlers) listPages(c *gin.Context) error {
 	case !v.Processed():
 		return kit.FileNotReady(v.ProcessingStatus)
 	case !v.Servable():
-		return models.ErrDocumentNotServable.On("processing_status", "field.document_state", v.ProcessingStatus, v.ReviewStatus)
+		return documents.ErrDocumentNotServable.On("processing_status", "field.document_state", v.ProcessingStatus, v.ReviewStatus)
 	}
-	db := models.Tenant(ctx, h.DB, org).Model(&models.DocumentPage{}).Where("document_version_id = ?", id)
-	return kit.PaginateByNumber(c, db, "page", func(p *models.DocumentPage) int { return p.Page },
-		func(p *models.DocumentPage) pageJSON { return pageJSON{Page: p.Page, Text: p.Text} })
+	db := domain.Tenant(ctx, h.DB, org).Model(&documents.DocumentPage{}).Where("document_version_id = ?", id)
+	return kit.PaginateByNumber(c, db, "page", func(p *documents.DocumentPage) int { return p.Page },
+		func(p *documents.DocumentPage) pageJSON { return pageJSON{Page: p.Page, Text: p.Text} })
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/documents"
 	a "ppwr/internal/access"
 	"ppwr/internal/i18n"
 	"ppwr/internal/pdfgen"
-	"ppwr/models"
 )
 
 // generated declares documents the service renders from an item's data.
@@ -28,13 +29,13 @@ func (h *handlers) generated() kit.Area {
 // the body's revision, stores the PDF as the first version of a new
 // document about the item and queues its processing like an upload's.
 // The PDF is a draft and says so: nothing is signed.
-func (h *handlers) generate(c *gin.Context, in *models.GenerateDocument) error {
+func (h *handlers) generate(c *gin.Context, in *documents.GenerateDocument) error {
 	itemID, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
 	}
 	w := kit.Work(c)
-	basis, err := models.LoadGenerationBasis(w, itemID, in)
+	basis, err := documents.LoadGenerationBasis(w, itemID, in)
 	if err != nil {
 		return err
 	}
@@ -48,20 +49,20 @@ func (h *handlers) generate(c *gin.Context, in *models.GenerateDocument) error {
 		return err
 	}
 	sum := sha256.Sum256(pdf.Bytes())
-	documentID, versionID := models.NewID(), models.NewID()
+	documentID, versionID := domain.NewID(), domain.NewID()
 	fileName := in.Kind.Value + "-" + basis.Specifications.InternalCode + "-r" + strconv.Itoa(basis.Version.Revision) + ".pdf"
-	file := models.StoredFile{FileName: fileName, ObjectKey: models.DocumentObjectKey(kit.OrgID(c), documentID, versionID),
+	file := documents.StoredFile{FileName: fileName, ObjectKey: documents.DocumentObjectKey(kit.OrgID(c), documentID, versionID),
 		Size: int64(pdf.Len()), SHA256: hex.EncodeToString(sum[:])}
 	ctx := c.Request.Context()
 	if err := h.Storage.Put(ctx, file.ObjectKey, &pdf, "application/pdf"); err != nil {
 		return err
 	}
-	v, err := models.CreateGeneratedDocument(w, basis, documentID, in.Kind.Value, doc.Title, string(locale), versionID, file)
+	v, err := documents.CreateGeneratedDocument(w, basis, documentID, in.Kind.Value, doc.Title, string(locale), versionID, file)
 	return h.answerUpload(c, v, err, func() { _ = h.Storage.Delete(ctx, file.ObjectKey) })
 }
 
 // renderable is the content of a generated document in a language.
-func renderable(l i18n.Locale, kind string, b *models.GenerationBasis, at time.Time) pdfgen.Document {
+func renderable(l i18n.Locale, kind string, b *documents.GenerationBasis, at time.Time) pdfgen.Document {
 	t := func(key string, args ...any) string { return i18n.T(l, "generated."+key, args...) }
 	s := b.Specifications
 	item := pdfgen.Section{Heading: t("item"), Rows: []pdfgen.Row{
@@ -96,7 +97,7 @@ func renderable(l i18n.Locale, kind string, b *models.GenerationBasis, at time.T
 		Notice: t("draft_notice"), Footer: t("footer", b.Version.Revision), Created: at,
 	}
 	switch kind {
-	case models.GeneratedDeclarationOfConformity:
+	case documents.GeneratedDeclarationOfConformity:
 		doc.Sections = []pdfgen.Section{
 			{Heading: t("doc.identification"), Rows: []pdfgen.Row{{Label: t("doc.number"), Value: t("doc.number_draft")}}},
 			{Heading: t("doc.packaging"), Rows: item.Rows[:2]},
@@ -106,7 +107,7 @@ func renderable(l i18n.Locale, kind string, b *models.GenerationBasis, at time.T
 			{Heading: t("doc.signature"), Paragraphs: []string{t("doc.not_signed")}},
 			basis,
 		}
-	case models.GeneratedTechnicalDocumentSummary:
+	case documents.GeneratedTechnicalDocumentSummary:
 		doc.Sections = []pdfgen.Section{item, components,
 			{Heading: t("tech.contents"), Paragraphs: []string{t("tech.scope")}}, basis}
 	default:

@@ -7,8 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/documents"
 	a "ppwr/internal/access"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -18,12 +19,12 @@ func (h *handlers) review() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("analyzeDocumentVersion", kit.Org+"/document-versions/{recordId}/analyze", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				Answers(models.ErrDocumentNotAnalyzable).
+				Answers(documents.ErrDocumentNotAnalyzable).
 				Handle(kit.Do(h.analyze), kit.OK(kit.Ref("AnalysisQueued"))),
 			// The decision also needs documents.approve or documents.revoke,
 			// depending on the decision in the body; the handler checks that.
 			kit.Post("decideDocumentVersion", kit.Org+"/document-versions/{recordId}/decision", tag, a.DocumentsReview, a.DocumentsView).
-				Answers(models.ErrOwnUpload, models.ErrDocumentNotReviewable, models.ErrDocumentNotApproved, models.ErrRevisionConflict).
+				Answers(documents.ErrOwnUpload, documents.ErrDocumentNotReviewable, documents.ErrDocumentNotApproved, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.decide), kit.OK(kit.Ref("DocumentVersion"))),
 		},
 		Schemas: map[string]kit.Schema{
@@ -37,21 +38,21 @@ func (h *handlers) review() kit.Area {
 // decide checks the permission the decision needs on top of the
 // operation's, then applies the state table. Under dual control only an
 // owner or admin may approve their own upload.
-func (h *handlers) decide(c *gin.Context, in *models.DocumentDecision) error {
+func (h *handlers) decide(c *gin.Context, in *documents.DocumentDecision) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
 	cred := kit.State(c).Credential
 	needed := a.DocumentsApprove
-	if in.Decision.Value == models.DecisionRevoked {
+	if in.Decision.Value == documents.DecisionRevoked {
 		needed = a.DocumentsRevoke
 	}
 	if in.Decision.Set() && !cred.HasPermission(needed) {
 		return kit.NewProblem(http.StatusForbidden, kit.CodeMissingPermission, "error.missing_permission", string(needed))
 	}
 	user := cred.UserID
-	v, err := models.DecideDocumentVersion(kit.Work(c), id, in, models.Reviewer{
+	v, err := documents.DecideDocumentVersion(kit.Work(c), id, in, documents.Reviewer{
 		UserID: &user, SelfApproval: !cred.DualControl || cred.Role.HoldsAllPermissions(),
 	})
 	if err != nil {
@@ -76,12 +77,12 @@ func (h *handlers) analyze(c *gin.Context) error {
 		return err
 	}
 	w := kit.Work(c)
-	run, err := models.RequestAnalysis(w, id)
+	run, err := documents.RequestAnalysis(w, id)
 	if err != nil {
 		return err
 	}
 	workflowID := workflows.DocumentAnalysisWorkflowID(id, run.Run)
-	if err := models.StartWorkflow(w, workflowID, workflows.DocumentAnalysisType, id,
+	if err := domain.StartWorkflow(w, workflowID, workflows.DocumentAnalysisType, id,
 		workflows.DocumentVersionInput{VersionID: id, Run: run.Run}); err != nil {
 		return err
 	}

@@ -17,11 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain/documents"
+	"ppwr/domain/suppliers"
 	"ppwr/inbound"
 	"ppwr/internal/mailin"
 	"ppwr/internal/smtpsink"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -90,7 +91,7 @@ func (m *mailbox) filed(t *testing.T, request string, n int) map[string]any {
 		replies := r["replies"].([]any)
 		done := 0
 		for _, rp := range replies {
-			if rp.(map[string]any)["status"] != models.ReplyReceived {
+			if rp.(map[string]any)["status"] != suppliers.ReplyReceived {
 				done++
 			}
 		}
@@ -150,7 +151,7 @@ func TestARepliedFileLandsOnItsLineThroughScanningAndReview(t *testing.T) {
 	assert.Nil(t, first["flag"])
 	require.Len(t, first["documents"], 1)
 	stranger := byID["other@inny.example"]
-	assert.Equal(t, models.FlagUnknownSender, stranger["flag"], "a sender who is not a recipient")
+	assert.Equal(t, suppliers.FlagUnknownSender, stranger["flag"], "a sender who is not a recipient")
 	assert.Equal(t, stranger["documents"], r["triage_documents"], "held for triage, not attached to the line")
 	assert.Nil(t, byID["eicar@kartonex.example"]["flag"], "a recipient's address in another case and with a name")
 
@@ -159,7 +160,7 @@ func TestARepliedFileLandsOnItsLineThroughScanningAndReview(t *testing.T) {
 	assert.ElementsMatch(t, append(first["documents"].([]any), byID["eicar@kartonex.example"]["documents"].([]any)...), line["documents"])
 
 	v := m.processed(t, first["documents"].([]any)[0].(string))
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
 	assert.Equal(t, "Deklaracja zgodności.pdf", v["file_name"])
 	assert.EqualValues(t, 3, v["page_count"], "processed like an upload: pages extracted")
 	doc := m.get(t, "/documents/"+v["document"].(string))
@@ -167,7 +168,7 @@ func TestARepliedFileLandsOnItsLineThroughScanningAndReview(t *testing.T) {
 	assert.Equal(t, item, doc["catalog_item"], "about the line's item")
 	assert.Equal(t, party.JSON["id"], doc["party"], "from the request's supplier")
 	virus := m.processed(t, byID["eicar@kartonex.example"]["documents"].([]any)[0].(string))
-	assert.Equal(t, models.ProcessingQuarantined, virus["processing_status"])
+	assert.Equal(t, documents.ProcessingQuarantined, virus["processing_status"])
 
 	review := func(body map[string]any) *apitest.Response {
 		return m.post(t, m.tn, "/supplier-requests/"+request+"/lines/"+line["id"].(string)+"/review", body)
@@ -182,7 +183,7 @@ func TestARepliedFileLandsOnItsLineThroughScanningAndReview(t *testing.T) {
 	require.NoError(t, m.mail(replyTo, reply(t, "oferty@kartonex.example", "late@kartonex.example", "pozno.txt", []byte("Poprawka."))))
 	r = m.filed(t, request, 4)
 	late := r["replies"].([]any)[3].(map[string]any)
-	assert.Equal(t, models.FlagRequestClosed, late["flag"], "kept, but flagged: the request is closed")
+	assert.Equal(t, suppliers.FlagRequestClosed, late["flag"], "kept, but flagged: the request is closed")
 	assert.Contains(t, r["triage_documents"], late["documents"].([]any)[0])
 	assert.Contains(t, m.EventTypes(m.tn.Org), "supplier_request.reply_received")
 }

@@ -7,8 +7,10 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/documents"
 	a "ppwr/internal/access"
-	"ppwr/models"
 )
 
 // traceability declares the links from packaging items to approved
@@ -19,7 +21,7 @@ func (h *handlers) traceability() kit.Area {
 			kit.List("listTraceabilityLinks", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.listLinks), kit.ListOK("TraceabilityLink")),
 			kit.Post("createTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability", tag, a.EvidenceReview, a.EvidenceReviewPerm).
-				Answers(models.ErrItemArchived, models.ErrDocumentNotApproved, models.ErrLinkExists, models.ErrRevisionConflict).
+				Answers(domain.ErrItemArchived, documents.ErrDocumentNotApproved, documents.ErrLinkExists, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.createLink), kit.CreatedResponse(kit.Ref("TraceabilityLink"), "getTraceabilityLink")),
 			kit.Get("getTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getLink), kit.OK(kit.Ref("TraceabilityLink"))),
@@ -27,7 +29,7 @@ func (h *handlers) traceability() kit.Area {
 		Schemas: map[string]kit.Schema{
 			"TraceabilityLink": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "catalog_item": kit.UUID(), "version": kit.UUID(), "document": kit.UUID(),
-				"link_type": kit.Enum(models.TraceabilityLinkTypes...), "catalog_revision": kit.Int(),
+				"link_type": kit.Enum(documents.TraceabilityLinkTypes...), "catalog_revision": kit.Int(),
 				"document_title": kit.Str(), "valid_from": kit.Nullable(kit.Date()), "valid_until": kit.Nullable(kit.Date()),
 				"created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
 			}),
@@ -49,18 +51,18 @@ type linkJSON struct {
 	CreatedAt       time.Time  `json:"created_at"`
 }
 
-func linkToJSON(l *models.TraceabilityLinkView) linkJSON {
+func linkToJSON(l *documents.TraceabilityLinkView) linkJSON {
 	return linkJSON{ID: l.ID, CatalogItem: l.CatalogItemID, Version: l.DocumentVersionID, Document: l.DocumentID,
 		LinkType: l.LinkType, CatalogRevision: l.CatalogRevision, DocumentTitle: l.DocumentTitle,
 		ValidFrom: kit.Day(l.ValidFrom), ValidUntil: kit.Day(l.ValidUntil), CreatedBy: l.CreatedBy, CreatedAt: l.CreatedAt.UTC()}
 }
 
-func (h *handlers) createLink(c *gin.Context, in *models.TraceabilityCreate) error {
+func (h *handlers) createLink(c *gin.Context, in *documents.TraceabilityCreate) error {
 	id, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
 	}
-	l, err := models.CreateTraceabilityLink(kit.Work(c), id, in)
+	l, err := documents.CreateTraceabilityLink(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -74,15 +76,15 @@ func (h *handlers) listLinks(c *gin.Context) error {
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	if _, err := models.Find[models.CatalogItem](ctx, h.DB, org, id); err != nil {
+	if _, err := domain.Find[catalog.CatalogItem](ctx, h.DB, org, id); err != nil {
 		return err
 	}
-	return kit.Paginate(c, models.ValidTraceabilityLinks(models.Tenant(ctx, h.DB, org), id), kit.OldestFirst, linkToJSON)
+	return kit.Paginate(c, documents.ValidTraceabilityLinks(domain.Tenant(ctx, h.DB, org), id), kit.OldestFirst, linkToJSON)
 }
 
 // getLink answers one link of the path's item, valid today or not: the
 // list shows what counts today, the read what was linked (a document
 // whose validity starts later is still linked).
 func (h *handlers) getLink(c *gin.Context) error {
-	return kit.ShowOf(c, h.DB, "catalogItemId", "recordId", models.FindTraceabilityLink, linkToJSON)
+	return kit.ShowOf(c, h.DB, "catalogItemId", "recordId", documents.FindTraceabilityLink, linkToJSON)
 }

@@ -13,9 +13,11 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/imports"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
-	"ppwr/models"
 )
 
 // The area's CSV files are UTF-8 with a byte order mark, which Excel needs
@@ -58,10 +60,10 @@ func (q *templateQuery) populated() bool { return q.Populated.Value == "1" }
 // unchanged but for the edits.
 func (h *handlers) codesTemplate(c *gin.Context, q *templateQuery) error {
 	out := csvFile(c, "codes.csv")
-	_ = out.Write(models.CodeMappingImportColumns)
+	_ = out.Write(imports.CodeMappingImportColumns)
 	if q.populated() {
-		var mappings []models.CodeMapping
-		err := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Order("dictionary, lower(source_code)").
+		var mappings []catalog.CodeMapping
+		err := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Order("dictionary, lower(source_code)").
 			FindInBatches(&mappings, 1000, func(*gorm.DB, int) error {
 				for _, m := range mappings {
 					_ = out.Write([]string{m.Dictionary, m.SourceCode, m.Code})
@@ -81,7 +83,7 @@ func (h *handlers) codesTemplate(c *gin.Context, q *templateQuery) error {
 // populated template is the header alone, as the README says.
 func (h *handlers) documentsTemplate(c *gin.Context, _ *templateQuery) error {
 	out := csvFile(c, "documents.csv")
-	_ = out.Write(models.DocumentMetadataImportColumns)
+	_ = out.Write(imports.DocumentMetadataImportColumns)
 	out.Flush()
 	return nil
 }
@@ -102,20 +104,20 @@ func (h *handlers) resultFile(c *gin.Context) error {
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	imp, err := models.Find[models.Import](ctx, h.DB, org, id)
+	imp, err := domain.Find[imports.Import](ctx, h.DB, org, id)
 	if err != nil {
 		return err
 	}
 	if !imp.RowsSettled() {
 		return kit.FileNotReady(imp.Status)
 	}
-	columns := models.ImportColumns[imp.Type]
+	columns := imports.ImportColumns[imp.Type]
 	out := csvFile(c, "import-"+imp.ID.String()+"-result.csv")
 	_ = out.Write(append([]string{"row", "outcome", "applied", "record_id", "message"}, columns...))
 	locale := kit.State(c).Locale
 	for after := 0; ; {
-		var rows []models.ImportRow
-		if err := models.Tenant(ctx, h.DB, org).Where("import_id = ? AND number > ?", imp.ID, after).
+		var rows []imports.ImportRow
+		if err := domain.Tenant(ctx, h.DB, org).Where("import_id = ? AND number > ?", imp.ID, after).
 			Order("number").Limit(resultPage).Find(&rows).Error; err != nil {
 			return err
 		}
@@ -132,7 +134,7 @@ func (h *handlers) resultFile(c *gin.Context) error {
 }
 
 // resultLine is one row of the result file.
-func resultLine(locale i18n.Locale, columns []string, r *models.ImportRow) []string {
+func resultLine(locale i18n.Locale, columns []string, r *imports.ImportRow) []string {
 	cells, _ := r.Cells()
 	applied := len(r.Applied) > 0 && string(r.Applied) != "null"
 	line := []string{strconv.Itoa(r.Number), r.Outcome, strconv.FormatBool(applied), recordID(r), rowMessage(locale, r, applied)}
@@ -146,7 +148,7 @@ func resultLine(locale i18n.Locale, columns []string, r *models.ImportRow) []str
 var recordIDKeys = []string{"catalogItem", "party", "codeMapping", "document"}
 
 // recordID is the record the row changed, else the one its plan names.
-func recordID(r *models.ImportRow) string {
+func recordID(r *imports.ImportRow) string {
 	for _, doc := range [][]byte{r.Applied, r.Planned} {
 		var ids map[string]any
 		if json.Unmarshal(doc, &ids) != nil {
@@ -162,8 +164,8 @@ func recordID(r *models.ImportRow) string {
 }
 
 // rowMessage says why a row is invalid, or what was or will be done.
-func rowMessage(locale i18n.Locale, r *models.ImportRow, applied bool) string {
-	if r.Outcome == models.OutcomeInvalid {
+func rowMessage(locale i18n.Locale, r *imports.ImportRow, applied bool) string {
+	if r.Outcome == imports.OutcomeInvalid {
 		var parts []string
 		for _, f := range r.FieldErrors() {
 			parts = append(parts, f.Field+": "+i18n.T(locale, f.Key, f.Args...))

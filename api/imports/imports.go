@@ -15,10 +15,11 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/imports"
 	a "ppwr/internal/access"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -49,7 +50,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listImportRows", kit.Org+"/imports/{importId}/rows", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Query(h.listImportRows), kit.ListOK("ImportRow")),
 			kit.Post("applyImport", kit.Org+"/imports/{recordId}/apply", tag, a.ImportsRun, a.ImportsRunPerm).
-				Answers(models.ErrImportNotReady, models.ErrImportPlannedOnly).
+				Answers(imports.ErrImportNotReady, imports.ErrImportPlannedOnly).
 				Handle(kit.Do(h.applyImport), importAnswer),
 			kit.Get("downloadImportResult", kit.Org+"/imports/{recordId}/result.csv", tag, a.ImportsRun, a.ImportsRunPerm).
 				Answers(kit.FileNotReady("")).
@@ -57,14 +58,14 @@ func Area(d kit.Deps) kit.Area {
 		},
 		Schemas: map[string]kit.Schema{
 			"Import": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "type": kit.Enum(models.ImportTypes...), "status": kit.Enum(models.ImportStatuses...),
+				"id": kit.UUID(), "type": kit.Enum(imports.ImportTypes...), "status": kit.Enum(imports.ImportStatuses...),
 				"file_name": kit.Str(), "size_bytes": kit.Int(), "error": kit.Nullable(kit.Str()),
 				"counts":     kit.Object(map[string]kit.Schema{"create": kit.Int(), "update": kit.Int(), "unchanged": kit.Int(), "invalid": kit.Int()}),
 				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 				"ready_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
 			}),
 			"ImportRow": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "number": kit.Int(), "outcome": kit.Enum(models.ImportOutcomes...),
+				"id": kit.UUID(), "number": kit.Int(), "outcome": kit.Enum(imports.ImportOutcomes...),
 				"input":   {"type": "object", "additionalProperties": kit.Str()},
 				"errors":  {"type": "object", "additionalProperties": kit.ArrayOf(kit.Str())},
 				"planned": kit.Nullable(kit.Schema{"type": "object"}), "applied": kit.Nullable(kit.Schema{"type": "object"}),
@@ -77,7 +78,7 @@ func Area(d kit.Deps) kit.Area {
 func uploadSchema() kit.Schema {
 	return kit.Schema{"type": "object", "required": []string{"file", "type"}, "properties": map[string]any{
 		"file": kit.Binary(),
-		"type": kit.Enum(models.ImportTypes...),
+		"type": kit.Enum(imports.ImportTypes...),
 		"mapping": kit.Schema{"type": "string", "contentMediaType": "application/json",
 			"description": "A JSON object mapping the file's column names to the import type's column names, " +
 				`for example {"Indeks": "internalCode", "Nazwa": "name"}; columns not in it must already be named as the type's columns.`},
@@ -103,16 +104,16 @@ type importJSON struct {
 
 // importRenderer renders imports in the request's language (the reason of
 // a failed one is a message key).
-func importRenderer(c *gin.Context) func(*models.Import) importJSON {
+func importRenderer(c *gin.Context) func(*imports.Import) importJSON {
 	locale := kit.State(c).Locale
-	return func(m *models.Import) importJSON { return importToJSON(locale, m) }
+	return func(m *imports.Import) importJSON { return importToJSON(locale, m) }
 }
 
-func importToJSON(locale i18n.Locale, m *models.Import) importJSON {
+func importToJSON(locale i18n.Locale, m *imports.Import) importJSON {
 	out := importJSON{ID: m.ID, Type: m.Type, Status: m.Status, FileName: m.FileName, SizeBytes: m.SizeBytes,
 		Counts: map[string]int{
-			models.OutcomeCreate: m.CreateCount, models.OutcomeUpdate: m.UpdateCount,
-			models.OutcomeUnchanged: m.UnchangedCount, models.OutcomeInvalid: m.InvalidCount,
+			imports.OutcomeCreate: m.CreateCount, imports.OutcomeUpdate: m.UpdateCount,
+			imports.OutcomeUnchanged: m.UnchangedCount, imports.OutcomeInvalid: m.InvalidCount,
 		},
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: kit.UTC(m.ReadyAt), CompletedAt: kit.UTC(m.CompletedAt)}
 	if key, args, ok := m.ErrorReason(); ok {
@@ -123,7 +124,7 @@ func importToJSON(locale i18n.Locale, m *models.Import) importJSON {
 }
 
 func (h *handlers) listImports(c *gin.Context) error {
-	q := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Import{})
+	q := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&imports.Import{})
 	return kit.Paginate(c, q, kit.NewestFirst, importRenderer(c))
 }
 
@@ -137,26 +138,26 @@ func (h *handlers) getImport(c *gin.Context) error {
 // commit fail, an unreferenced object is left, never an import without
 // its file.
 func (h *handlers) createImport(c *gin.Context) error {
-	ctx, org, id := c.Request.Context(), kit.OrgID(c), models.NewID()
+	ctx, org, id := c.Request.Context(), kit.OrgID(c), domain.NewID()
 	file, err := kit.ReadUpload(c, kit.UploadForm{
 		MaxBytes: MaxUploadBytes, Fields: []string{"type", "mapping", "sheet"}, FieldMax: formFieldMax,
 		Put: func(name string, body io.Reader) error {
-			return h.Storage.Put(ctx, models.ImportObjectKey(org, id, name), body, "text/csv")
+			return h.Storage.Put(ctx, imports.ImportObjectKey(org, id, name), body, "text/csv")
 		},
-		Remove: func(name string) { _ = h.Storage.Delete(ctx, models.ImportObjectKey(org, id, name)) },
+		Remove: func(name string) { _ = h.Storage.Delete(ctx, imports.ImportObjectKey(org, id, name)) },
 	})
 	if err != nil {
 		return err
 	}
-	up := upload{ImportUpload: models.ImportUpload{FileName: file.FileName, Size: file.Size}, fields: file.Fields}
+	up := upload{ImportUpload: imports.ImportUpload{FileName: file.FileName, Size: file.Size}, fields: file.Fields}
 	if err := up.check(); err != nil {
 		file.Discard()
 		return err
 	}
 	w := kit.Work(c)
-	imp, err := models.CreateImport(w, id, up.ImportUpload)
+	imp, err := imports.CreateImport(w, id, up.ImportUpload)
 	if err == nil {
-		err = models.StartWorkflow(w, workflows.ImportWorkflowID(id), workflows.ImportPreviewType, id, workflows.ImportInput{ImportID: id})
+		err = domain.StartWorkflow(w, workflows.ImportWorkflowID(id), workflows.ImportPreviewType, id, workflows.ImportInput{ImportID: id})
 	}
 	if err != nil {
 		file.Discard()
@@ -173,7 +174,7 @@ const formFieldMax = 16 << 10
 // upload is what the form sent: the stored file and the text fields, read
 // into the import's upload by check.
 type upload struct {
-	models.ImportUpload
+	imports.ImportUpload
 	fields map[string]string
 }
 
@@ -182,12 +183,12 @@ type upload struct {
 func (u *upload) check() error {
 	var fields []input.FieldError
 	u.Type = strings.TrimSpace(u.fields["type"])
-	columns, known := models.ImportColumns[u.Type]
+	columns, known := imports.ImportColumns[u.Type]
 	switch {
 	case u.Type == "":
 		fields = append(fields, kit.Field("type", "field.required"))
 	case !known:
-		fields = append(fields, kit.Field("type", "field.one_of", strings.Join(models.ImportTypes, ", ")))
+		fields = append(fields, kit.Field("type", "field.one_of", strings.Join(imports.ImportTypes, ", ")))
 	}
 	if raw := strings.TrimSpace(u.fields["mapping"]); raw != "" {
 		if json.Unmarshal([]byte(raw), &u.Mapping) != nil {
@@ -238,11 +239,11 @@ func (h *handlers) applyImport(c *gin.Context) error {
 		return err
 	}
 	w := kit.Work(c)
-	imp, err := models.RequestImportApply(w, id)
+	imp, err := imports.RequestImportApply(w, id)
 	if err != nil {
 		return err
 	}
-	if err := models.StartWorkflow(w, workflows.ImportApplyWorkflowID(id), workflows.ImportApplyType, id, workflows.ImportInput{ImportID: id}); err != nil {
+	if err := domain.StartWorkflow(w, workflows.ImportApplyWorkflowID(id), workflows.ImportApplyType, id, workflows.ImportInput{ImportID: id}); err != nil {
 		return err
 	}
 	c.JSON(http.StatusAccepted, importRenderer(c)(imp))
@@ -256,7 +257,7 @@ type rowQuery struct {
 }
 
 func (q *rowQuery) Declare(f *input.Fields) {
-	f.Enum("outcome", &q.Outcome, input.Enum{Values: models.ImportOutcomes})
+	f.Enum("outcome", &q.Outcome, input.Enum{Values: imports.ImportOutcomes})
 }
 
 // importRowJSON is one row with its errors in the request's language.
@@ -276,15 +277,15 @@ func (h *handlers) listImportRows(c *gin.Context, q *rowQuery) error {
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	if _, err := models.Find[models.Import](ctx, h.DB, org, importID); err != nil {
+	if _, err := domain.Find[imports.Import](ctx, h.DB, org, importID); err != nil {
 		return err
 	}
-	db := models.Tenant(ctx, h.DB, org).Model(&models.ImportRow{}).Where("import_id = ?", importID)
+	db := domain.Tenant(ctx, h.DB, org).Model(&imports.ImportRow{}).Where("import_id = ?", importID)
 	if q.Outcome.Set() {
 		db = db.Where("outcome = ?", q.Outcome.Value)
 	}
 	locale := kit.State(c).Locale
-	return kit.Paginate(c, db, kit.OldestFirst, func(r *models.ImportRow) importRowJSON {
+	return kit.Paginate(c, db, kit.OldestFirst, func(r *imports.ImportRow) importRowJSON {
 		cells, _ := r.Cells()
 		out := importRowJSON{ID: r.ID, Number: r.Number, Outcome: r.Outcome, Input: cells, Errors: map[string][]string{},
 			Planned: raw(r.Planned), Applied: raw(r.Applied)}

@@ -20,8 +20,9 @@ import (
 
 	"ppwr/api/apitest"
 	importsapi "ppwr/api/imports"
+	"ppwr/domain/catalog"
+	"ppwr/domain/imports"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -174,7 +175,7 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, again.Code, again.Body.String())
 	assert.Equal(t, id, again.JSON["id"], "the retried upload is the same import")
 	var count int64
-	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ?", f.tn.Org).Count(&count).Error)
+	require.NoError(t, f.DB.Model(&imports.Import{}).Where("organization_id = ?", f.tn.Org).Count(&count).Error)
 	assert.Equal(t, int64(1), count)
 
 	early := f.Do(apitest.Req{Method: http.MethodPost, Path: f.tn.Path("/imports/" + id + "/apply"), Token: f.tn.Token,
@@ -201,7 +202,7 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 	assert.Contains(t, invalid["errors"], "stockUnit")
 	assert.Len(t, f.rows(t, id, "?outcome=invalid"), 1)
 	var items int64
-	require.NoError(t, f.DB.Model(&models.CatalogItem{}).Where("organization_id = ?", f.tn.Org).Count(&items).Error)
+	require.NoError(t, f.DB.Model(&catalog.CatalogItem{}).Where("organization_id = ?", f.tn.Org).Count(&items).Error)
 	assert.Equal(t, int64(1), items, "a preview changes nothing")
 
 	applyKey := apitest.IdemKey()
@@ -239,7 +240,7 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 
 	result := f.download(t, "/imports/"+id+"/result.csv", map[string]string{"X-Locale": "pl"})
 	require.Len(t, result, 4, "the header and every input row")
-	assert.Equal(t, append([]string{"row", "outcome", "applied", "record_id", "message"}, models.CatalogImportColumns...), result[0])
+	assert.Equal(t, append([]string{"row", "outcome", "applied", "record_id", "message"}, imports.CatalogImportColumns...), result[0])
 	assert.Equal(t, []string{"1", "create", "true"}, result[1][:3])
 	assert.Equal(t, "Utworzono.", result[1][4])
 	assert.Equal(t, "Pudełko żółte „Gęś”", result[1][6], "the input as read")
@@ -285,7 +286,7 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, res.Code)
 	assert.Equal(t, "request_too_large", res.ErrorCode())
 	var kept int64
-	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "big.csv").Count(&kept).Error)
+	require.NoError(t, f.DB.Model(&imports.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "big.csv").Count(&kept).Error)
 	assert.Zero(t, kept)
 
 	res = f.uploadForm(t, apitest.IdemKey(), map[string]string{"type": "partners", "mapping": `{"Firma": "name", "Kolor": "colour"}`},
@@ -295,7 +296,7 @@ func TestUnreadableAndRefusedUploads(t *testing.T) {
 	res = f.uploadForm(t, apitest.IdemKey(), map[string]string{"type": "stock", "mapping": `["name"]`}, "p.csv", []byte("name\nA\n"))
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Len(t, res.FieldErrors(), 2, res.Body.String())
-	require.NoError(t, f.DB.Model(&models.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "p.csv").Count(&kept).Error)
+	require.NoError(t, f.DB.Model(&imports.Import{}).Where("organization_id = ? AND file_name = ?", f.tn.Org, "p.csv").Count(&kept).Error)
 	assert.Zero(t, kept, "a refused upload keeps nothing")
 }
 

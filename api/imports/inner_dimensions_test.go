@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"ppwr/models"
+	"ppwr/domain/catalog"
 )
 
 // A catalog file sets inner dimensions like any other field: an update
@@ -27,7 +27,7 @@ func TestCatalogImportOfInnerDimensions(t *testing.T) {
 	assert.Contains(t, invalid["errors"], "innerLengthMm")
 
 	assert.Equal(t, "completed_with_errors", f.apply(t, ready["id"].(string))["status"])
-	var item models.CatalogItem
+	var item catalog.CatalogItem
 	require.NoError(t, f.DB.Where("organization_id = ? AND internal_code = ?", f.tn.Org, "BOX-1").First(&item).Error)
 	require.NotNil(t, item.InnerHeightMm)
 	assert.Equal(t, "150", item.InnerHeightMm.String())

@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/models"
+	"ppwr/domain/catalog"
+	"ppwr/domain/imports"
 )
 
 // An organization maps its own material names once (code_mappings), then
@@ -23,8 +24,8 @@ func TestCodeMappingsServeLaterCatalogImports(t *testing.T) {
 	assert.Equal(t, "completed_with_errors", f.apply(t, codes["id"].(string))["status"])
 
 	template := f.download(t, "/import-templates/codes.csv?populated=1", nil)
-	assert.Equal(t, [][]string{models.CodeMappingImportColumns, {"materials", "Karton 3W", "PAPER_CARDBOARD"}, {"materials", "PET butelka", "PLASTIC_PET"}}, template)
-	assert.Equal(t, [][]string{models.CodeMappingImportColumns}, f.download(t, "/import-templates/codes.csv", nil))
+	assert.Equal(t, [][]string{imports.CodeMappingImportColumns, {"materials", "Karton 3W", "PAPER_CARDBOARD"}, {"materials", "PET butelka", "PLASTIC_PET"}}, template)
+	assert.Equal(t, [][]string{imports.CodeMappingImportColumns}, f.download(t, "/import-templates/codes.csv", nil))
 
 	again := f.preview(t, map[string]string{"type": "code_mappings"}, "codes.csv",
 		"dictionary;sourceCode;code\nmaterials;karton 3w;PAPER_CARDBOARD\nmaterials;PET butelka;GLASS\n")
@@ -41,7 +42,7 @@ func TestCodeMappingsServeLaterCatalogImports(t *testing.T) {
 	assert.Equal(t, "karton 3w", row["input"].(map[string]any)["mainMaterialCode"], "the input as the file said")
 	assert.Equal(t, "PAPER_CARDBOARD", row["planned"].(map[string]any)["fields"].(map[string]any)["mainMaterialCode"], "the plan with the code it maps to")
 	assert.Equal(t, "completed", f.apply(t, id)["status"])
-	var item models.CatalogItem
+	var item catalog.CatalogItem
 	require.NoError(t, f.DB.Where("organization_id = ? AND internal_code = ?", f.tn.Org, "ERP-1").First(&item).Error)
 	assert.Equal(t, "PAPER_CARDBOARD", item.MainMaterialCode)
 	assert.Equal(t, "120.5", item.MassG.String())
@@ -77,7 +78,7 @@ func TestPartnersImportCreatesPartiesOnce(t *testing.T) {
 // documents are built the import cannot be applied.
 func TestDocumentMetadataImportIsPlannedOnly(t *testing.T) {
 	f := newFixture(t)
-	assert.Equal(t, [][]string{models.DocumentMetadataImportColumns}, f.download(t, "/import-templates/documents.csv?populated=1", nil))
+	assert.Equal(t, [][]string{imports.DocumentMetadataImportColumns}, f.download(t, "/import-templates/documents.csv?populated=1", nil))
 	docs := f.preview(t, map[string]string{"type": "document_metadata"}, "documents.csv",
 		"document,title,documentType,issuedOn,validUntil\n"+
 			"0190b5a0-0000-7000-8000-000000000001,Declaration of conformity,eu_declaration_of_conformity,2026-01-10,2027-01-10\n"+

@@ -2,7 +2,8 @@
 // rows and their builders, typed binding of bodies and queries, problems
 // and error codes, the request's state (credential, organization, locale,
 // path ids, unit of work), pagination, and schema helpers. Areas import
-// kit and models, never another area nor the api root (a test checks it).
+// kit and the domain packages, never another area nor the api root (a
+// test checks it).
 //
 // # Adding an operation
 //
@@ -18,13 +19,14 @@
 // resolves, and a server is not assembled with a Location whose read is
 // missing (ResolveLocations).
 //
-// kit.JSON binds the body type (models.FolderCreate), whose Declare method
+// kit.JSON binds the body type (catalog.FolderCreate), whose Declare method
 // names its fields and rules once: the binding, the 422 messages and the
 // body's OpenAPI schema all come from it. kit.Query does the same for query
 // parameters and kit.Do binds nothing. kit.Multipart documents an upload's
 // form and leaves its body to the handler to stream
-// (c.Request.MultipartReader()); the pipeline never reads it. A handler decodes, runs a command of
-// models on kit.Work(c) (writes) or reads through models.Tenant (reads),
+// (c.Request.MultipartReader()); the pipeline never reads it. A handler
+// decodes, runs a command of its domain package (domain/<area>) on
+// kit.Work(c) (writes) or reads through domain.Tenant (reads),
 // and renders; it returns domain errors, which ProblemOf maps onto the
 // error envelope, and its row declares them with Answers, so that the
 // operation's responses in the OpenAPI document list them with the codes
@@ -36,11 +38,12 @@
 // # Adding an area
 //
 // An area owns its package api/<area> (rows, schemas, error codes,
-// handlers), its models files (aggregates, inputs, commands, event
-// payloads added to models.EventCatalogue), workflows/<area>.go and
+// handlers), its domain package domain/<area> (aggregates, inputs,
+// commands, event payloads added to webhooks.EventCatalogue), placed in
+// the domain's tiers (api/layers_test.go), workflows/<area>.go and
 // activities/<area>.go, and its migrations. It adds one line to api.Areas
 // and, if it has workflows or activities, one registration to
 // worker.New. A handler that needs a workflow records its start with
-// models.StartWorkflow in the unit of work, so the relay starts it after
+// domain.StartWorkflow in the unit of work, so the relay starts it after
 // commit, and exactly once.
 package kit

@@ -10,9 +10,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"ppwr/domain"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
-	"ppwr/models"
 )
 
 // Problem is an error with everything needed to render the error envelope:
@@ -141,18 +141,18 @@ func Field(name, key string, args ...any) input.FieldError {
 func Forbidden(code string) *Problem { return NewProblem(http.StatusForbidden, code, "error."+code) }
 
 // ProblemOf maps an error onto its problem: a Problem as itself, the
-// domain's errors (through models.FromDatabase for the database's) onto
+// domain's errors (through domain.FromDatabase for the database's) onto
 // their statuses, and anything else onto nil, a server error.
 func ProblemOf(err error) *Problem {
 	var p *Problem
 	if errors.As(err, &p) {
 		return p
 	}
-	err = models.FromDatabase(err)
+	err = domain.FromDatabase(err)
 	var invalid *input.Invalid
-	var rule *models.RuleError
-	var conflict *models.ConflictError
-	var forbidden *models.ForbiddenError
+	var rule *domain.RuleError
+	var conflict *domain.ConflictError
+	var forbidden *domain.ForbiddenError
 	switch {
 	case errors.As(err, &invalid):
 		return Invalid(invalid.Fields...)
@@ -164,9 +164,9 @@ func ProblemOf(err error) *Problem {
 		return NewProblem(http.StatusConflict, conflict.Code, conflict.Key)
 	case errors.As(err, &forbidden):
 		return NewProblem(http.StatusForbidden, forbidden.Code, forbidden.Key)
-	case errors.Is(err, models.ErrNotFound):
+	case errors.Is(err, domain.ErrNotFound):
 		return NotFound()
-	case errors.Is(err, models.ErrRevisionConflict):
+	case errors.Is(err, domain.ErrRevisionConflict):
 		return NewProblem(http.StatusConflict, CodeRevisionConflict, "error.revision_conflict")
 	}
 	return nil

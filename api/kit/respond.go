@@ -13,11 +13,11 @@ import (
 	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
 	"ppwr/internal/config"
 	"ppwr/internal/i18n"
 	"ppwr/internal/storage"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // Deps are the service's connections, shared by every area's handlers.
@@ -35,7 +35,7 @@ func Show[T any, R any](c *gin.Context, db *gorm.DB, param string, render func(*
 	if err != nil {
 		return err
 	}
-	row, err := models.Find[T](c.Request.Context(), db, OrgID(c), id)
+	row, err := domain.Find[T](c.Request.Context(), db, OrgID(c), id)
 	if err != nil {
 		return err
 	}
@@ -81,15 +81,15 @@ var IfMatchHeader = Param{Name: "If-Match", Required: true, Schema: Str(), DescK
 // IfMatch reads the If-Match precondition of a write: 428 when it is
 // missing; "*" matches any revision (RFC 9110); otherwise the revisions of
 // the strong entity tags listed. A weak or foreign tag matches nothing.
-func IfMatch(c *gin.Context) (models.Expected, error) {
+func IfMatch(c *gin.Context) (domain.Expected, error) {
 	header := strings.TrimSpace(c.GetHeader("If-Match"))
 	if header == "" {
-		return models.Expected{}, NewProblem(http.StatusPreconditionRequired, CodePreconditionRequired, "error.precondition_required")
+		return domain.Expected{}, NewProblem(http.StatusPreconditionRequired, CodePreconditionRequired, "error.precondition_required")
 	}
 	if header == "*" {
-		return models.Expected{Any: true}, nil
+		return domain.Expected{Any: true}, nil
 	}
-	var out models.Expected
+	var out domain.Expected
 	for _, tag := range strings.Split(header, ",") {
 		tag = strings.TrimSpace(tag)
 		if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' {

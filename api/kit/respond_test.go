@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"ppwr/models"
+	"ppwr/domain"
 )
 
 // If-Match as RFC 9110 reads it: "*" matches any revision, a list matches
 // any of its strong tags, a weak or foreign tag matches nothing, and no
 // header at all is a 428.
 func TestIfMatch(t *testing.T) {
-	match := func(header string) (models.Expected, error) {
+	match := func(header string) (domain.Expected, error) {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest(http.MethodPatch, "/", nil)
 		if header != "" {

@@ -5,11 +5,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"ppwr/models"
+	"ppwr/domain/registers"
 )
 
 // ReviewJSON is what the answer of every record reviewed once shows of
-// its models.ReviewState; embedded in the record's JSON, its fields sit
+// its registers.ReviewState; embedded in the record's JSON, its fields sit
 // beside the record's own.
 type ReviewJSON struct {
 	ReviewStatus string     `json:"review_status"`
@@ -22,7 +22,7 @@ type ReviewJSON struct {
 }
 
 // Review renders a record's review state.
-func Review(s *models.ReviewState) ReviewJSON {
+func Review(s *registers.ReviewState) ReviewJSON {
 	return ReviewJSON{ReviewStatus: s.ReviewStatus, ReviewReason: s.ReviewReason, ReviewedBy: s.ReviewedBy,
 		ReviewedAt: UTC(s.ReviewedAt), Revision: s.Revision, CreatedBy: s.CreatedBy, UpdatedAt: s.UpdatedAt.UTC()}
 }

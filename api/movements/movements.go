@@ -12,9 +12,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/movements"
+	"ppwr/domain/stock"
 	a "ppwr/internal/access"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 const tag = "movements"
@@ -32,7 +35,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getSupplyEvent", events+"/{recordId}", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.getSupplyEvent), kit.OK(kit.Ref("SupplyEvent"))),
 			kit.Post("createSupplyEvent", events, tag, a.FlowsWrite, a.CatalogUpdate).
-				Answers(models.ErrItemArchived, models.ErrInsufficientStock, models.ErrRevisionConflict).
+				Answers(domain.ErrItemArchived, stock.ErrInsufficientStock, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.createSupplyEvent), kit.CreatedResponse(kit.Ref("SupplyEvent"), "getSupplyEvent")),
 			kit.Get("getSupplySummary", kit.Org+"/catalog-items/{catalogItemId}/supply-summary", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Query(h.getSupplySummary), kit.OK(kit.Ref("SupplySummary"))),
@@ -58,19 +61,19 @@ func schemas() map[string]kit.Schema {
 	return map[string]kit.Schema{
 		"SupplyEvent": kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "catalog_item": kit.UUID(), "data_version": kit.UUID(), "catalog_revision": kit.Int(),
-			"direction": kit.Enum(models.SupplyDirections...), "quantity": kit.Nullable(kit.DecimalString()),
-			"unit": kit.Nullable(kit.Enum(models.StockUnits...)), "quantity_units": kit.Nullable(kit.DecimalString()),
-			"stock_quantity": signedDecimal(), "stock_unit": kit.Enum(models.StockUnits...), "mass_g": kit.DecimalString(),
+			"direction": kit.Enum(movements.SupplyDirections...), "quantity": kit.Nullable(kit.DecimalString()),
+			"unit": kit.Nullable(kit.Enum(catalog.StockUnits...)), "quantity_units": kit.Nullable(kit.DecimalString()),
+			"stock_quantity": signedDecimal(), "stock_unit": kit.Enum(catalog.StockUnits...), "mass_g": kit.DecimalString(),
 			"counterparty_name": text, "counterparty_country": text, "counterparty_address": text,
-			"usage_channel": kit.Nullable(kit.Enum(models.UsageChannels...)), "transaction_reference": text, "note": text,
-			"event_on": kit.Date(), "reusable_at_event": kit.Enum(models.ReuseStates...), "country": text,
+			"usage_channel": kit.Nullable(kit.Enum(movements.UsageChannels...)), "transaction_reference": text, "note": text,
+			"event_on": kit.Date(), "reusable_at_event": kit.Enum(movements.ReuseStates...), "country": text,
 			"flow": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
 		}),
 		"SupplySummary": kit.Object(map[string]kit.Schema{
-			"catalog_item": kit.UUID(), "stock_unit": kit.Enum(models.StockUnits...), "stock_tracked": kit.Bool(),
+			"catalog_item": kit.UUID(), "stock_unit": kit.Enum(catalog.StockUnits...), "stock_tracked": kit.Bool(),
 			"from": kit.Nullable(kit.Date()), "to": kit.Nullable(kit.Date()),
 			"directions": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"direction": kit.Enum(models.SupplyDirections...), "count": kit.Int(),
+				"direction": kit.Enum(movements.SupplyDirections...), "count": kit.Int(),
 				"stock_quantity": signedDecimal(), "mass_g": kit.DecimalString(),
 			})),
 			"net_stock_quantity": signedDecimal(),
@@ -79,8 +82,8 @@ func schemas() map[string]kit.Schema {
 			}),
 		}),
 		"Flow": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "item": kit.UUID(), "data_version": kit.UUID(), "kind": kit.Enum(models.FlowKinds...),
-			"quantity": kit.DecimalString(), "unit": kit.Enum(models.StockUnits...), "mass_g": kit.DecimalString(),
+			"id": kit.UUID(), "item": kit.UUID(), "data_version": kit.UUID(), "kind": kit.Enum(movements.FlowKinds...),
+			"quantity": kit.DecimalString(), "unit": kit.Enum(catalog.StockUnits...), "mass_g": kit.DecimalString(),
 			"country": kit.Str(), "event_on": kit.Date(), "reusable": kit.Bool(), "supply_event": kit.Nullable(kit.UUID()),
 			"note": text, "created_at": kit.DateTime(),
 		}),
@@ -112,7 +115,7 @@ type supplyEventJSON struct {
 	CreatedAt            time.Time           `json:"created_at"`
 }
 
-func supplyEventToJSON(e *models.SupplyEvent) supplyEventJSON {
+func supplyEventToJSON(e *movements.SupplyEvent) supplyEventJSON {
 	return supplyEventJSON{
 		ID: e.ID, CatalogItem: e.CatalogItemID, DataVersion: e.DataVersionID, CatalogRevision: e.CatalogRevision,
 		Direction: e.Direction, Quantity: e.Quantity, Unit: e.Unit, QuantityUnits: e.QuantityUnits,
@@ -126,33 +129,33 @@ func supplyEventToJSON(e *models.SupplyEvent) supplyEventJSON {
 
 // item reads the path's catalogue item of the organization (404
 // otherwise).
-func (h *handlers) item(c *gin.Context) (*models.CatalogItem, error) {
+func (h *handlers) item(c *gin.Context) (*catalog.CatalogItem, error) {
 	id, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return nil, err
 	}
-	return models.Find[models.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	return domain.Find[catalog.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
 }
 
-func (h *handlers) listSupplyEvents(c *gin.Context, q *models.SupplyEventFilter) error {
+func (h *handlers) listSupplyEvents(c *gin.Context, q *movements.SupplyEventFilter) error {
 	item, err := h.item(c)
 	if err != nil {
 		return err
 	}
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.SupplyEvent{}).Where("catalog_item_id = ?", item.ID)
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&movements.SupplyEvent{}).Where("catalog_item_id = ?", item.ID)
 	return kit.Paginate(c, q.Apply(db), kit.OldestFirst, supplyEventToJSON)
 }
 
 func (h *handlers) getSupplyEvent(c *gin.Context) error {
-	return kit.ShowOf(c, h.DB, "catalogItemId", "recordId", models.FindOfItem[models.SupplyEvent], supplyEventToJSON)
+	return kit.ShowOf(c, h.DB, "catalogItemId", "recordId", domain.FindOfItem[movements.SupplyEvent], supplyEventToJSON)
 }
 
-func (h *handlers) createSupplyEvent(c *gin.Context, in *models.SupplyEventCreate) error {
+func (h *handlers) createSupplyEvent(c *gin.Context, in *movements.SupplyEventCreate) error {
 	itemID, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
 	}
-	e, _, err := models.CreateSupplyEvent(kit.Work(c), itemID, in)
+	e, _, err := movements.CreateSupplyEvent(kit.Work(c), itemID, in)
 	if err != nil {
 		return err
 	}
@@ -166,31 +169,31 @@ type balanceJSON struct {
 }
 
 type summaryJSON struct {
-	CatalogItem      uuid.UUID               `json:"catalog_item"`
-	StockUnit        string                  `json:"stock_unit"`
-	StockTracked     bool                    `json:"stock_tracked"`
-	From             *string                 `json:"from"`
-	To               *string                 `json:"to"`
-	Directions       []models.DirectionTotal `json:"directions"`
-	NetStockQuantity decimal.Decimal         `json:"net_stock_quantity"`
-	Balance          balanceJSON             `json:"balance"`
+	CatalogItem      uuid.UUID                  `json:"catalog_item"`
+	StockUnit        string                     `json:"stock_unit"`
+	StockTracked     bool                       `json:"stock_tracked"`
+	From             *string                    `json:"from"`
+	To               *string                    `json:"to"`
+	Directions       []movements.DirectionTotal `json:"directions"`
+	NetStockQuantity decimal.Decimal            `json:"net_stock_quantity"`
+	Balance          balanceJSON                `json:"balance"`
 }
 
 // getSupplySummary sums the item's supply events of the period per
 // direction, beside its current balance (which the period does not
 // narrow: it also counts packing and reservations).
-func (h *handlers) getSupplySummary(c *gin.Context, q *models.SupplySummaryQuery) error {
+func (h *handlers) getSupplySummary(c *gin.Context, q *movements.SupplySummaryQuery) error {
 	item, err := h.item(c)
 	if err != nil {
 		return err
 	}
 	// A read: the unit never begins a transaction.
 	w := work.New(c.Request.Context(), h.DB, work.Actor{Kind: work.ActorAPIKey, OrganizationID: kit.OrgID(c)})
-	totals, err := models.SupplyTotals(w, item.ID, &q.Period)
+	totals, err := movements.SupplyTotals(w, item.ID, &q.Period)
 	if err != nil {
 		return err
 	}
-	b, err := models.Balance(w, item.ID)
+	b, err := stock.Balance(w, item.ID)
 	if err != nil {
 		return err
 	}
@@ -231,7 +234,7 @@ type flowJSON struct {
 	CreatedAt   time.Time       `json:"created_at"`
 }
 
-func flowToJSON(f *models.Flow) flowJSON {
+func flowToJSON(f *movements.Flow) flowJSON {
 	return flowJSON{
 		ID: f.ID, Item: f.CatalogItemID, DataVersion: f.DataVersionID, Kind: f.Kind, Quantity: f.Quantity, Unit: f.Unit,
 		MassG: f.MassG, Country: f.Country, EventOn: f.EventOn.Format(time.DateOnly), Reusable: f.Reusable,
@@ -239,8 +242,8 @@ func flowToJSON(f *models.Flow) flowJSON {
 	}
 }
 
-func (h *handlers) listFlows(c *gin.Context, q *models.FlowFilter) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Flow{})
+func (h *handlers) listFlows(c *gin.Context, q *movements.FlowFilter) error {
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&movements.Flow{})
 	return kit.Paginate(c, q.Apply(db), kit.OldestFirst, flowToJSON)
 }
 
@@ -248,8 +251,8 @@ func (h *handlers) getFlow(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", flowToJSON)
 }
 
-func (h *handlers) createFlow(c *gin.Context, in *models.FlowCreate) error {
-	f, err := models.CreateFlow(kit.Work(c), in)
+func (h *handlers) createFlow(c *gin.Context, in *movements.FlowCreate) error {
+	f, err := movements.CreateFlow(kit.Work(c), in)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/models"
+	"ppwr/domain/movements"
 )
 
 var (
@@ -63,11 +63,11 @@ func (f *fixture) supply(body map[string]any) *apitest.Response {
 func event(direction, units string, extra ...map[string]any) map[string]any {
 	body := map[string]any{"catalog_revision": 1, "direction": direction, "quantity_units": units, "event_on": today}
 	switch direction {
-	case models.DirectionReceived, models.DirectionSupplied:
+	case movements.DirectionReceived, movements.DirectionSupplied:
 		body["counterparty_name"], body["counterparty_country"], body["counterparty_address"] = "Kunde GmbH", "DE", "Hauptstr. 1, Berlin"
-	case models.DirectionUsed:
+	case movements.DirectionUsed:
 		body["usage_channel"], body["country"] = "retail", "PL"
-	case models.DirectionAdjustmentIn, models.DirectionAdjustmentOut:
+	case movements.DirectionAdjustmentIn, movements.DirectionAdjustmentOut:
 		body["note"] = "stocktaking"
 	}
 	return with(body, extra...)
@@ -130,7 +130,7 @@ func dec(t *testing.T, v any) decimal.Decimal {
 func TestSupplyEventsMoveStockAndGenerateFlows(t *testing.T) {
 	f := newFixture(t)
 
-	opening := f.supply(event(models.DirectionOpeningBalance, "10"))
+	opening := f.supply(event(movements.DirectionOpeningBalance, "10"))
 	require.Equal(t, http.StatusCreated, opening.Code, opening.Body.String())
 	e := opening.JSON
 	assert.Equal(t, "10", e["stock_quantity"])
@@ -143,14 +143,14 @@ func TestSupplyEventsMoveStockAndGenerateFlows(t *testing.T) {
 	assert.NotEmpty(t, e["data_version"])
 	assert.Contains(t, opening.Header().Get("Location"), "/supply-events/"+e["id"].(string))
 
-	received := f.supply(event(models.DirectionReceived, "", map[string]any{"quantity_units": nil, "quantity": "0.49", "unit": "kg"}))
+	received := f.supply(event(movements.DirectionReceived, "", map[string]any{"quantity_units": nil, "quantity": "0.49", "unit": "kg"}))
 	require.Equal(t, http.StatusCreated, received.Code, received.Body.String())
 	assert.True(t, dec(t, received.JSON["stock_quantity"]).Equal(decimal.NewFromInt(20)), "0.49 kg of 24.5 g boxes are 20 pieces")
 	assert.Equal(t, "0.49", received.JSON["quantity"])
 	assert.Equal(t, "kg", received.JSON["unit"])
 	assert.Nil(t, received.JSON["flow"])
 
-	supplied := f.supply(event(models.DirectionSupplied, "5", map[string]any{"reusable_at_event": "reusable"}))
+	supplied := f.supply(event(movements.DirectionSupplied, "5", map[string]any{"reusable_at_event": "reusable"}))
 	require.Equal(t, http.StatusCreated, supplied.Code, supplied.Body.String())
 	assert.Equal(t, "-5", supplied.JSON["stock_quantity"], "a supply takes stock out")
 	assert.Equal(t, "DE", supplied.JSON["country"], "the market defaults to the counterparty's country")
@@ -167,7 +167,7 @@ func TestSupplyEventsMoveStockAndGenerateFlows(t *testing.T) {
 	assert.Equal(t, supplied.JSON["id"], flow.JSON["supply_event"])
 	assert.Equal(t, supplied.JSON["data_version"], flow.JSON["data_version"])
 
-	used := f.supply(event(models.DirectionUsed, "3", map[string]any{"usage_channel": "ecommerce", "transaction_reference": "ORD-77", "country": "CZ"}))
+	used := f.supply(event(movements.DirectionUsed, "3", map[string]any{"usage_channel": "ecommerce", "transaction_reference": "ORD-77", "country": "CZ"}))
 	require.Equal(t, http.StatusCreated, used.Code, used.Body.String())
 	usedFlow := f.get(f.tn, "/flows/"+used.JSON["flow"].(string))
 	require.Equal(t, http.StatusOK, usedFlow.Code)
@@ -175,7 +175,7 @@ func TestSupplyEventsMoveStockAndGenerateFlows(t *testing.T) {
 	assert.Equal(t, "CZ", usedFlow.JSON["country"])
 	assert.Equal(t, false, usedFlow.JSON["reusable"])
 
-	for _, d := range []string{models.DirectionProduced, models.DirectionAdjustmentIn, models.DirectionAdjustmentOut} {
+	for _, d := range []string{movements.DirectionProduced, movements.DirectionAdjustmentIn, movements.DirectionAdjustmentOut} {
 		res := f.supply(event(d, "1"))
 		require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 		assert.Nil(t, res.JSON["flow"], "%s generates no flow", d)
@@ -193,14 +193,14 @@ func TestSupplyEventsMoveStockAndGenerateFlows(t *testing.T) {
 	for _, d := range s["directions"].([]any) {
 		byDirection[d.(map[string]any)["direction"].(string)] = d.(map[string]any)
 	}
-	assert.Len(t, byDirection, len(models.SupplyDirections), "every direction is listed")
+	assert.Len(t, byDirection, len(movements.SupplyDirections), "every direction is listed")
 	assert.Equal(t, float64(1), byDirection["supplied"]["count"])
 	assert.Equal(t, "-5", byDirection["supplied"]["stock_quantity"])
 	assert.Equal(t, "122.5", byDirection["supplied"]["mass_g"])
 	f.assertLedger(t, "23")
 
 	var flows int64
-	require.NoError(t, f.a.DB.Model(&models.Flow{}).Where("organization_id = ? AND supply_event_id IS NOT NULL", f.tn.Org).Count(&flows).Error)
+	require.NoError(t, f.a.DB.Model(&movements.Flow{}).Where("organization_id = ? AND supply_event_id IS NOT NULL", f.tn.Org).Count(&flows).Error)
 	assert.Equal(t, int64(2), flows, "flows for the supply and the use only")
 	events := f.a.EventTypes(f.tn.Org)
 	assert.Equal(t, 7, count(events, "supply_event.created"))
@@ -241,15 +241,15 @@ func count(values []string, v string) int {
 
 func TestShortageIsRefusedAndWritesNothing(t *testing.T) {
 	f := newFixture(t)
-	require.Equal(t, http.StatusCreated, f.supply(event(models.DirectionOpeningBalance, "4")).Code)
+	require.Equal(t, http.StatusCreated, f.supply(event(movements.DirectionOpeningBalance, "4")).Code)
 	before := f.counts(t)
-	for _, d := range []string{models.DirectionSupplied, models.DirectionUsed, models.DirectionAdjustmentOut} {
+	for _, d := range []string{movements.DirectionSupplied, movements.DirectionUsed, movements.DirectionAdjustmentOut} {
 		res := f.supply(event(d, "5"))
 		require.Equal(t, http.StatusUnprocessableEntity, res.Code, res.Body.String())
 		assert.Equal(t, "insufficient_stock", res.ErrorCode())
 		assert.Contains(t, res.FieldErrors(), "quantity_units", "the shortage is named on the quantity sent")
 	}
-	res := f.supply(event(models.DirectionSupplied, "", map[string]any{"quantity_units": nil, "quantity": "1", "unit": "kg"}))
+	res := f.supply(event(movements.DirectionSupplied, "", map[string]any{"quantity_units": nil, "quantity": "1", "unit": "kg"}))
 	assert.Equal(t, "insufficient_stock", res.ErrorCode(), "1 kg is about 41 boxes")
 	assert.Contains(t, res.FieldErrors(), "quantity")
 	assert.Equal(t, before, f.counts(t), "no event, no movement, no flow")
@@ -257,13 +257,13 @@ func TestShortageIsRefusedAndWritesNothing(t *testing.T) {
 	f.assertLedger(t, "4")
 	assert.Equal(t, 1, count(f.a.EventTypes(f.tn.Org), "supply_event.created"))
 
-	exact := f.supply(event(models.DirectionSupplied, "4"))
+	exact := f.supply(event(movements.DirectionSupplied, "4"))
 	require.Equal(t, http.StatusCreated, exact.Code, "the whole stock may go")
 	assert.Equal(t, "0", f.balance(t)["available"])
 
 	// Stock that is not tracked records movements without refusing any.
 	loose := f.createItem(t, f.tn, "TAPE-1", false)["id"].(string)
-	res = f.post(f.tn, "/catalog-items/"+loose+"/supply-events", event(models.DirectionSupplied, "3"))
+	res = f.post(f.tn, "/catalog-items/"+loose+"/supply-events", event(movements.DirectionSupplied, "3"))
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	s := f.get(f.tn, "/catalog-items/"+loose+"/supply-summary")
 	require.Equal(t, http.StatusOK, s.Code, s.Body.String())
@@ -495,7 +495,7 @@ func TestDirectFlowRules(t *testing.T) {
 	zero := f.post(f.tn, "/flows", flowBody(f.item, map[string]any{"mass_g": "0"}))
 	assert.Equal(t, http.StatusCreated, zero.Code, "a flow may weigh nothing")
 	var n int64
-	require.NoError(t, f.a.DB.Model(&models.Flow{}).Where("organization_id = ?", f.tn.Org).Count(&n).Error)
+	require.NoError(t, f.a.DB.Model(&movements.Flow{}).Where("organization_id = ?", f.tn.Org).Count(&n).Error)
 	assert.Equal(t, int64(1), n, "only the valid flow was written")
 }
 
@@ -504,14 +504,14 @@ func TestDirectFlowRules(t *testing.T) {
 // negative.
 func TestConcurrentRemovalsNeverOversell(t *testing.T) {
 	f := newFixture(t)
-	require.Equal(t, http.StatusCreated, f.supply(event(models.DirectionOpeningBalance, "10")).Code)
+	require.Equal(t, http.StatusCreated, f.supply(event(movements.DirectionOpeningBalance, "10")).Code)
 	results := make([]int, 30)
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := []string{models.DirectionSupplied, models.DirectionUsed, models.DirectionAdjustmentOut}[i%3]
+			d := []string{movements.DirectionSupplied, movements.DirectionUsed, movements.DirectionAdjustmentOut}[i%3]
 			results[i] = f.supply(event(d, "1")).Code
 		}()
 	}

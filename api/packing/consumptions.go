@@ -10,8 +10,10 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/packing"
+	"ppwr/domain/stock"
 	a "ppwr/internal/access"
-	"ppwr/models"
 )
 
 func (h *handlers) consumptions() kit.Area {
@@ -23,13 +25,13 @@ func (h *handlers) consumptions() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("consumePackagingSystem", kit.Org+"/packaging-systems/{recordId}/consumptions", tag, a.FlowsWrite, a.CatalogUpdate).
-				Answers(models.ErrInsufficientStock, models.ErrOrderReferenceUsed, models.ErrConfigurationChanged,
-					models.ErrSystemArchived, models.ErrConfigurationNotReady, models.ErrRevisionConflict).
+				Answers(stock.ErrInsufficientStock, domain.ErrOrderReferenceUsed, packing.ErrConfigurationChanged,
+					packing.ErrSystemArchived, packing.ErrConfigurationNotReady, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.consumePackagingSystem), created("PackagingSystemUsage")),
 			kit.List("listPackagingSystemUsages", kit.Org+"/packaging-systems/{systemId}/usages", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.listPackagingSystemUsages), kit.ListOK("PackagingSystemUsage")),
 			kit.Post("createPackingConsumption", kit.Org+"/packing-consumptions", tag, a.FlowsWrite, a.CatalogUpdate).
-				Answers(models.ErrInsufficientStock, models.ErrOrderReferenceUsed, models.ErrRevisionConflict).
+				Answers(stock.ErrInsufficientStock, domain.ErrOrderReferenceUsed, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.createPackingConsumption), created("PackingConsumption")),
 		},
 		Schemas: map[string]kit.Schema{
@@ -63,18 +65,18 @@ func packedSchema(extra map[string]kit.Schema) kit.Schema {
 
 // packedJSON are the fields a set usage and a reservation share.
 type packedJSON struct {
-	ID                uuid.UUID                `json:"id"`
-	PackagingSystem   uuid.UUID                `json:"packaging_system"`
-	SystemRevision    int                      `json:"system_revision"`
-	ConfigurationHash string                   `json:"configuration_hash"`
-	Composition       []models.CompositionLine `json:"composition"`
-	SetsCount         int                      `json:"sets_count"`
-	OrderReference    string                   `json:"order_reference"`
-	Country           string                   `json:"country"`
-	CreatedAt         time.Time                `json:"created_at"`
+	ID                uuid.UUID                 `json:"id"`
+	PackagingSystem   uuid.UUID                 `json:"packaging_system"`
+	SystemRevision    int                       `json:"system_revision"`
+	ConfigurationHash string                    `json:"configuration_hash"`
+	Composition       []packing.CompositionLine `json:"composition"`
+	SetsCount         int                       `json:"sets_count"`
+	OrderReference    string                    `json:"order_reference"`
+	Country           string                    `json:"country"`
+	CreatedAt         time.Time                 `json:"created_at"`
 }
 
-func packedToJSON(p *models.PackedSets) packedJSON {
+func packedToJSON(p *packing.PackedSets) packedJSON {
 	return packedJSON{ID: p.ID, PackagingSystem: p.PackagingSystemID, SystemRevision: p.SystemRevision,
 		ConfigurationHash: p.ConfigurationHash, Composition: p.Composition, SetsCount: p.SetsCount,
 		OrderReference: p.OrderReference, Country: p.Country, CreatedAt: p.CreatedAt.UTC()}
@@ -86,7 +88,7 @@ type usageJSON struct {
 	Reservation *uuid.UUID `json:"reservation"`
 }
 
-func usageToJSON(u *models.PackagingSystemUsage) usageJSON {
+func usageToJSON(u *packing.PackagingSystemUsage) usageJSON {
 	return usageJSON{packedJSON: packedToJSON(&u.PackedSets), EventOn: u.EventOn.Format(time.DateOnly), Reservation: u.ReservationID}
 }
 
@@ -105,9 +107,9 @@ func onRecord[T any, R any](c *gin.Context, param string, status int, command fu
 	return nil
 }
 
-func (h *handlers) consumePackagingSystem(c *gin.Context, in *models.SetConsumption) error {
-	return onRecord(c, "recordId", http.StatusCreated, func(id uuid.UUID) (*models.PackagingSystemUsage, error) {
-		return models.ConsumeSets(kit.Work(c), id, in)
+func (h *handlers) consumePackagingSystem(c *gin.Context, in *packing.SetConsumption) error {
+	return onRecord(c, "recordId", http.StatusCreated, func(id uuid.UUID) (*packing.PackagingSystemUsage, error) {
+		return packing.ConsumeSets(kit.Work(c), id, in)
 	}, usageToJSON)
 }
 
@@ -136,8 +138,8 @@ type packingConsumptionJSON struct {
 	CreatedAt      time.Time         `json:"created_at"`
 }
 
-func (h *handlers) createPackingConsumption(c *gin.Context, in *models.PackingConsumptionCreate) error {
-	pc, err := models.CreatePackingConsumption(kit.Work(c), in)
+func (h *handlers) createPackingConsumption(c *gin.Context, in *packing.PackingConsumptionCreate) error {
+	pc, err := packing.CreatePackingConsumption(kit.Work(c), in)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/models"
+	"ppwr/domain/packing"
 )
 
 func TestConsumePackagingSystem(t *testing.T) {
@@ -119,7 +119,7 @@ func TestPackingConsumption(t *testing.T) {
 		p, _ := balance(t, a, tape)
 		assert.Equal(t, "150", p, "the first line's stock is untouched")
 		var n int64
-		require.NoError(t, a.DB.Model(&models.PackingConsumption{}).Where("order_reference = ?", "P-2").Count(&n).Error)
+		require.NoError(t, a.DB.Model(&packing.PackingConsumption{}).Where("order_reference = ?", "P-2").Count(&n).Error)
 		assert.Zero(t, n)
 	})
 	t.Run("bad lines are named", func(t *testing.T) {

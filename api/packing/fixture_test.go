@@ -12,8 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/stock"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // Fixtures: items and packing sets are made through the API; stock is
@@ -71,12 +73,12 @@ func addStock(t *testing.T, a *apitest.API, tn apitest.Tenant, itemID uuid.UUID,
 func seedStock(t *testing.T, a *apitest.API, org, itemID uuid.UUID, physical, reserved decimal.Decimal) {
 	t.Helper()
 	w := work.New(context.Background(), a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: org})
-	item, err := models.Find[models.CatalogItem](context.Background(), a.DB, org, itemID)
+	item, err := domain.Find[catalog.CatalogItem](context.Background(), a.DB, org, itemID)
 	require.NoError(t, err)
-	version, err := models.CurrentDataVersion(w, item)
+	version, err := catalog.CurrentDataVersion(w, item)
 	require.NoError(t, err)
-	require.NoError(t, models.ApplyStock(w, []models.StockChange{{Item: item, DataVersion: version, Kind: models.MovementSupply,
-		Physical: physical, Reserved: reserved, Source: work.Record{Type: "test", ID: models.NewID()}, Field: "quantity"}}))
+	require.NoError(t, stock.ApplyStock(w, []stock.StockChange{{Item: item, DataVersion: version, Kind: stock.MovementSupply,
+		Physical: physical, Reserved: reserved, Source: work.Record{Type: "test", ID: domain.NewID()}, Field: "quantity"}}))
 	require.NoError(t, w.Commit())
 }
 
@@ -92,7 +94,7 @@ func configuration(t *testing.T, a *apitest.API, tn apitest.Tenant, setID uuid.U
 // balance is an item's physical and reserved stock.
 func balance(t *testing.T, a *apitest.API, itemID uuid.UUID) (physical, reserved string) {
 	t.Helper()
-	var b models.StockBalance
+	var b stock.StockBalance
 	require.NoError(t, a.DB.Where("catalog_item_id = ?", itemID).Take(&b).Error)
 	return b.Physical.String(), b.Reserved.String()
 }

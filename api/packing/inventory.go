@@ -9,10 +9,11 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/api/kit"
+	"ppwr/domain/catalog"
+	"ppwr/domain/stock"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 func (h *handlers) inventory() kit.Area {
@@ -24,13 +25,13 @@ func (h *handlers) inventory() kit.Area {
 		},
 		Schemas: map[string]kit.Schema{
 			"Inventory": withDescription(kit.Object(map[string]kit.Schema{
-				"catalog_item": kit.UUID(), "stock_unit": kit.Enum(models.StockUnits...), "stock_tracked": kit.Bool(),
+				"catalog_item": kit.UUID(), "stock_unit": kit.Enum(catalog.StockUnits...), "stock_tracked": kit.Bool(),
 				"revision": kit.Int(), "data_version": kit.UUID(),
 				// Untracked items record what they use without refusing a
 				// shortage, so their quantities may fall below zero.
 				"stock": kit.Object(map[string]kit.Schema{"physical": signed, "reserved": signed, "available": signed}),
 				"units": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"unit": kit.Enum(models.StockUnits...), "stock_units_per_unit": kit.DecimalString(),
+					"unit": kit.Enum(catalog.StockUnits...), "stock_units_per_unit": kit.DecimalString(),
 				})),
 			}), "schema.inventory"),
 		},
@@ -65,7 +66,7 @@ func (h *handlers) getInventory(c *gin.Context, q *inventoryQuery) error {
 	if err != nil {
 		return err
 	}
-	inv, err := models.ReadInventory(readUnit(c, h.DB), id, q.DataVersion, "data_version")
+	inv, err := stock.ReadInventory(readUnit(c, h.DB), id, q.DataVersion, "data_version")
 	if err != nil {
 		return err
 	}

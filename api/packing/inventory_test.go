@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/models"
+	"ppwr/domain/stock"
 )
 
 func TestInventory(t *testing.T) {
@@ -67,6 +67,6 @@ func TestInventory(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, cl.send(http.MethodGet, "/catalog-items/"+uuid.NewString()+"/inventory", nil).Code)
 
 	var movements int64
-	require.NoError(t, a.DB.Model(&models.StockMovement{}).Where("catalog_item_id = ?", item).Count(&movements).Error)
+	require.NoError(t, a.DB.Model(&stock.StockMovement{}).Where("catalog_item_id = ?", item).Count(&movements).Error)
 	assert.Equal(t, int64(3), movements, "reads write nothing")
 }

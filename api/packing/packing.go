@@ -10,7 +10,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"ppwr/api/kit"
-	"ppwr/models"
+	"ppwr/domain"
+	"ppwr/domain/packing"
 )
 
 const tag = "packing"
@@ -36,9 +37,9 @@ func listOfSystem[T any, R any](c *gin.Context, h *handlers, order kit.Order, re
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	if _, err := models.Find[models.PackagingSystem](ctx, h.DB, org, id); err != nil {
+	if _, err := domain.Find[packing.PackagingSystem](ctx, h.DB, org, id); err != nil {
 		return err
 	}
-	q := models.Tenant(ctx, h.DB, org).Model(new(T)).Where("packaging_system_id = ?", id)
+	q := domain.Tenant(ctx, h.DB, org).Model(new(T)).Where("packaging_system_id = ?", id)
 	return kit.Paginate(c, q, order, render)
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain/packing"
 	a "ppwr/internal/access"
-	"ppwr/models"
 )
 
 // legalBasis cites the rule the empty-space limit comes from.
@@ -62,17 +62,17 @@ type candidateJSON struct {
 	Available             *decimal.Decimal `json:"available"`
 }
 
-func (h *handlers) recommendPacking(c *gin.Context, in *models.RecommendationRequest) error {
+func (h *handlers) recommendPacking(c *gin.Context, in *packing.RecommendationRequest) error {
 	if in.Failed() {
 		return in.Err()
 	}
-	rec, err := models.RecommendPacking(c.Request.Context(), h.DB, kit.OrgID(c), in)
+	rec, err := packing.RecommendPacking(c.Request.Context(), h.DB, kit.OrgID(c), in)
 	if err != nil {
 		return err
 	}
 	out := recommendationJSON{
 		Candidates: make([]candidateJSON, len(rec.Candidates)), ProductsVolumeMm3: rec.ProductsVolume,
-		EmptySpaceLimitPercent: models.EmptySpaceLimitPercent, LegalBasis: legalBasis,
+		EmptySpaceLimitPercent: packing.EmptySpaceLimitPercent, LegalBasis: legalBasis,
 	}
 	for i, cand := range rec.Candidates {
 		out.Candidates[i] = candidateJSON{

@@ -8,9 +8,11 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/packing"
+	"ppwr/domain/stock"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -20,23 +22,23 @@ func (h *handlers) reservations() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createReservation", kit.Org+"/packaging-systems/{recordId}/reservations", tag, a.FlowsWrite, a.CatalogUpdate).
-				Answers(models.ErrNotStockTracked, models.ErrInsufficientStock, models.ErrOrderReferenceUsed,
-					models.ErrConfigurationChanged, models.ErrSystemArchived, models.ErrConfigurationNotReady, models.ErrRevisionConflict).
+				Answers(packing.ErrNotStockTracked, stock.ErrInsufficientStock, domain.ErrOrderReferenceUsed,
+					packing.ErrConfigurationChanged, packing.ErrSystemArchived, packing.ErrConfigurationNotReady, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.createReservation), kit.CreatedResponse(kit.Ref("Reservation"), "getReservation")),
 			kit.List("listReservations", kit.Org+"/packing-reservations", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Query(h.listReservations), kit.ListOK("Reservation")),
 			kit.Get("getReservation", reservation, tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Do(h.getReservation), answer),
 			kit.Post("consumeReservation", reservation+"/consume", tag, a.FlowsWrite, a.CatalogUpdate).
-				Answers(models.ErrReservationExpired, models.ErrReservationNotHeld, models.ErrInsufficientStock, models.ErrRevisionConflict).
+				Answers(packing.ErrReservationExpired, packing.ErrReservationNotHeld, stock.ErrInsufficientStock, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.consumeReservation), kit.OK(kit.Ref("PackagingSystemUsage"))),
 			kit.Post("releaseReservation", reservation+"/release", tag, a.FlowsWrite, a.CatalogUpdate).
-				Answers(models.ErrInsufficientStock, models.ErrRevisionConflict).
+				Answers(stock.ErrInsufficientStock, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.releaseReservation), answer),
 		},
 		Schemas: map[string]kit.Schema{
 			"Reservation": packedSchema(map[string]kit.Schema{
-				"status": kit.Enum(models.ReservationStatuses...), "expires_at": kit.DateTime(), "revision": kit.Int(),
+				"status": kit.Enum(packing.ReservationStatuses...), "expires_at": kit.DateTime(), "revision": kit.Int(),
 				"usage": kit.Nullable(kit.UUID()), "updated_at": kit.DateTime(), "ended_at": kit.Nullable(kit.DateTime()),
 			}),
 		},
@@ -53,7 +55,7 @@ type reservationJSON struct {
 	EndedAt   *time.Time `json:"ended_at"`
 }
 
-func reservationToJSON(r *models.Reservation) reservationJSON {
+func reservationToJSON(r *packing.Reservation) reservationJSON {
 	out := reservationJSON{packedJSON: packedToJSON(&r.PackedSets), Status: r.StatusAt(time.Now()), ExpiresAt: r.ExpiresAt.UTC(),
 		Revision: r.Revision, Usage: r.UsageID, UpdatedAt: r.UpdatedAt.UTC()}
 	if r.EndedAt != nil {
@@ -65,13 +67,13 @@ func reservationToJSON(r *models.Reservation) reservationJSON {
 
 // createReservation holds the sets and records, in the same unit of
 // work, the start of the workflow that expires the hold.
-func (h *handlers) createReservation(c *gin.Context, in *models.ReservationCreate) error {
+func (h *handlers) createReservation(c *gin.Context, in *packing.ReservationCreate) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
 	w := kit.Work(c)
-	r, err := models.CreateReservation(w, id, in)
+	r, err := packing.CreateReservation(w, id, in)
 	if err != nil {
 		return err
 	}
@@ -79,7 +81,7 @@ func (h *handlers) createReservation(c *gin.Context, in *models.ReservationCreat
 	if limit := h.Config.ReservationTimerCap; limit > 0 && time.Now().Add(limit).Before(fire) {
 		fire = time.Now().Add(limit)
 	}
-	if err := models.StartWorkflow(w, workflows.ReservationWorkflowID(r.ID), workflows.ReservationExpiryType, r.ID,
+	if err := domain.StartWorkflow(w, workflows.ReservationWorkflowID(r.ID), workflows.ReservationExpiryType, r.ID,
 		workflows.ReservationInput{ReservationID: r.ID, FireAt: fire}); err != nil {
 		return err
 	}
@@ -94,13 +96,13 @@ type reservationQuery struct {
 }
 
 func (q *reservationQuery) Declare(f *input.Fields) {
-	f.Enum("status", &q.Status, input.Enum{Values: models.ReservationStatuses})
+	f.Enum("status", &q.Status, input.Enum{Values: packing.ReservationStatuses})
 }
 
 func (h *handlers) listReservations(c *gin.Context, q *reservationQuery) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.Reservation{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&packing.Reservation{})
 	if q.Status.Set() {
-		db = models.ReservationsWithStatus(db, q.Status.Value)
+		db = packing.ReservationsWithStatus(db, q.Status.Value)
 	}
 	return kit.Paginate(c, db, kit.NewestFirst, reservationToJSON)
 }
@@ -109,14 +111,14 @@ func (h *handlers) getReservation(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", reservationToJSON)
 }
 
-func (h *handlers) consumeReservation(c *gin.Context, in *models.ReservationConsume) error {
-	return onRecord(c, "recordId", http.StatusOK, func(id uuid.UUID) (*models.PackagingSystemUsage, error) {
-		return models.ConsumeReservation(kit.Work(c), id, in)
+func (h *handlers) consumeReservation(c *gin.Context, in *packing.ReservationConsume) error {
+	return onRecord(c, "recordId", http.StatusOK, func(id uuid.UUID) (*packing.PackagingSystemUsage, error) {
+		return packing.ConsumeReservation(kit.Work(c), id, in)
 	}, usageToJSON)
 }
 
-func (h *handlers) releaseReservation(c *gin.Context, in *models.RevisionRequired) error {
-	return onRecord(c, "recordId", http.StatusOK, func(id uuid.UUID) (*models.Reservation, error) {
-		return models.ReleaseReservation(kit.Work(c), id, in)
+func (h *handlers) releaseReservation(c *gin.Context, in *domain.RevisionRequired) error {
+	return onRecord(c, "recordId", http.StatusOK, func(id uuid.UUID) (*packing.Reservation, error) {
+		return packing.ReleaseReservation(kit.Work(c), id, in)
 	}, reservationToJSON)
 }

@@ -15,8 +15,9 @@ import (
 	"ppwr/api"
 	"ppwr/api/apitest"
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/packing"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -49,7 +50,7 @@ func TestReservationLifecycle(t *testing.T) {
 	assert.WithinDuration(t, time.Now().Add(24*time.Hour), expires, time.Minute)
 	p, rs := balance(t, a, box)
 	assert.Equal(t, []string{"10", "4"}, []string{p, rs}, "held, not used")
-	var start models.WorkflowStart
+	var start domain.WorkflowStart
 	require.NoError(t, a.DB.Where("workflow_id = ?", "reservation/"+id).Take(&start).Error, "the expiry workflow's start is recorded")
 	assert.Equal(t, "ReservationExpiry", start.WorkflowType)
 
@@ -123,7 +124,7 @@ func TestReservationLifecycle(t *testing.T) {
 	t.Run("expired before its workflow ran", func(t *testing.T) {
 		r := mustReserve(t, a, tn, set, 2, "R-4")
 		rid := r["id"].(string)
-		require.NoError(t, a.DB.Model(&models.Reservation{}).Where("id = ?", rid).Update("expires_at", time.Now().Add(-time.Second)).Error)
+		require.NoError(t, a.DB.Model(&packing.Reservation{}).Where("id = ?", rid).Update("expires_at", time.Now().Add(-time.Second)).Error)
 		assert.Equal(t, "expired", get(a, tn, "/packing-reservations/"+rid).JSON["status"])
 		assert.Len(t, get(a, tn, "/packing-reservations?status=expired").JSON["data"], 1)
 		res := consume(rid, 1)
@@ -160,7 +161,7 @@ func TestReservationLifecycle(t *testing.T) {
 		assert.Equal(t, "true", second.Header().Get("Idempotent-Replayed"))
 		assert.Equal(t, first.JSON["id"], second.JSON["id"])
 		var n int64
-		require.NoError(t, a.DB.Model(&models.Reservation{}).Where("order_reference = ?", "R-7").Count(&n).Error)
+		require.NoError(t, a.DB.Model(&packing.Reservation{}).Where("order_reference = ?", "R-7").Count(&n).Error)
 		assert.Equal(t, int64(1), n)
 	})
 	t.Run("another organization", func(t *testing.T) {
@@ -216,7 +217,7 @@ func TestPackingUnderContention(t *testing.T) {
 	for _, item := range []uuid.UUID{box, filler} {
 		p, r := balance(t, a, item)
 		var reservations int64
-		require.NoError(t, a.DB.Model(&models.Reservation{}).Where("organization_id = ?", tn.Org).Count(&reservations).Error)
+		require.NoError(t, a.DB.Model(&packing.Reservation{}).Where("organization_id = ?", tn.Org).Count(&reservations).Error)
 		assert.Equal(t, fmt.Sprint(2*reservations), r, "each reservation holds its 2 pieces")
 		physical, reserved := mustDecimal(t, p), mustDecimal(t, r)
 		assert.True(t, physical.Equal(reserved), "physical − reserved = 0: nothing left to oversell")
@@ -249,9 +250,9 @@ func TestReservationExpiresThroughWorker(t *testing.T) {
 	require.NoError(t, err)
 
 	require.Eventually(t, func() bool {
-		var r models.Reservation
+		var r packing.Reservation
 		require.NoError(t, a.DB.Take(&r, "id = ?", id).Error)
-		return r.Status == models.ReservationStatusExpired
+		return r.Status == packing.ReservationStatusExpired
 	}, 30*time.Second, 200*time.Millisecond, "the worker expires the reservation")
 	p, r := balance(t, a, box)
 	assert.Equal(t, []string{"3", "0"}, []string{p, r}, "available stock restored")

@@ -9,10 +9,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/packing"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 func (h *handlers) systems() kit.Area {
@@ -27,21 +29,21 @@ func (h *handlers) systems() kit.Area {
 			kit.Get("getPackagingSystem", system, tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getSystem), answer),
 			kit.Write(http.MethodPut, "updatePackagingSystem", system, tag, a.CatalogWrite, a.CatalogUpdate).
-				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
+				Answers(packing.ErrSystemArchived, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.updateSystem), answer),
 			kit.Post("archivePackagingSystem", system+"/archive", tag, a.CatalogWrite, a.CatalogArchive).
-				Answers(models.ErrRevisionConflict).
+				Answers(domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.archiveSystem), answer),
 			kit.Post("restorePackagingSystem", system+"/restore", tag, a.CatalogWrite, a.CatalogArchive).
-				Answers(models.ErrRevisionConflict).
+				Answers(domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.restoreSystem), answer),
 			kit.Get("getPackagingSystemConfiguration", system+"/configuration", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getConfiguration), kit.OK(kit.Ref("PackagingSystemConfiguration"))),
 			kit.Post("upsertPackagingSystemLine", system+"/items", tag, a.CatalogWrite, a.CatalogUpdate).
-				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
+				Answers(packing.ErrSystemArchived, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.upsertLine), kit.CreatedResponse(kit.Ref("PackagingSystemLineChange"), "getPackagingSystemLine").Or(http.StatusOK)),
 			kit.Write(http.MethodDelete, "deletePackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogWrite, a.CatalogUpdate).
-				Answers(models.ErrSystemArchived, models.ErrRevisionConflict).
+				Answers(packing.ErrSystemArchived, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.deleteLine), kit.OK(kit.Ref("PackagingSystemLineDeleted"))),
 			kit.List("listPackagingSystemLines", kit.Org+"/packaging-systems/{systemId}/items", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.listLines), kit.ListOK("PackagingSystemLine")),
@@ -55,7 +57,7 @@ func (h *handlers) systems() kit.Area {
 func systemSchemas() map[string]kit.Schema {
 	line := map[string]kit.Schema{
 		"line": kit.UUID(), "packaging_system": kit.UUID(), "item": kit.UUID(), "quantity": kit.DecimalString(),
-		"unit": kit.Enum(models.StockUnits...), "role": kit.Enum(models.LineRoles...), "outer_packaging": kit.Bool(),
+		"unit": kit.Enum(catalog.StockUnits...), "role": kit.Enum(packing.LineRoles...), "outer_packaging": kit.Bool(),
 		"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 	}
 	change := map[string]kit.Schema{"revision": kit.Int()}
@@ -65,7 +67,7 @@ func systemSchemas() map[string]kit.Schema {
 	return map[string]kit.Schema{
 		"PackagingSystem": kit.Object(map[string]kit.Schema{
 			"id": kit.UUID(), "name": kit.Str(), "code": kit.Nullable(kit.Str()), "description": kit.Nullable(kit.Str()),
-			"status": kit.Enum(models.SystemActive, models.SystemArchived), "revision": kit.Int(), "lines_count": kit.Int(),
+			"status": kit.Enum(packing.SystemActive, packing.SystemArchived), "revision": kit.Int(), "lines_count": kit.Int(),
 			"created_at": kit.DateTime(), "updated_at": kit.DateTime(), "archived_at": kit.Nullable(kit.DateTime()),
 		}),
 		"PackagingSystemLine":        kit.Object(line),
@@ -73,14 +75,14 @@ func systemSchemas() map[string]kit.Schema {
 		"PackagingSystemLineDeleted": kit.Object(map[string]kit.Schema{"packaging_system": kit.UUID(), "revision": kit.Int()}),
 		"CompositionLine": kit.Object(map[string]kit.Schema{
 			"line": kit.UUID(), "item": kit.UUID(), "item_revision": kit.Int(), "data_version": kit.UUID(),
-			"quantity": kit.DecimalString(), "unit": kit.Enum(models.StockUnits...), "stock_quantity": kit.DecimalString(),
-			"stock_unit": kit.Enum(models.StockUnits...), "mass_g": kit.DecimalString(), "role": kit.Enum(models.LineRoles...),
+			"quantity": kit.DecimalString(), "unit": kit.Enum(catalog.StockUnits...), "stock_quantity": kit.DecimalString(),
+			"stock_unit": kit.Enum(catalog.StockUnits...), "mass_g": kit.DecimalString(), "role": kit.Enum(packing.LineRoles...),
 			"outer_packaging": kit.Bool(), "stock_tracked": kit.Bool(),
 		}),
 		"PackagingSystemConfiguration": withDescription(kit.Object(map[string]kit.Schema{
 			"packaging_system": kit.UUID(), "revision": kit.Int(), "composition": kit.ArrayOf(kit.Ref("CompositionLine")),
 			"configuration_hash": kit.Schema{"type": "string", "pattern": "^[0-9a-f]{64}$"}, "ready": kit.Bool(),
-			"incomplete":        kit.ArrayOf(kit.Enum(models.IncompleteNoLines, models.IncompleteItemArchived, models.IncompleteNoOuter)),
+			"incomplete":        kit.ArrayOf(kit.Enum(packing.IncompleteNoLines, packing.IncompleteItemArchived, packing.IncompleteNoOuter)),
 			"all_stock_tracked": kit.Bool(), "available_sets": kit.Nullable(kit.Schema{"type": "integer", "minimum": 0}),
 		}), "schema.packaging_system_configuration"),
 	}
@@ -105,7 +107,7 @@ type systemJSON struct {
 	ArchivedAt  *time.Time `json:"archived_at"`
 }
 
-func systemToJSON(s *models.PackagingSystemView) systemJSON {
+func systemToJSON(s *packing.PackagingSystemView) systemJSON {
 	out := systemJSON{ID: s.ID, Name: s.Name, Code: s.Code, Status: s.Status, Revision: s.Revision, LinesCount: s.LinesCount,
 		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(), ArchivedAt: s.ArchivedAt}
 	if s.Description != "" {
@@ -127,11 +129,11 @@ type systemQuery struct {
 func (q *systemQuery) Declare(f *input.Fields) { f.Bool("archived", &q.Archived, input.Bool{}) }
 
 func (h *handlers) listSystems(c *gin.Context, q *systemQuery) error {
-	db := models.PackagingSystems(c.Request.Context(), h.DB, kit.OrgID(c))
+	db := packing.PackagingSystems(c.Request.Context(), h.DB, kit.OrgID(c))
 	if q.Archived.Set() {
-		status := models.SystemActive
+		status := packing.SystemActive
 		if q.Archived.Value {
-			status = models.SystemArchived
+			status = packing.SystemArchived
 		}
 		db = db.Where("status = ?", status)
 	}
@@ -143,7 +145,7 @@ func (h *handlers) getSystem(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := models.FindPackagingSystem(c.Request.Context(), h.DB, kit.OrgID(c), id)
+	s, err := packing.FindPackagingSystem(c.Request.Context(), h.DB, kit.OrgID(c), id)
 	if err != nil {
 		return err
 	}
@@ -151,8 +153,8 @@ func (h *handlers) getSystem(c *gin.Context) error {
 	return nil
 }
 
-func (h *handlers) createSystem(c *gin.Context, in *models.PackagingSystemCreate) error {
-	s, err := models.CreatePackagingSystem(kit.Work(c), in)
+func (h *handlers) createSystem(c *gin.Context, in *packing.PackagingSystemCreate) error {
+	s, err := packing.CreatePackagingSystem(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -160,7 +162,7 @@ func (h *handlers) createSystem(c *gin.Context, in *models.PackagingSystemCreate
 }
 
 // changeSystem runs a command on the path's set and answers the set.
-func changeSystem(c *gin.Context, command func(*work.Unit, uuid.UUID) (*models.PackagingSystemView, error)) error {
+func changeSystem(c *gin.Context, command func(*work.Unit, uuid.UUID) (*packing.PackagingSystemView, error)) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
@@ -173,21 +175,21 @@ func changeSystem(c *gin.Context, command func(*work.Unit, uuid.UUID) (*models.P
 	return nil
 }
 
-func (h *handlers) updateSystem(c *gin.Context, in *models.PackagingSystemUpdate) error {
-	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*models.PackagingSystemView, error) {
-		return models.UpdatePackagingSystem(w, id, in)
+func (h *handlers) updateSystem(c *gin.Context, in *packing.PackagingSystemUpdate) error {
+	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*packing.PackagingSystemView, error) {
+		return packing.UpdatePackagingSystem(w, id, in)
 	})
 }
 
-func (h *handlers) archiveSystem(c *gin.Context, in *models.RevisionOptional) error {
-	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*models.PackagingSystemView, error) {
-		return models.ArchivePackagingSystem(w, id, in)
+func (h *handlers) archiveSystem(c *gin.Context, in *domain.RevisionOptional) error {
+	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*packing.PackagingSystemView, error) {
+		return packing.ArchivePackagingSystem(w, id, in)
 	})
 }
 
-func (h *handlers) restoreSystem(c *gin.Context, in *models.RevisionRequired) error {
-	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*models.PackagingSystemView, error) {
-		return models.RestorePackagingSystem(w, id, in)
+func (h *handlers) restoreSystem(c *gin.Context, in *domain.RevisionRequired) error {
+	return changeSystem(c, func(w *work.Unit, id uuid.UUID) (*packing.PackagingSystemView, error) {
+		return packing.RestorePackagingSystem(w, id, in)
 	})
 }
 
@@ -203,7 +205,7 @@ type lineJSON struct {
 	UpdatedAt       time.Time       `json:"updated_at"`
 }
 
-func lineToJSON(l *models.PackagingSystemLine) lineJSON {
+func lineToJSON(l *packing.PackagingSystemLine) lineJSON {
 	return lineJSON{Line: l.ID, PackagingSystem: l.PackagingSystemID, Item: l.CatalogItemID, Quantity: l.Quantity, Unit: l.Unit,
 		Role: l.Role, OuterPackaging: l.OuterPackaging, CreatedAt: l.CreatedAt.UTC(), UpdatedAt: l.UpdatedAt.UTC()}
 }
@@ -217,17 +219,17 @@ func (h *handlers) listLines(c *gin.Context) error {
 // getLine answers one recipe line of the path's set: the Location of a
 // line the set's upsert added.
 func (h *handlers) getLine(c *gin.Context) error {
-	return kit.ShowOf(c, h.DB, "recordId", "lineId", models.FindSystemLine, lineToJSON)
+	return kit.ShowOf(c, h.DB, "recordId", "lineId", packing.FindSystemLine, lineToJSON)
 }
 
 // upsertLine adds a line (201) or changes the one the body names (200),
 // answering it with the set's new revision.
-func (h *handlers) upsertLine(c *gin.Context, in *models.PackagingSystemLineInput) error {
+func (h *handlers) upsertLine(c *gin.Context, in *packing.PackagingSystemLineInput) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	line, sys, added, err := models.UpsertPackagingSystemLine(kit.Work(c), id, in)
+	line, sys, added, err := packing.UpsertPackagingSystemLine(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -242,7 +244,7 @@ func (h *handlers) upsertLine(c *gin.Context, in *models.PackagingSystemLineInpu
 	return nil
 }
 
-func (h *handlers) deleteLine(c *gin.Context, in *models.RevisionRequired) error {
+func (h *handlers) deleteLine(c *gin.Context, in *domain.RevisionRequired) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
@@ -251,7 +253,7 @@ func (h *handlers) deleteLine(c *gin.Context, in *models.RevisionRequired) error
 	if err != nil {
 		return err
 	}
-	sys, err := models.DeletePackagingSystemLine(kit.Work(c), id, lineID, in)
+	sys, err := packing.DeletePackagingSystemLine(kit.Work(c), id, lineID, in)
 	if err != nil {
 		return err
 	}
@@ -264,7 +266,7 @@ func (h *handlers) getConfiguration(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := models.LoadConfiguration(readUnit(c, h.DB), id)
+	cfg, err := packing.LoadConfiguration(readUnit(c, h.DB), id)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain/packing"
 	"ppwr/internal/i18n"
-	"ppwr/models"
 )
 
 // client sends one tenant's requests.
@@ -186,7 +186,7 @@ func TestPackagingSystemValidation(t *testing.T) {
 	cl := newClient(t, a)
 	taken := cl.ok(http.StatusCreated, http.MethodPost, "/packaging-systems", map[string]any{"name": "A", "code": "TAKEN"})["id"].(string)
 	free := cl.system("B")
-	long := strings.Repeat("x", models.PackagingSystemCodeMax+1)
+	long := strings.Repeat("x", packing.PackagingSystemCodeMax+1)
 	cases := map[string]struct {
 		body  map[string]any
 		field string
@@ -198,7 +198,7 @@ func TestPackagingSystemValidation(t *testing.T) {
 		"null name":        {map[string]any{"name": nil}, "name", "field.required", nil},
 		"name a number":    {map[string]any{"name": 7}, "name", "field.string", nil},
 		"code taken":       {map[string]any{"name": "C", "code": "TAKEN"}, "code", "field.taken", nil},
-		"code too long":    {map[string]any{"name": "C", "code": long}, "code", "field.too_long", []any{models.PackagingSystemCodeMax}},
+		"code too long":    {map[string]any{"name": "C", "code": long}, "code", "field.too_long", []any{packing.PackagingSystemCodeMax}},
 		"description bool": {map[string]any{"name": "C", "description": true}, "description", "field.string", nil},
 	}
 	for name, c := range cases {
@@ -322,7 +322,7 @@ func TestRecipeLines(t *testing.T) {
 		"zero quantity":                       {map[string]any{"line": boxLine, "quantity": "0"}, "quantity", "field.positive", nil},
 		"quantity a number":                   {map[string]any{"line": boxLine, "quantity": 2}, "quantity", "field.decimal_string", nil},
 		"huge quantity":                       {map[string]any{"line": boxLine, "quantity": "1" + strings.Repeat("0", 20)}, "quantity", "field.decimal_string", nil},
-		"unknown role":                        {map[string]any{"line": boxLine, "role": "decoration"}, "role", "field.one_of", []any{strings.Join(models.LineRoles, ", ")}},
+		"unknown role":                        {map[string]any{"line": boxLine, "role": "decoration"}, "role", "field.one_of", []any{strings.Join(packing.LineRoles, ", ")}},
 		"outer not a bool":                    {map[string]any{"line": boxLine, "outer_packaging": "yes"}, "outer_packaging", "field.boolean", nil},
 		"line of another set":                 {map[string]any{"line": otherLine, "quantity": "2"}, "line", "field.not_found", nil},
 		"line not a uuid":                     {map[string]any{"line": "1", "quantity": "2"}, "line", "field.uuid", nil},

@@ -21,10 +21,11 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/passports"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/internal/storage"
-	"ppwr/models"
 )
 
 const tag = "passports"
@@ -38,18 +39,18 @@ func Area(d kit.Deps) kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createPassport", kit.Org+"/passports", tag, a.PPWRWrite, a.CatalogUpdate).
-				Answers(models.ErrPassportExists, models.ErrRevisionConflict).
+				Answers(passports.ErrPassportExists, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.create), created(passport)),
 			kit.Post("publishPassport", kit.Org+"/passports/{recordId}/publish", tag, a.PPWRWrite, a.CatalogUpdate).
-				Answers(models.ErrRevisionConflict).
+				Answers(domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.publish), kit.OK(passport)),
 			kit.Post("sharePassport", kit.Org+"/passports/{recordId}/shares", tag, a.PPWRWrite, a.CatalogUpdate).
-				Answers(models.ErrPassportNotPublished, models.ErrPassportAlreadyShared).
+				Answers(passports.ErrPassportNotPublished, passports.ErrPassportAlreadyShared).
 				Handle(kit.JSON(h.share), created(grant)),
 			kit.List("listSharingGrants", kit.Org+"/sharing-grants", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Query(h.listGrants), kit.ListOK("SharingGrant")),
 			kit.Post("revokeSharingGrant", kit.Org+"/sharing-grants/{recordId}/revoke", tag, a.PPWRWrite, a.CatalogUpdate).
-				Answers(models.ErrGrantRevoked, models.ErrRevisionConflict).
+				Answers(passports.ErrGrantRevoked, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.revoke), kit.OK(grant)),
 		},
 		Schemas: schemas(),
@@ -66,7 +67,7 @@ func schemas() map[string]kit.Schema {
 	object := func() kit.Schema { return kit.Schema{"type": "object"} }
 	return map[string]kit.Schema{
 		"Passport": kit.Described(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "catalog_item": kit.UUID(), "status": kit.Described(kit.Enum(models.PassportStatuses...), "schema.passport_status"),
+			"id": kit.UUID(), "catalog_item": kit.UUID(), "status": kit.Described(kit.Enum(passports.PassportStatuses...), "schema.passport_status"),
 			"version_count":  kit.Int(),
 			"latest_version": kit.Described(kit.Nullable(kit.Ref("PassportVersion")), "schema.passport_latest_version"),
 			"revision":       kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
@@ -74,12 +75,12 @@ func schemas() map[string]kit.Schema {
 		"PassportVersion": kit.Described(kit.Object(map[string]kit.Schema{
 			"version": kit.Int(), "sha256": kit.Described(kit.Str(), "schema.passport_sha256"), "size_bytes": kit.Int(),
 			"published_at": kit.DateTime(), "catalog_revision": kit.Int(), "data_version": kit.UUID(),
-			"missing":  kit.Described(kit.ArrayOf(kit.Enum(models.PassportMissingParts...)), "schema.passport_missing"),
+			"missing":  kit.Described(kit.ArrayOf(kit.Enum(passports.PassportMissingParts...)), "schema.passport_missing"),
 			"verified": kit.Described(kit.Bool(), "schema.passport_verified"),
 			"document": kit.Described(kit.Nullable(kit.Ref("PassportDocument")), "schema.passport_document_field"),
 		}), "schema.passport_version"),
 		"PassportDocument": kit.Described(kit.Object(map[string]kit.Schema{
-			"format": kit.Enum(models.PassportFormat), "passport": kit.UUID(), "version": kit.Int(), "published_at": kit.DateTime(),
+			"format": kit.Enum(passports.PassportFormat), "passport": kit.UUID(), "version": kit.Int(), "published_at": kit.DateTime(),
 			"organization": kit.Object(map[string]kit.Schema{"id": kit.UUID(), "name": kit.Str()}),
 			"item": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "catalog_revision": kit.Int(),
@@ -94,13 +95,13 @@ func schemas() map[string]kit.Schema {
 			"evidence": kit.Described(kit.Object(map[string]kit.Schema{
 				"accepted_values": kit.ArrayOf(object()), "approved_documents": kit.ArrayOf(object()),
 			}), "schema.passport_evidence"),
-			"missing": kit.ArrayOf(kit.Enum(models.PassportMissingParts...)),
+			"missing": kit.ArrayOf(kit.Enum(passports.PassportMissingParts...)),
 		}), "schema.passport_document"),
 		"SharingGrant": kit.Described(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "direction": kit.Described(kit.Enum(models.GrantDirections...), "grant.direction"), "passport": kit.UUID(),
+			"id": kit.UUID(), "direction": kit.Described(kit.Enum(passports.GrantDirections...), "grant.direction"), "passport": kit.UUID(),
 			"granting_organization": kit.UUID(), "organization": kit.Described(kit.UUID(), "grant.organization"),
 			"expires_on": kit.Described(kit.Nullable(kit.Date()), "grant.expires_on"), "note": kit.Nullable(kit.Str()),
-			"status":     kit.Described(kit.Enum(models.GrantStatuses...), "grant.status"),
+			"status":     kit.Described(kit.Enum(passports.GrantStatuses...), "grant.status"),
 			"revoked_at": kit.Nullable(kit.DateTime()), "revoke_reason": kit.Nullable(kit.Str()),
 			"revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
 			"content": kit.Described(kit.Nullable(kit.Ref("PassportVersion")), "schema.grant_content"),
@@ -134,7 +135,7 @@ type versionJSON struct {
 
 // versionToJSON answers a version with its document when v.Content
 // holds the verified bytes, and without it otherwise.
-func versionToJSON(v *models.PassportVersion) *versionJSON {
+func versionToJSON(v *passports.PassportVersion) *versionJSON {
 	out := &versionJSON{Version: v.Version, SHA256: v.SHA256, SizeBytes: v.SizeBytes, PublishedAt: v.PublishedAt.UTC(),
 		CatalogRevision: v.CatalogRevision, DataVersion: v.DataVersionID, Missing: append([]string{}, v.Missing...),
 		Verified: v.Content != nil, Document: json.RawMessage("null")}
@@ -144,7 +145,7 @@ func versionToJSON(v *models.PassportVersion) *versionJSON {
 	return out
 }
 
-func passportToJSON(p *models.Passport, latest *models.PassportVersion) passportJSON {
+func passportToJSON(p *passports.Passport, latest *passports.PassportVersion) passportJSON {
 	out := passportJSON{ID: p.ID, CatalogItem: p.CatalogItemID, Status: p.Status, VersionCount: p.VersionCount, Revision: p.Revision,
 		CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
 	if latest != nil {
@@ -153,8 +154,8 @@ func passportToJSON(p *models.Passport, latest *models.PassportVersion) passport
 	return out
 }
 
-func (h *handlers) create(c *gin.Context, in *models.PassportCreate) error {
-	p, err := models.CreatePassport(kit.Work(c), in)
+func (h *handlers) create(c *gin.Context, in *passports.PassportCreate) error {
+	p, err := passports.CreatePassport(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -166,28 +167,28 @@ func (h *handlers) create(c *gin.Context, in *models.PassportCreate) error {
 // unit commits: should the store fail, nothing is recorded; should the
 // commit fail, the stored object belongs to no version and the next
 // publication of that number replaces it.
-func (h *handlers) publish(c *gin.Context, in *models.PassportPublish) error {
+func (h *handlers) publish(c *gin.Context, in *passports.PassportPublish) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	p, v, err := models.PublishPassport(kit.Work(c), id, in)
+	p, v, err := passports.PublishPassport(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}
-	if err := h.Storage.Put(c.Request.Context(), v.ObjectKey, bytes.NewReader(v.Content), models.PassportContentType); err != nil {
+	if err := h.Storage.Put(c.Request.Context(), v.ObjectKey, bytes.NewReader(v.Content), passports.PassportContentType); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, passportToJSON(p, v))
 	return nil
 }
 
-func (h *handlers) share(c *gin.Context, in *models.PassportShare) error {
+func (h *handlers) share(c *gin.Context, in *passports.PassportShare) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	g, err := models.SharePassport(kit.Work(c), id, in)
+	g, err := passports.SharePassport(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -195,12 +196,12 @@ func (h *handlers) share(c *gin.Context, in *models.PassportShare) error {
 	return nil
 }
 
-func (h *handlers) revoke(c *gin.Context, in *models.GrantRevoke) error {
+func (h *handlers) revoke(c *gin.Context, in *passports.GrantRevoke) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	g, err := models.RevokeSharingGrant(kit.Work(c), id, in)
+	g, err := passports.RevokeSharingGrant(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -227,13 +228,13 @@ type grantJSON struct {
 
 // grantToJSON answers a grant as org sees it, with the passport's
 // version when the grantee reads an active grant.
-func grantToJSON(g *models.SharingGrant, org uuid.UUID, content *models.PassportVersion) grantJSON {
-	out := grantJSON{ID: g.ID, Direction: models.GrantGiven, Passport: g.PassportID, GrantingOrganization: g.OrganizationID,
+func grantToJSON(g *passports.SharingGrant, org uuid.UUID, content *passports.PassportVersion) grantJSON {
+	out := grantJSON{ID: g.ID, Direction: passports.GrantGiven, Passport: g.PassportID, GrantingOrganization: g.OrganizationID,
 		Organization: g.GranteeOrganizationID, ExpiresOn: kit.Day(g.ExpiresOn), Note: g.Note, Status: g.Status(),
 		RevokedAt: kit.UTC(g.RevokedAt), RevokeReason: g.RevokeReason, Revision: g.Revision, CreatedAt: g.CreatedAt.UTC(),
 		UpdatedAt: g.UpdatedAt.UTC()}
 	if g.OrganizationID != org {
-		out.Direction = models.GrantReceived
+		out.Direction = passports.GrantReceived
 	}
 	if content != nil {
 		out.Content = versionToJSON(content)
@@ -250,18 +251,18 @@ type grantQuery struct {
 }
 
 func (q *grantQuery) Declare(f *input.Fields) {
-	f.Enum("direction", &q.Direction, input.Enum{Values: models.GrantDirections, Desc: "grant.direction"})
-	f.Enum("status", &q.Status, input.Enum{Values: models.GrantStatuses, Desc: "grant.status"})
+	f.Enum("direction", &q.Direction, input.Enum{Values: passports.GrantDirections, Desc: "grant.direction"})
+	f.Enum("status", &q.Status, input.Enum{Values: passports.GrantStatuses, Desc: "grant.status"})
 	f.Ref("passport", &q.Passport, input.Ref{})
 }
 
 func (h *handlers) listGrants(c *gin.Context, q *grantQuery) error {
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	db := models.SharingGrantsOf(ctx, h.DB, org, q.Direction.Value)
+	db := passports.SharingGrantsOf(ctx, h.DB, org, q.Direction.Value)
 	if q.Status.Set() {
-		db = models.GrantsInStatus(db, q.Status.Value)
+		db = passports.GrantsInStatus(db, q.Status.Value)
 	}
-	return kit.PaginatePage(c, kit.Filter(db, "passport_id", q.Passport), kit.NewestFirst, func(page []models.SharingGrant) ([]grantJSON, error) {
+	return kit.PaginatePage(c, kit.Filter(db, "passport_id", q.Passport), kit.NewestFirst, func(page []passports.SharingGrant) ([]grantJSON, error) {
 		return h.renderGrants(ctx, org, page)
 	})
 }
@@ -269,14 +270,14 @@ func (h *handlers) listGrants(c *gin.Context, q *grantQuery) error {
 // renderGrants answers a page of grants; each active grant the
 // organization received carries the passport's latest version, read back
 // from the object store and verified against its recorded digest.
-func (h *handlers) renderGrants(ctx context.Context, org uuid.UUID, page []models.SharingGrant) ([]grantJSON, error) {
+func (h *handlers) renderGrants(ctx context.Context, org uuid.UUID, page []passports.SharingGrant) ([]grantJSON, error) {
 	var readable []uuid.UUID
 	for i := range page {
-		if g := &page[i]; g.GranteeOrganizationID == org && g.Status() == models.GrantActive {
+		if g := &page[i]; g.GranteeOrganizationID == org && g.Status() == passports.GrantActive {
 			readable = append(readable, g.PassportID)
 		}
 	}
-	latest, err := models.LatestPassportVersions(ctx, h.DB, readable)
+	latest, err := passports.LatestPassportVersions(ctx, h.DB, readable)
 	if err != nil {
 		return nil, err
 	}
@@ -287,8 +288,8 @@ func (h *handlers) renderGrants(ctx context.Context, org uuid.UUID, page []model
 	}
 	out := make([]grantJSON, len(page))
 	for i := range page {
-		var content *models.PassportVersion
-		if g := &page[i]; g.GranteeOrganizationID == org && g.Status() == models.GrantActive {
+		var content *passports.PassportVersion
+		if g := &page[i]; g.GranteeOrganizationID == org && g.Status() == passports.GrantActive {
 			content = latest[g.PassportID]
 		}
 		out[i] = grantToJSON(&page[i], org, content)
@@ -300,7 +301,7 @@ func (h *handlers) renderGrants(ctx context.Context, org uuid.UUID, page []model
 // digest are the recorded ones. A missing or altered object leaves it
 // unset, and the answer says the version is not verified; a store that
 // cannot be reached fails the request.
-func (h *handlers) readVerified(ctx context.Context, v *models.PassportVersion) error {
+func (h *handlers) readVerified(ctx context.Context, v *passports.PassportVersion) error {
 	obj, err := h.Storage.Get(ctx, v.ObjectKey)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil

@@ -17,11 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain/documents"
+	"ppwr/domain/passports"
 	"ppwr/internal/access"
 	"ppwr/internal/canonjson"
 	"ppwr/internal/storage"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 // desk is an owner of an item with a reviewer of its register entries, a
@@ -101,7 +102,7 @@ func (d *desk) publish(t *testing.T, passport string, revision int) map[string]a
 // stored reads a version's document from the object store.
 func (d *desk) stored(t *testing.T, passport string, version int) []byte {
 	t.Helper()
-	obj, err := d.store.Get(t.Context(), models.PassportObjectKey(d.owner.Org, uuid.MustParse(passport), version))
+	obj, err := d.store.Get(t.Context(), passports.PassportObjectKey(d.owner.Org, uuid.MustParse(passport), version))
 	require.NoError(t, err)
 	defer obj.Body.Close()
 	raw, err := io.ReadAll(obj.Body)
@@ -188,7 +189,7 @@ func TestAPassportIsPublishedInVersionsSharedReadVerifiedAndRevoked(t *testing.T
 	assert.Equal(t, d.owner.Org.String(), doc["organization"].(map[string]any)["id"])
 
 	declared := d.accepted(t, "eu-declarations", declaration)
-	proof := d.StoredVersion(d.owner.Org, models.ReviewApproved)
+	proof := d.StoredVersion(d.owner.Org, documents.ReviewApproved)
 	link := d.ok(t, d.owner, http.StatusCreated, http.MethodPost, "/catalog-items/"+d.item+"/traceability",
 		map[string]any{"link_type": "declaration_of_conformity", "version": proof, "revision": d.revision(t)})
 	assessment := d.ok(t, d.owner, http.StatusCreated, http.MethodPost, "/assessments", map[string]any{"item": d.item})["id"].(string)
@@ -241,7 +242,7 @@ func TestAPassportIsPublishedInVersionsSharedReadVerifiedAndRevoked(t *testing.T
 	assert.Empty(t, d.grants(t, d.owner, "?direction=received"))
 
 	// Altered bytes in the store are caught on the next read.
-	key := models.PassportObjectKey(d.owner.Org, uuid.MustParse(passport), 2)
+	key := passports.PassportObjectKey(d.owner.Org, uuid.MustParse(passport), 2)
 	require.NoError(t, d.store.Put(t.Context(), key, strings.NewReader(strings.Replace(string(d.stored(t, passport, 2)), "DoC-7", "DoC-8", 1)), "application/json"))
 	tampered := d.grants(t, d.partner, "")[0]["content"].(map[string]any)
 	assert.Equal(t, false, tampered["verified"])
@@ -283,7 +284,7 @@ func TestAPassportIsPublishedInVersionsSharedReadVerifiedAndRevoked(t *testing.T
 	again := d.ok(t, d.owner, http.StatusCreated, http.MethodPost, "/passports/"+passport+"/shares",
 		map[string]any{"organization": d.partner.Org, "expires_on": time.Now().UTC().Format(time.DateOnly)})
 	assert.Equal(t, "active", again["status"], "a grant is valid through its expires_on day")
-	require.NoError(t, d.DB.Model(&models.SharingGrant{}).Where("id = ?", again["id"]).
+	require.NoError(t, d.DB.Model(&passports.SharingGrant{}).Where("id = ?", again["id"]).
 		Update("expires_on", time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)).Error)
 	expired := d.grants(t, d.partner, "?status=expired")
 	require.Len(t, expired, 1)

@@ -9,8 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/records"
 	a "ppwr/internal/access"
-	"ppwr/models"
 )
 
 // zipType is the media type of an authority request's bundle.
@@ -37,9 +38,9 @@ func (h *handlers) authorityRequests() kit.Area {
 		"authority":           kit.Object(map[string]kit.Schema{"name": kit.Str(), "country": kit.Str()}),
 		"authority_reference": kit.Str(), "subject": kit.Nullable(kit.Str()), "note": kit.Nullable(kit.Str()),
 		"items": kit.ArrayOf(kit.UUID()), "received_on": kit.Date(), "due_on": kit.Date(), "answered_on": kit.Nullable(kit.Date()),
-		"deadline_status": kit.Enum(models.DeadlineStatuses...),
+		"deadline_status": kit.Enum(records.DeadlineStatuses...),
 		"bundle": kit.Object(map[string]kit.Schema{
-			"status": kit.Enum(models.BundleStatuses...), "file_name": kit.Str(), "size_bytes": kit.Nullable(kit.Int()),
+			"status": kit.Enum(records.BundleStatuses...), "file_name": kit.Str(), "size_bytes": kit.Nullable(kit.Int()),
 			"sha256": kit.Nullable(kit.Str()), "error": kit.Nullable(kit.Str()), "built_at": kit.Nullable(kit.DateTime()),
 		}),
 		"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
@@ -86,7 +87,7 @@ type authorityRequestJSON struct {
 	UpdatedAt          time.Time           `json:"updated_at"`
 }
 
-func authorityRequestToJSON(r *models.AuthorityRequest) authorityRequestJSON {
+func authorityRequestToJSON(r *records.AuthorityRequest) authorityRequestJSON {
 	return authorityRequestJSON{ID: r.ID, Authority: authorityJSON{Name: r.AuthorityName, Country: r.AuthorityCountry},
 		AuthorityReference: r.AuthorityReference, Subject: r.Subject, Note: r.Note, Items: r.Items,
 		ReceivedOn: r.ReceivedOn.Format(time.DateOnly), DueOn: r.DueOn.Format(time.DateOnly), AnsweredOn: kit.Day(r.AnsweredOn),
@@ -98,8 +99,8 @@ func authorityRequestToJSON(r *models.AuthorityRequest) authorityRequestJSON {
 
 // createAuthorityRequest records the request and answers 201 with its
 // bundle building.
-func (h *handlers) createAuthorityRequest(c *gin.Context, in *models.AuthorityRequestCreate) error {
-	r, err := models.CreateAuthorityRequest(kit.Work(c), in)
+func (h *handlers) createAuthorityRequest(c *gin.Context, in *records.AuthorityRequestCreate) error {
+	r, err := records.CreateAuthorityRequest(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func (h *handlers) getAuthorityRequest(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := models.Find[models.AuthorityRequest](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	r, err := domain.Find[records.AuthorityRequest](c.Request.Context(), h.DB, kit.OrgID(c), id)
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func (h *handlers) getAuthorityRequest(c *gin.Context) error {
 		c.JSON(http.StatusOK, authorityRequestToJSON(r))
 		return nil
 	}
-	if r.BundleStatus != models.BundleReady {
+	if r.BundleStatus != records.BundleReady {
 		return kit.FileNotReady(r.BundleStatus)
 	}
 	c.Header("X-Checksum-SHA256", *r.BundleSHA256)

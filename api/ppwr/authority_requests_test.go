@@ -20,10 +20,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain"
+	"ppwr/domain/documents"
+	"ppwr/domain/records"
 	"ppwr/internal/access"
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -99,9 +101,9 @@ func (o *office) approvedDocument(t *testing.T, item, name string, content []byt
 	var v map[string]any
 	require.Eventually(t, func() bool {
 		v = o.get(t, "/document-versions/"+id)
-		return v["processing_status"] != models.ProcessingQueued && v["processing_status"] != models.ProcessingRunning
+		return v["processing_status"] != documents.ProcessingQueued && v["processing_status"] != documents.ProcessingRunning
 	}, time.Minute, 100*time.Millisecond)
-	require.Equal(t, models.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
 	o.ok(t, o.tn, http.StatusOK, http.MethodPost, "/document-versions/"+id+"/decision", map[string]any{"decision": "approved", "revision": v["revision"]})
 	return id
 }
@@ -152,8 +154,8 @@ func TestAnAuthorityRequestIsAnsweredWithTheItemsDocumentation(t *testing.T) {
 	id := r["id"].(string)
 	assert.Contains(t, res.Header().Get("Location"), "/ppwr/authority-requests/"+id)
 	assert.Equal(t, time.Now().UTC().AddDate(0, 0, 8).Format(time.DateOnly), r["due_on"], "due 10 days after receipt")
-	assert.Equal(t, models.DeadlineOpen, r["deadline_status"])
-	assert.Equal(t, models.BundleBuilding, r["bundle"].(map[string]any)["status"])
+	assert.Equal(t, records.DeadlineOpen, r["deadline_status"])
+	assert.Equal(t, records.BundleBuilding, r["bundle"].(map[string]any)["status"])
 	assert.Equal(t, map[string]any{"name": "Wojewódzki Inspektorat Ochrony Środowiska w Krakowie", "country": "PL"}, r["authority"])
 
 	res = o.bundle(t, o.tn, id)
@@ -164,11 +166,11 @@ func TestAnAuthorityRequestIsAnsweredWithTheItemsDocumentation(t *testing.T) {
 	_, err = o.relay.StartWorkflows(t.Context())
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		return o.get(t, "/ppwr/authority-requests/"+id)["bundle"].(map[string]any)["status"] != models.BundleBuilding
+		return o.get(t, "/ppwr/authority-requests/"+id)["bundle"].(map[string]any)["status"] != records.BundleBuilding
 	}, time.Minute, 100*time.Millisecond)
 	r = o.get(t, "/ppwr/authority-requests/"+id)
 	built := r["bundle"].(map[string]any)
-	require.Equal(t, models.BundleReady, built["status"], "%v", built["error"])
+	require.Equal(t, records.BundleReady, built["status"], "%v", built["error"])
 
 	res = o.bundle(t, o.tn, id)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
@@ -283,7 +285,7 @@ func TestAuthorityRequestsRefuseWhatNoAuthorityRequestIs(t *testing.T) {
 		assert.Contains(t, res.FieldErrors(), string(name), "%s: %s", field, res.Body.String())
 	}
 	var n int64
-	require.NoError(t, a.DB.Model(&models.AuthorityRequest{}).Where("organization_id = ?", o.tn.Org).Count(&n).Error)
+	require.NoError(t, a.DB.Model(&records.AuthorityRequest{}).Where("organization_id = ?", o.tn.Org).Count(&n).Error)
 	assert.Zero(t, n, "a refused request records nothing")
 
 	received := today.AddDate(0, 0, -20).Format(time.DateOnly)
@@ -292,34 +294,34 @@ func TestAuthorityRequestsRefuseWhatNoAuthorityRequestIs(t *testing.T) {
 	b["answered_on"] = answered
 	r := o.ok(t, o.tn, http.StatusCreated, http.MethodPost, "/ppwr/authority-requests", b)
 	assert.Equal(t, answered, r["answered_on"])
-	assert.Equal(t, models.DeadlineAnsweredLate, r["deadline_status"], "answered 15 days after receipt")
-	var start models.WorkflowStart
+	assert.Equal(t, records.DeadlineAnsweredLate, r["deadline_status"], "answered 15 days after receipt")
+	var start domain.WorkflowStart
 	require.NoError(t, a.DB.Take(&start, "workflow_id = ?", "authority-request/"+r["id"].(string)).Error)
-	assert.Equal(t, models.AuthorityRequestType, start.WorkflowType)
-	var in models.AuthorityRequestInput
+	assert.Equal(t, records.AuthorityRequestType, start.WorkflowType)
+	var in records.AuthorityRequestInput
 	require.NoError(t, json.Unmarshal(start.Input, &in))
 	assert.True(t, in.Answered, "a request recorded as answered starts no reminder")
 
 	late := o.ok(t, o.tn, http.StatusCreated, http.MethodPost, "/ppwr/authority-requests", with("received_on", received))
-	assert.Equal(t, models.DeadlineOverdue, late["deadline_status"])
+	assert.Equal(t, records.DeadlineOverdue, late["deadline_status"])
 	assert.Nil(t, late["answered_on"])
 
 	// The workflow gave up building the bundle (as FailAuthorityBundle records it).
 	w := work.New(t.Context(), a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: o.tn.Org, Reference: "test"})
 	lateID := uuid.MustParse(late["id"].(string))
-	require.NoError(t, models.FinishAuthorityBundle(w, lateID, "", 0, "", errors.New("object store unavailable")))
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.fail"}))
+	require.NoError(t, records.FinishAuthorityBundle(w, lateID, "", 0, "", errors.New("object store unavailable")))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.fail"}))
 	failed := o.get(t, "/ppwr/authority-requests/"+late["id"].(string))["bundle"].(map[string]any)
-	assert.Equal(t, models.BundleFailed, failed["status"])
+	assert.Equal(t, records.BundleFailed, failed["status"])
 	assert.Equal(t, "object store unavailable", failed["error"])
 	assert.Nil(t, failed["sha256"])
 	res := o.bundle(t, o.tn, late["id"].(string))
 	assert.Equal(t, http.StatusConflict, res.Code, "a failed bundle is no file")
 	assert.Contains(t, o.EventTypes(o.tn.Org), "authority_request.bundle_failed")
 	w = work.New(t.Context(), a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: o.tn.Org, Reference: "test"})
-	require.NoError(t, models.FinishAuthorityBundle(w, lateID, "key", 1, strings.Repeat("0", 64), nil))
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.late"}))
-	assert.Equal(t, models.BundleFailed, o.get(t, "/ppwr/authority-requests/"+late["id"].(string))["bundle"].(map[string]any)["status"],
+	require.NoError(t, records.FinishAuthorityBundle(w, lateID, "key", 1, strings.Repeat("0", 64), nil))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.late"}))
+	assert.Equal(t, records.BundleFailed, o.get(t, "/ppwr/authority-requests/"+late["id"].(string))["bundle"].(map[string]any)["status"],
 		"a finished bundle is not finished again by a retried activity")
 
 	res = o.Do(apitest.Req{Method: http.MethodGet, Path: o.tn.Path("/ppwr/authority-requests/" + late["id"].(string)), Token: o.tn.Token,

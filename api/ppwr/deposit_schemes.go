@@ -8,8 +8,10 @@ import (
 	"github.com/shopspring/decimal"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/records"
+	"ppwr/domain/registers"
 	a "ppwr/internal/access"
-	"ppwr/models"
 )
 
 // depositSchemes is the record of the deposit-return schemes items take
@@ -23,8 +25,8 @@ func (h *handlers) depositSchemes() kit.Area {
 			kit.Get("getDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Do(h.getDepositScheme), kit.OK(scheme)),
 			kit.Post("reviewDepositScheme", kit.Org+"/ppwr/deposit-schemes/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
-				Answers(models.ErrSelfReview, models.ErrRecordDecided, models.ErrRevisionConflict).
-				Handle(kit.JSONBody("DepositSchemeReview", models.NewDepositReview, kit.Change("recordId", models.ReviewDepositScheme, depositSchemeToJSON)), kit.OK(scheme)),
+				Answers(registers.ErrSelfReview, records.ErrRecordDecided, domain.ErrRevisionConflict).
+				Handle(kit.JSONBody("DepositSchemeReview", records.NewDepositReview, kit.Change("recordId", records.ReviewDepositScheme, depositSchemeToJSON)), kit.OK(scheme)),
 		},
 		Schemas: map[string]kit.Schema{
 			"DepositScheme": kit.Described(kit.Object(kit.WithReview(map[string]kit.Schema{
@@ -32,7 +34,7 @@ func (h *handlers) depositSchemes() kit.Area {
 				"deposit_amount": kit.DecimalString(), "currency": kit.Str(), "items": kit.ArrayOf(kit.UUID()),
 				"label_requirement": kit.Str(), "label_applied": kit.Bool(), "evidence": kit.ArrayOf(kit.UUID()),
 				"participates_from": kit.Date(), "created_at": kit.DateTime(),
-			}, kit.Enum(models.EntryUnreviewed, models.EntryAccepted, models.EntryRejected))), "schema.deposit_scheme"),
+			}, kit.Enum(registers.EntryUnreviewed, registers.EntryAccepted, registers.EntryRejected))), "schema.deposit_scheme"),
 		},
 	}
 }
@@ -53,15 +55,15 @@ type depositSchemeJSON struct {
 	kit.ReviewJSON
 }
 
-func depositSchemeToJSON(s *models.DepositScheme) depositSchemeJSON {
+func depositSchemeToJSON(s *records.DepositScheme) depositSchemeJSON {
 	return depositSchemeJSON{ID: s.ID, Market: s.Market, SchemeName: s.SchemeName, SchemeOperator: s.SchemeOperator,
 		DepositAmount: s.DepositAmount, Currency: s.Currency, Items: s.Items, LabelRequirement: s.LabelRequirement,
 		LabelApplied: s.LabelApplied, Evidence: s.Evidence, ParticipatesFrom: s.ParticipatesFrom.Format(time.DateOnly),
 		CreatedAt: s.CreatedAt.UTC(), ReviewJSON: kit.Review(&s.ReviewState)}
 }
 
-func (h *handlers) createDepositScheme(c *gin.Context, in *models.DepositSchemeCreate) error {
-	s, err := models.CreateDepositScheme(kit.Work(c), in)
+func (h *handlers) createDepositScheme(c *gin.Context, in *records.DepositSchemeCreate) error {
+	s, err := records.CreateDepositScheme(kit.Work(c), in)
 	if err != nil {
 		return err
 	}

@@ -13,10 +13,14 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/movements"
+	"ppwr/domain/records"
+	"ppwr/domain/registers"
+	"ppwr/domain/reports"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/internal/sheet"
-	"ppwr/models"
 )
 
 // eprReports is the annual EPR reports per Member State (PPWR Art. 44(7)
@@ -30,16 +34,16 @@ func (h *handlers) eprReports() kit.Area {
 			kit.Post("createEPRReport", kit.Org+"/ppwr/epr-reports", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.createEPRReport), kit.CreatedResponse(report, "listEPRReportLines")),
 			kit.Post("createEPRReportLine", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRun, a.ReportsExport).
-				Answers(models.ErrEPRReportApproved, models.ErrRevisionConflict).
+				Answers(records.ErrEPRReportApproved, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.addEPRReportLine), kit.Response{Status: http.StatusCreated, Schema: kit.Ref("EPRReportLineAdded")}),
 			kit.List("listEPRReportLines", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.listEPRReportLines), kit.OK(kit.Ref("EPRReportLinePage"))),
 			kit.Post("reviewEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
-				Answers(models.ErrSelfReview, models.ErrEPRReportReviewed, models.ErrRevisionConflict).
-				Handle(kit.JSONBody("EPRReportReview", models.NewEPRReview, kit.Change("recordId", models.ReviewEPRReport, eprReportToJSON)), kit.OK(report)),
+				Answers(registers.ErrSelfReview, records.ErrEPRReportReviewed, domain.ErrRevisionConflict).
+				Handle(kit.JSONBody("EPRReportReview", records.NewEPRReview, kit.Change("recordId", records.ReviewEPRReport, eprReportToJSON)), kit.OK(report)),
 			kit.Get("exportEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/export", tag, a.ReportsRead, a.ReportsExport).
 				Handle(kit.Query(h.exportEPRReport), kit.Response{Status: http.StatusOK, Schema: kit.Described(kit.Binary(), "schema.epr_export"),
-					ContentTypes: []string{"text/csv", models.XLSXType},
+					ContentTypes: []string{"text/csv", reports.XLSXType},
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
 		Schemas: eprSchemas(),
@@ -49,7 +53,7 @@ func (h *handlers) eprReports() kit.Area {
 func eprSchemas() map[string]kit.Schema {
 	dec := kit.DecimalString()
 	line := kit.Described(kit.Object(map[string]kit.Schema{
-		"id": kit.UUID(), "report": kit.UUID(), "source": kit.Enum(models.EPRSources...),
+		"id": kit.UUID(), "report": kit.UUID(), "source": kit.Enum(records.EPRSources...),
 		"category": kit.Nullable(kit.Schema{"type": "integer", "minimum": 1, "maximum": 22}), "material_code": kit.Nullable(kit.Str()),
 		"mass_g": dec, "mass_kg": dec, "mass_t": dec, "flow_count": kit.Int(), "flow_sample": kit.ArrayOf(kit.Str()),
 		"reason": kit.Nullable(kit.Str()), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
@@ -57,14 +61,14 @@ func eprSchemas() map[string]kit.Schema {
 	return map[string]kit.Schema{
 		"EPRReport": kit.Described(kit.Object(kit.WithReview(map[string]kit.Schema{
 			"id": kit.UUID(), "country": kit.Str(), "year": kit.Int(), "period_from": kit.Date(), "period_to": kit.Date(),
-			"flow_kinds": kit.ArrayOf(kit.Enum(models.FlowKinds...)), "form": kit.Enum(models.EPRForms...),
+			"flow_kinds": kit.ArrayOf(kit.Enum(movements.FlowKinds...)), "form": kit.Enum(records.EPRForms...),
 			"form_threshold_t": dec, "form_basis": kit.Str(), "rounding": kit.Str(),
 			"total_g": dec, "total_kg": dec, "total_t": dec, "flow_count": kit.Int(), "line_count": kit.Int(),
 			"warnings": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"code": kit.Enum(models.EPRWarnings...), "count": kit.Int(), "flows": kit.ArrayOf(kit.Str()),
+				"code": kit.Enum(records.EPRWarnings...), "count": kit.Int(), "flows": kit.ArrayOf(kit.Str()),
 			})),
 			"created_at": kit.DateTime(),
-		}, kit.Enum(models.EPRReviewStatuses...))), "schema.epr_report"),
+		}, kit.Enum(records.EPRReviewStatuses...))), "schema.epr_report"),
 		"EPRReportLine": line,
 		"EPRReportLineAdded": kit.Object(map[string]kit.Schema{
 			"line": kit.Ref("EPRReportLine"), "report": kit.Ref("EPRReport"),
@@ -73,7 +77,7 @@ func eprSchemas() map[string]kit.Schema {
 			"data": kit.ArrayOf(kit.Ref("EPRReportLine")), "links": kit.Ref("ListLinks"), "requestId": kit.UUID(),
 			"report": kit.Ref("EPRReport"),
 			"material_groups": kit.Described(kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"group":  kit.Enum(append(slices.Clone(models.EPRMaterialGroups), models.EPRUnspecified)...),
+				"group":  kit.Enum(append(slices.Clone(records.EPRMaterialGroups), records.EPRUnspecified)...),
 				"mass_g": dec, "mass_kg": dec, "mass_t": dec,
 			})), "schema.epr_material_groups"),
 		}),
@@ -81,31 +85,31 @@ func eprSchemas() map[string]kit.Schema {
 }
 
 type eprReportJSON struct {
-	ID         uuid.UUID           `json:"id"`
-	Country    string              `json:"country"`
-	Year       int                 `json:"year"`
-	PeriodFrom string              `json:"period_from"`
-	PeriodTo   string              `json:"period_to"`
-	FlowKinds  []string            `json:"flow_kinds"`
-	Form       string              `json:"form"`
-	Threshold  decimal.Decimal     `json:"form_threshold_t"`
-	FormBasis  string              `json:"form_basis"`
-	Rounding   string              `json:"rounding"`
-	TotalG     decimal.Decimal     `json:"total_g"`
-	TotalKg    decimal.Decimal     `json:"total_kg"`
-	TotalT     decimal.Decimal     `json:"total_t"`
-	FlowCount  int                 `json:"flow_count"`
-	LineCount  int                 `json:"line_count"`
-	Warnings   []models.EPRWarning `json:"warnings"`
-	CreatedAt  time.Time           `json:"created_at"`
+	ID         uuid.UUID            `json:"id"`
+	Country    string               `json:"country"`
+	Year       int                  `json:"year"`
+	PeriodFrom string               `json:"period_from"`
+	PeriodTo   string               `json:"period_to"`
+	FlowKinds  []string             `json:"flow_kinds"`
+	Form       string               `json:"form"`
+	Threshold  decimal.Decimal      `json:"form_threshold_t"`
+	FormBasis  string               `json:"form_basis"`
+	Rounding   string               `json:"rounding"`
+	TotalG     decimal.Decimal      `json:"total_g"`
+	TotalKg    decimal.Decimal      `json:"total_kg"`
+	TotalT     decimal.Decimal      `json:"total_t"`
+	FlowCount  int                  `json:"flow_count"`
+	LineCount  int                  `json:"line_count"`
+	Warnings   []records.EPRWarning `json:"warnings"`
+	CreatedAt  time.Time            `json:"created_at"`
 	kit.ReviewJSON
 }
 
-func eprReportToJSON(r *models.EPRReport) eprReportJSON {
+func eprReportToJSON(r *records.EPRReport) eprReportJSON {
 	return eprReportJSON{ID: r.ID, Country: r.Country, Year: r.Year, PeriodFrom: r.PeriodFrom.Format(time.DateOnly),
 		PeriodTo: r.PeriodTo.Format(time.DateOnly), FlowKinds: r.FlowKinds, Form: r.Form,
-		Threshold: decimal.NewFromInt(models.EPRSimplifiedBelowT), FormBasis: models.EPRFormBasis, Rounding: models.EPRRounding,
-		TotalG: r.TotalG, TotalKg: models.GramsToKg(r.TotalG), TotalT: models.GramsToT(r.TotalG), FlowCount: r.FlowCount,
+		Threshold: decimal.NewFromInt(records.EPRSimplifiedBelowT), FormBasis: records.EPRFormBasis, Rounding: records.EPRRounding,
+		TotalG: r.TotalG, TotalKg: records.GramsToKg(r.TotalG), TotalT: records.GramsToT(r.TotalG), FlowCount: r.FlowCount,
 		LineCount: r.LineCount, Warnings: r.Warnings, CreatedAt: r.CreatedAt.UTC(), ReviewJSON: kit.Review(&r.ReviewState)}
 }
 
@@ -125,16 +129,16 @@ type eprLineJSON struct {
 	CreatedAt  time.Time       `json:"created_at"`
 }
 
-func eprLineToJSON(l *models.EPRReportLine) eprLineJSON {
+func eprLineToJSON(l *records.EPRReportLine) eprLineJSON {
 	return eprLineJSON{ID: l.ID, Report: l.ReportID, Source: l.Source, Category: l.Category, Material: l.MaterialCode, MassG: l.MassG,
-		MassKg: models.GramsToKg(l.MassG), MassT: models.GramsToT(l.MassG), FlowCount: l.FlowCount, FlowSample: l.FlowSample,
+		MassKg: records.GramsToKg(l.MassG), MassT: records.GramsToT(l.MassG), FlowCount: l.FlowCount, FlowSample: l.FlowSample,
 		Reason: l.Reason, CreatedBy: l.CreatedBy, CreatedAt: l.CreatedAt.UTC()}
 }
 
 // createEPRReport answers the report; its row names the lines list, the
 // one read of a report (its envelope carries the report), as Location.
-func (h *handlers) createEPRReport(c *gin.Context, in *models.EPRReportCreate) error {
-	r, _, err := models.CreateEPRReport(kit.Work(c), in)
+func (h *handlers) createEPRReport(c *gin.Context, in *records.EPRReportCreate) error {
+	r, _, err := records.CreateEPRReport(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -143,12 +147,12 @@ func (h *handlers) createEPRReport(c *gin.Context, in *models.EPRReportCreate) e
 
 // addEPRReportLine answers the line with the report it changed, whose new
 // revision the next write needs.
-func (h *handlers) addEPRReportLine(c *gin.Context, in *models.EPRLineCreate) error {
+func (h *handlers) addEPRReportLine(c *gin.Context, in *records.EPRLineCreate) error {
 	id, err := kit.PathID(c, "parentId")
 	if err != nil {
 		return err
 	}
-	r, l, err := models.AddEPRReportLine(kit.Work(c), id, in)
+	r, l, err := records.AddEPRReportLine(kit.Work(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -158,17 +162,17 @@ func (h *handlers) addEPRReportLine(c *gin.Context, in *models.EPRLineCreate) er
 
 // eprReport reads the report the path parameter names, with all its
 // lines.
-func (h *handlers) eprReport(c *gin.Context, param string) (*models.EPRReport, []models.EPRReportLine, error) {
+func (h *handlers) eprReport(c *gin.Context, param string) (*records.EPRReport, []records.EPRReportLine, error) {
 	id, err := kit.PathID(c, param)
 	if err != nil {
 		return nil, nil, err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	r, err := models.Find[models.EPRReport](ctx, h.DB, org, id)
+	r, err := domain.Find[records.EPRReport](ctx, h.DB, org, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	lines, err := models.EPRReportLines(ctx, h.DB, org, r.ID)
+	lines, err := records.EPRReportLines(ctx, h.DB, org, r.ID)
 	return r, lines, err
 }
 
@@ -179,9 +183,9 @@ func (h *handlers) listEPRReportLines(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	lines := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.EPRReportLine{}).Where("report_id = ?", r.ID)
+	lines := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&records.EPRReportLine{}).Where("report_id = ?", r.ID)
 	return kit.PaginateWith(c, lines, kit.OldestFirst, eprLineToJSON,
-		map[string]any{"report": eprReportToJSON(r), "material_groups": models.EPRMaterialTotals(all)})
+		map[string]any{"report": eprReportToJSON(r), "material_groups": records.EPRMaterialTotals(all)})
 }
 
 // eprExportQuery is the export's format.
@@ -205,8 +209,8 @@ func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
 	if err != nil {
 		return err
 	}
-	header, table := models.EPRExportHeader(r), models.EPRExportLines(lines)
-	groups := models.EPRExportMaterialGroups(models.EPRMaterialTotals(lines))
+	header, table := records.EPRExportHeader(r), records.EPRExportLines(lines)
+	groups := records.EPRExportMaterialGroups(records.EPRMaterialTotals(lines))
 	format := "csv"
 	if q.Format.Set() {
 		format = q.Format.Value
@@ -232,7 +236,7 @@ func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
 	if err := x.DeleteSheet("Sheet1"); err != nil {
 		return err
 	}
-	c.Header("Content-Type", models.XLSXType)
+	c.Header("Content-Type", reports.XLSXType)
 	c.Status(http.StatusOK)
 	return sheet.Save(x, c.Writer)
 }

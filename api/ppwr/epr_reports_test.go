@@ -14,7 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
-	"ppwr/models"
+	"ppwr/domain/records"
+	"ppwr/domain/reports"
 )
 
 // eprWorld is an organization with a second user who reviews, and items
@@ -174,8 +175,8 @@ func TestEPRReportLinesAreTheFlowsOfTheYearAndMarket(t *testing.T) {
 			assert.Equal(t, s.mass.String(), l["mass_g"], k)
 			assert.Equal(t, len(s.keys), int(l["flow_count"].(float64)), k)
 			assert.ElementsMatch(t, s.keys, l["flow_sample"], k)
-			assert.Equal(t, models.GramsToKg(s.mass).String(), l["mass_kg"], k)
-			assert.Equal(t, models.GramsToT(s.mass).String(), l["mass_t"], k)
+			assert.Equal(t, records.GramsToKg(s.mass).String(), l["mass_kg"], k)
+			assert.Equal(t, records.GramsToT(s.mass).String(), l["mass_t"], k)
 			assert.Nil(t, l["reason"])
 			total, flows = total.Add(s.mass), flows+len(s.keys)
 		}
@@ -437,7 +438,7 @@ func TestEPRReportExport(t *testing.T) {
 
 	res = w.send(t, w.tn, http.MethodGet, "/ppwr/epr-reports/"+id+"/export?format=xlsx", nil)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
-	assert.Equal(t, models.XLSXType, res.Header().Get("Content-Type"))
+	assert.Equal(t, reports.XLSXType, res.Header().Get("Content-Type"))
 	assert.Contains(t, res.Header().Get("Content-Disposition"), ".xlsx")
 	sheets := apitest.ReadXLSX(t, res.Body.Bytes())
 	require.Len(t, sheets, 3)

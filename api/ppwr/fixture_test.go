@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain/documents"
 	"ppwr/internal/access"
-	"ppwr/models"
 )
 
 // desk is an organization with a second user who may review, approved
@@ -28,9 +28,9 @@ func newDesk(t *testing.T) *desk {
 	o := &desk{API: a, tn: a.NewTenant(apitest.TenantSpec{}), other: a.NewTenant(apitest.TenantSpec{})}
 	o.reviewer = a.AddUser(o.tn.Org, apitest.TenantSpec{Role: access.Member,
 		Permissions: []string{string(access.EvidenceReviewPerm), string(access.CatalogView)}})
-	o.approved = a.StoredVersion(o.tn.Org, models.ReviewApproved)
-	o.unapproved = a.StoredVersion(o.tn.Org, models.ReviewUnreviewed)
-	o.foreignDoc = a.StoredVersion(o.other.Org, models.ReviewApproved)
+	o.approved = a.StoredVersion(o.tn.Org, documents.ReviewApproved)
+	o.unapproved = a.StoredVersion(o.tn.Org, documents.ReviewUnreviewed)
+	o.foreignDoc = a.StoredVersion(o.other.Org, documents.ReviewApproved)
 	o.foreignItem = o.item(t, o.other, "single_use")
 	return o
 }

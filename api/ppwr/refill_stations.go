@@ -7,8 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/records"
 	a "ppwr/internal/access"
-	"ppwr/models"
 )
 
 func (h *handlers) refillStations() kit.Area {
@@ -44,7 +45,7 @@ type refillStationJSON struct {
 	UpdatedAt       time.Time   `json:"updated_at"`
 }
 
-func refillStationToJSON(s *models.RefillStation) refillStationJSON {
+func refillStationToJSON(s *records.RefillStation) refillStationJSON {
 	return refillStationJSON{ID: s.ID, Name: s.Name, Location: s.Location, Country: s.CountryCode, Products: s.Products,
 		RefillRules: s.RefillRules, HygieneEvidence: s.HygieneEvidence, Revision: s.Revision,
 		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
@@ -53,7 +54,7 @@ func refillStationToJSON(s *models.RefillStation) refillStationJSON {
 // listRefillStations pages through the organization's refill stations,
 // newest first.
 func (h *handlers) listRefillStations(c *gin.Context) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.RefillStation{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&records.RefillStation{})
 	return kit.Paginate(c, db, kit.NewestFirst, refillStationToJSON)
 }
 
@@ -61,8 +62,8 @@ func (h *handlers) getRefillStation(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", refillStationToJSON)
 }
 
-func (h *handlers) createRefillStation(c *gin.Context, in *models.RefillStationCreate) error {
-	s, err := models.CreateRefillStation(kit.Work(c), in)
+func (h *handlers) createRefillStation(c *gin.Context, in *records.RefillStationCreate) error {
+	s, err := records.CreateRefillStation(kit.Work(c), in)
 	if err != nil {
 		return err
 	}

@@ -9,11 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/movements"
+	"ppwr/domain/records"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/internal/register"
 	"ppwr/internal/rules"
-	"ppwr/models"
 )
 
 // reuse is re-use systems and their statistics (PPWR Art. 26-31,
@@ -37,10 +39,10 @@ func reuseSchemas() map[string]kit.Schema {
 	count, pct := kit.Int(), kit.Nullable(kit.DecimalString())
 	return map[string]kit.Schema{
 		"ReuseSystem": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "code": kit.Str(), "name": kit.Str(), "operator": kit.Str(), "loop": kit.Enum(models.ReuseLoops...),
+			"id": kit.UUID(), "code": kit.Str(), "name": kit.Str(), "operator": kit.Str(), "loop": kit.Enum(records.ReuseLoops...),
 			"return_incentive": kit.Str(),
 			"participants": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"name": kit.Str(), "role": kit.Enum(models.ReuseParticipantRoles...), "confirmation": kit.Nullable(kit.UUID()),
+				"name": kit.Str(), "role": kit.Enum(records.ReuseParticipantRoles...), "confirmation": kit.Nullable(kit.UUID()),
 			})),
 			"reconditioning_steps": kit.ArrayOf(kit.Enum(register.ReconditioningSteps...)), "items": kit.ArrayOf(kit.UUID()),
 			"markets": kit.ArrayOf(kit.Str()), "created_by": kit.Nullable(kit.UUID()), "revision": kit.Int(),
@@ -54,11 +56,11 @@ func reuseSchemas() map[string]kit.Schema {
 				"return_rate_pct": pct,
 			})),
 			"formats": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"format": kit.Enum(register.Article29Formats...), "flow_kind": kit.Enum(models.FlowKinds...),
+				"format": kit.Enum(register.Article29Formats...), "flow_kind": kit.Enum(movements.FlowKinds...),
 				"reusable_units": kit.DecimalString(), "single_use_units": kit.DecimalString(), "exempt_units": kit.DecimalString(),
 				"flows_not_in_pieces": count, "reusable_share_pct": pct,
 				"targets": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"article": kit.Str(), "share_pct": kit.DecimalString(), "kind": kit.Enum(models.TargetBinding, models.TargetEndeavour),
+					"article": kit.Str(), "share_pct": kit.DecimalString(), "kind": kit.Enum(records.TargetBinding, records.TargetEndeavour),
 					"applies_from": kit.Date(), "provisional": kit.Bool(),
 					"status": kit.Enum("met", "not_met", "not_applicable", "no_data"),
 				})),
@@ -68,23 +70,23 @@ func reuseSchemas() map[string]kit.Schema {
 }
 
 type reuseSystemJSON struct {
-	ID                  uuid.UUID                 `json:"id"`
-	Code                string                    `json:"code"`
-	Name                string                    `json:"name"`
-	Operator            string                    `json:"operator"`
-	Loop                string                    `json:"loop"`
-	ReturnIncentive     string                    `json:"return_incentive"`
-	Participants        []models.ReuseParticipant `json:"participants"`
-	ReconditioningSteps []string                  `json:"reconditioning_steps"`
-	Items               []uuid.UUID               `json:"items"`
-	Markets             []string                  `json:"markets"`
-	CreatedBy           *uuid.UUID                `json:"created_by"`
-	Revision            int                       `json:"revision"`
-	CreatedAt           time.Time                 `json:"created_at"`
-	UpdatedAt           time.Time                 `json:"updated_at"`
+	ID                  uuid.UUID                  `json:"id"`
+	Code                string                     `json:"code"`
+	Name                string                     `json:"name"`
+	Operator            string                     `json:"operator"`
+	Loop                string                     `json:"loop"`
+	ReturnIncentive     string                     `json:"return_incentive"`
+	Participants        []records.ReuseParticipant `json:"participants"`
+	ReconditioningSteps []string                   `json:"reconditioning_steps"`
+	Items               []uuid.UUID                `json:"items"`
+	Markets             []string                   `json:"markets"`
+	CreatedBy           *uuid.UUID                 `json:"created_by"`
+	Revision            int                        `json:"revision"`
+	CreatedAt           time.Time                  `json:"created_at"`
+	UpdatedAt           time.Time                  `json:"updated_at"`
 }
 
-func reuseSystemToJSON(s *models.ReuseSystem) reuseSystemJSON {
+func reuseSystemToJSON(s *records.ReuseSystem) reuseSystemJSON {
 	return reuseSystemJSON{ID: s.ID, Code: s.Code, Name: s.Name, Operator: s.Operator, Loop: s.Loop,
 		ReturnIncentive: s.ReturnIncentive, Participants: s.Participants, ReconditioningSteps: s.ReconditioningSteps,
 		Items: s.Items, Markets: s.Markets, CreatedBy: s.CreatedBy, Revision: s.Revision,
@@ -95,8 +97,8 @@ func (h *handlers) getReuseSystem(c *gin.Context) error {
 	return kit.Show(c, h.DB, "recordId", reuseSystemToJSON)
 }
 
-func (h *handlers) createReuseSystem(c *gin.Context, in *models.ReuseSystemCreate) error {
-	s, err := models.CreateReuseSystem(kit.Work(c), in)
+func (h *handlers) createReuseSystem(c *gin.Context, in *records.ReuseSystemCreate) error {
+	s, err := records.CreateReuseSystem(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -120,8 +122,8 @@ func (h *handlers) reuseStatistics(c *gin.Context, q *statisticsQuery) error {
 	ctx, org := c.Request.Context(), kit.OrgID(c)
 	var system *uuid.UUID
 	if q.System.Set() {
-		if _, err := models.Find[models.ReuseSystem](ctx, h.DB, org, q.System.Value); err != nil {
-			if errors.Is(err, models.ErrNotFound) {
+		if _, err := domain.Find[records.ReuseSystem](ctx, h.DB, org, q.System.Value); err != nil {
+			if errors.Is(err, domain.ErrNotFound) {
 				q.Fail("system", "field.not_found")
 				return q.Err()
 			}
@@ -129,7 +131,7 @@ func (h *handlers) reuseStatistics(c *gin.Context, q *statisticsQuery) error {
 		}
 		system = &q.System.Value
 	}
-	stats, err := models.ComputeReuseStatistics(ctx, h.DB, org, q.Year.Value, system, rules.KnownActs())
+	stats, err := records.ComputeReuseStatistics(ctx, h.DB, org, q.Year.Value, system, rules.KnownActs())
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain"
+	"ppwr/domain/documents"
 	"ppwr/internal/access"
-	"ppwr/models"
 )
 
 // world is an organization with an item that has a component and a
@@ -35,10 +36,10 @@ func newWorld(t *testing.T, foodContact string) *world {
 	w.reviewer = a.AddUser(w.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{string(access.EvidenceReviewPerm), string(access.CatalogView)}})
 	w.item, w.component, w.scenario = w.itemWithParts(t, foodContact)
 	w.otherItem, w.otherComponent, w.otherScenario = w.itemWithParts(t, "not_food_contact")
-	w.approved = w.StoredVersion(w.tn.Org, models.ReviewApproved)
-	w.second = w.StoredVersion(w.tn.Org, models.ReviewApproved)
-	w.unapproved = w.StoredVersion(w.tn.Org, models.ReviewUnreviewed)
-	w.foreign = w.StoredVersion(a.NewTenant(apitest.TenantSpec{}).Org, models.ReviewApproved)
+	w.approved = w.StoredVersion(w.tn.Org, documents.ReviewApproved)
+	w.second = w.StoredVersion(w.tn.Org, documents.ReviewApproved)
+	w.unapproved = w.StoredVersion(w.tn.Org, documents.ReviewUnreviewed)
+	w.foreign = w.StoredVersion(a.NewTenant(apitest.TenantSpec{}).Org, documents.ReviewApproved)
 	return w
 }
 
@@ -82,9 +83,9 @@ func (w *world) revision(t *testing.T, item string) int {
 func (w *world) acceptedProposal(t *testing.T, item, code, value, unit string) string {
 	t.Helper()
 	at := time.Now()
-	p := models.EvidenceProposal{ID: models.NewID(), OrganizationID: w.tn.Org, DocumentVersionID: uuid.MustParse(w.approved),
+	p := documents.EvidenceProposal{ID: domain.NewID(), OrganizationID: w.tn.Org, DocumentVersionID: uuid.MustParse(w.approved),
 		CatalogItemID: uuid.MustParse(item), Code: code, Value: decimal.RequireFromString(value), Unit: unit, SourcePage: 2,
-		SourceText: code + " " + value + " " + unit, Origin: models.OriginManual, Status: models.ProposalAccepted, DecidedAt: &at,
+		SourceText: code + " " + value + " " + unit, Origin: documents.OriginManual, Status: documents.ProposalAccepted, DecidedAt: &at,
 		Revision: 2, CreatedAt: at, UpdatedAt: at}
 	require.NoError(t, w.DB.WithContext(context.Background()).Create(&p).Error)
 	return p.ID.String()

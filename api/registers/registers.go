@@ -18,10 +18,12 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/registers"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/internal/register"
-	"ppwr/models"
 )
 
 const tag = "ppwr-registers"
@@ -34,7 +36,7 @@ func Area(d kit.Deps) kit.Area {
 	area := kit.Area{
 		Schemas: map[string]kit.Schema{
 			"RegisterEvidence": kit.Object(map[string]kit.Schema{
-				"kind": kit.Enum(models.EvidenceKinds...), "id": kit.UUID(), "field": kit.Nullable(kit.Str()),
+				"kind": kit.Enum(registers.EvidenceKinds...), "id": kit.UUID(), "field": kit.Nullable(kit.Str()),
 				"document": kit.UUID(), "title": kit.Str(), "version": kit.Int(), "file_name": kit.Str(),
 				"review_status": kit.Str(), "page_count": kit.Nullable(kit.Int()), "page": kit.Nullable(kit.Int()),
 				"quotation": kit.Nullable(kit.Str()), "code": kit.Nullable(kit.Str()),
@@ -63,15 +65,15 @@ func (h *handlers) operations(reg *register.Register) []kit.Operation {
 		kit.Get(get, base+"/{recordId}", tag, a.PPWRRead, a.CatalogView).
 			Handle(kit.Do(func(c *gin.Context) error { return h.get(c, reg) }), kit.OK(entry)),
 		kit.Post(create, base, tag, a.PPWRWrite, a.CatalogUpdate).
-			Answers(models.ErrEntryCorrected, models.ErrRevisionConflict).
-			Handle(kit.JSONBody(name+"Create", func() *models.RegisterEntryCreate { return models.NewRegisterEntryCreate(reg) },
-				func(c *gin.Context, in *models.RegisterEntryCreate) error { return h.create(c, in) }), kit.CreatedResponse(entry, get)),
+			Answers(registers.ErrEntryCorrected, domain.ErrRevisionConflict).
+			Handle(kit.JSONBody(name+"Create", func() *registers.RegisterEntryCreate { return registers.NewRegisterEntryCreate(reg) },
+				func(c *gin.Context, in *registers.RegisterEntryCreate) error { return h.create(c, in) }), kit.CreatedResponse(entry, get)),
 	}
 	if reg.Reviewable {
 		ops = append(ops, kit.Post("review"+name, base+"/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
-			Answers(models.ErrSelfReview, models.ErrEntryDecided, models.ErrEntrySuperseded, models.ErrRevisionConflict).
-			Handle(kit.JSONBody("RegisterReview", models.NewRegisterReview,
-				func(c *gin.Context, in *models.ReviewBody) error { return h.review(c, reg, in) }), kit.OK(entry)))
+			Answers(registers.ErrSelfReview, registers.ErrEntryDecided, registers.ErrEntrySuperseded, domain.ErrRevisionConflict).
+			Handle(kit.JSONBody("RegisterReview", registers.NewRegisterReview,
+				func(c *gin.Context, in *registers.ReviewBody) error { return h.review(c, reg, in) }), kit.OK(entry)))
 	}
 	return ops
 }
@@ -87,9 +89,9 @@ func stem(reg *register.Register) string {
 }
 
 func entryProperties(reg *register.Register) map[string]kit.Schema {
-	reviewStatuses := []string{models.EntryUnreviewed, models.EntryAccepted, models.EntryRejected, models.EntryNeedsChanges}
+	reviewStatuses := []string{registers.EntryUnreviewed, registers.EntryAccepted, registers.EntryRejected, registers.EntryNeedsChanges}
 	if !reg.Reviewable {
-		reviewStatuses = []string{models.EntryNotReviewable}
+		reviewStatuses = []string{registers.EntryNotReviewable}
 	}
 	return kit.WithReview(map[string]kit.Schema{
 		"id": kit.UUID(), "register": kit.Enum(reg.Slug), "item": kit.UUID(), "catalog_revision": kit.Int(),
@@ -97,10 +99,10 @@ func entryProperties(reg *register.Register) map[string]kit.Schema {
 		"based_on_current_revision": kit.Described(kit.Bool(), "register.based_on_current_revision"),
 		"components":                kit.ArrayOf(kit.UUID()), "market_scenarios": kit.ArrayOf(kit.UUID()),
 		"rule_set": kit.Nullable(kit.Ref("RuleSetReference")), "values": reg.Schema(),
-		"method": kit.Enum(models.EntryMethods...), "method_reference": kit.Nullable(kit.Str()),
+		"method": kit.Enum(registers.EntryMethods...), "method_reference": kit.Nullable(kit.Str()),
 		"evidence":   kit.ArrayOf(kit.Ref("RegisterEvidence")),
 		"valid_from": kit.Date(), "valid_until": kit.Nullable(kit.Date()),
-		"status":     kit.Enum(models.EntryStatuses...),
+		"status":     kit.Enum(registers.EntryStatuses...),
 		"supersedes": kit.Nullable(kit.UUID()), "superseded_by": kit.Nullable(kit.UUID()),
 		"created_at": kit.DateTime(),
 	}, kit.Described(kit.Enum(reviewStatuses...), "register.review_status"))
@@ -151,8 +153,8 @@ type evidenceJSON struct {
 
 // render answers an entry with its evidence resolved; itemRevision tells
 // whether the item moved on since the entry was made.
-func render(ctx context.Context, db *gorm.DB, e *models.RegisterEntry, itemRevision int) (entryJSON, error) {
-	out, err := renderPage(ctx, db, []models.RegisterEntry{*e}, itemRevision)
+func render(ctx context.Context, db *gorm.DB, e *registers.RegisterEntry, itemRevision int) (entryJSON, error) {
+	out, err := renderPage(ctx, db, []registers.RegisterEntry{*e}, itemRevision)
 	if err != nil {
 		return entryJSON{}, err
 	}
@@ -161,15 +163,15 @@ func render(ctx context.Context, db *gorm.DB, e *models.RegisterEntry, itemRevis
 
 // renderPage answers entries of one item with their evidence resolved in
 // one query for all of them.
-func renderPage(ctx context.Context, db *gorm.DB, page []models.RegisterEntry, itemRevision int) ([]entryJSON, error) {
-	var refs []models.EvidenceRef
+func renderPage(ctx context.Context, db *gorm.DB, page []registers.RegisterEntry, itemRevision int) ([]entryJSON, error) {
+	var refs []registers.EvidenceRef
 	for _, e := range page {
 		refs = append(refs, e.Evidence...)
 	}
 	if len(page) == 0 {
 		return []entryJSON{}, nil
 	}
-	resolved, err := models.ResolveEvidence(ctx, db, page[0].OrganizationID, refs)
+	resolved, err := registers.ResolveEvidence(ctx, db, page[0].OrganizationID, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +183,7 @@ func renderPage(ctx context.Context, db *gorm.DB, page []models.RegisterEntry, i
 	return out, nil
 }
 
-func entryToJSON(e *models.RegisterEntry, itemRevision int, resolved []models.ResolvedEvidence) entryJSON {
+func entryToJSON(e *registers.RegisterEntry, itemRevision int, resolved []registers.ResolvedEvidence) entryJSON {
 	out := entryJSON{ID: e.ID, Register: e.Register, Item: e.CatalogItemID, CatalogRevision: e.CatalogRevision,
 		DataVersion: e.DataVersionID, BasedOnCurrentRevision: e.CatalogRevision == itemRevision,
 		Components: e.Components, MarketScenarios: e.MarketScenarios, Values: json.RawMessage(e.Values), Method: e.Method,
@@ -208,18 +210,18 @@ type entryQuery struct {
 }
 
 func (q *entryQuery) Declare(f *input.Fields) {
-	f.Enum("status", &q.Status, input.Enum{Values: models.EntryStatuses})
-	f.Enum("review_status", &q.ReviewStatus, input.Enum{Values: models.EntryReviewStatuses})
+	f.Enum("status", &q.Status, input.Enum{Values: registers.EntryStatuses})
+	f.Enum("review_status", &q.ReviewStatus, input.Enum{Values: registers.EntryReviewStatuses})
 	f.Bool("current", &q.Current, input.Bool{})
 }
 
 // item reads the path's item, so another organization's item is 404.
-func (h *handlers) item(c *gin.Context) (*models.CatalogItem, error) {
+func (h *handlers) item(c *gin.Context) (*catalog.CatalogItem, error) {
 	id, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return nil, err
 	}
-	return models.Find[models.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	return domain.Find[catalog.CatalogItem](c.Request.Context(), h.DB, kit.OrgID(c), id)
 }
 
 func (h *handlers) list(c *gin.Context, reg *register.Register, q *entryQuery) error {
@@ -228,15 +230,15 @@ func (h *handlers) list(c *gin.Context, reg *register.Register, q *entryQuery) e
 		return err
 	}
 	ctx := c.Request.Context()
-	db := models.Tenant(ctx, h.DB, kit.OrgID(c)).Model(&models.RegisterEntry{}).
+	db := domain.Tenant(ctx, h.DB, kit.OrgID(c)).Model(&registers.RegisterEntry{}).
 		Where("catalog_item_id = ? AND register = ?", item.ID, reg.Slug)
 	db = kit.Filter(kit.Filter(db, "status", q.Status), "review_status", q.ReviewStatus)
 	if q.Current.Set() && q.Current.Value {
-		db = db.Where("status = ?", models.EntryActive)
+		db = db.Where("status = ?", registers.EntryActive)
 	} else if q.Current.Set() {
-		db = db.Where("status = ?", models.EntrySuperseded)
+		db = db.Where("status = ?", registers.EntrySuperseded)
 	}
-	return kit.PaginatePage(c, db, kit.NewestFirst, func(page []models.RegisterEntry) ([]entryJSON, error) {
+	return kit.PaginatePage(c, db, kit.NewestFirst, func(page []registers.RegisterEntry) ([]entryJSON, error) {
 		return renderPage(ctx, h.DB, page, item.Revision)
 	})
 }
@@ -251,7 +253,7 @@ func (h *handlers) get(c *gin.Context, reg *register.Register) error {
 		return err
 	}
 	ctx := c.Request.Context()
-	e, err := models.FindRegisterEntry(ctx, h.DB, kit.OrgID(c), item.ID, reg.Slug, id)
+	e, err := registers.FindRegisterEntry(ctx, h.DB, kit.OrgID(c), item.ID, reg.Slug, id)
 	if err != nil {
 		return err
 	}
@@ -263,13 +265,13 @@ func (h *handlers) get(c *gin.Context, reg *register.Register) error {
 	return nil
 }
 
-func (h *handlers) create(c *gin.Context, in *models.RegisterEntryCreate) error {
+func (h *handlers) create(c *gin.Context, in *registers.RegisterEntryCreate) error {
 	itemID, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
 	}
 	w := kit.Work(c)
-	e, err := models.CreateRegisterEntry(w, itemID, in)
+	e, err := registers.CreateRegisterEntry(w, itemID, in)
 	if err != nil {
 		return err
 	}
@@ -280,7 +282,7 @@ func (h *handlers) create(c *gin.Context, in *models.RegisterEntryCreate) error 
 	return kit.Created(c, e.ID, out)
 }
 
-func (h *handlers) review(c *gin.Context, reg *register.Register, in *models.ReviewBody) error {
+func (h *handlers) review(c *gin.Context, reg *register.Register, in *registers.ReviewBody) error {
 	itemID, err := kit.PathID(c, "catalogItemId")
 	if err != nil {
 		return err
@@ -290,11 +292,11 @@ func (h *handlers) review(c *gin.Context, reg *register.Register, in *models.Rev
 		return err
 	}
 	w := kit.Work(c)
-	e, err := models.ReviewRegisterEntry(w, itemID, reg.Slug, id, in)
+	e, err := registers.ReviewRegisterEntry(w, itemID, reg.Slug, id, in)
 	if err != nil {
 		return err
 	}
-	item, err := models.Find[models.CatalogItem](c.Request.Context(), w.Tx(), kit.OrgID(c), itemID)
+	item, err := domain.Find[catalog.CatalogItem](c.Request.Context(), w.Tx(), kit.OrgID(c), itemID)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/reports"
 	a "ppwr/internal/access"
-	"ppwr/models"
 )
 
 const tag = "reports"
@@ -35,14 +36,14 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("downloadReport", kit.Org+"/reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.download), kit.Response{Status: http.StatusOK, Schema: kit.Binary(),
-					ContentTypes: []string{"text/csv", models.XLSXType},
+					ContentTypes: []string{"text/csv", reports.XLSXType},
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
 		Schemas: map[string]kit.Schema{
 			"Report": kit.Described(kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "kind": kit.Enum(models.ReportKinds...), "format": kit.Enum("csv", "xlsx"),
+				"id": kit.UUID(), "kind": kit.Enum(reports.ReportKinds...), "format": kit.Enum("csv", "xlsx"),
 				"parameters": kit.Object(map[string]kit.Schema{"from": kit.Nullable(kit.Date()), "to": kit.Nullable(kit.Date()), "item": kit.Nullable(kit.UUID())}),
-				"status":     kit.Enum(models.ReportStatuses...), "row_count": kit.Nullable(kit.Int()), "file_name": kit.Str(),
+				"status":     kit.Enum(reports.ReportStatuses...), "row_count": kit.Nullable(kit.Int()), "file_name": kit.Str(),
 				"error": kit.Nullable(kit.Str()), "created_at": kit.DateTime(), "completed_at": kit.Nullable(kit.DateTime()),
 			}), "schema.report"),
 		},
@@ -50,26 +51,26 @@ func Area(d kit.Deps) kit.Area {
 }
 
 type reportJSON struct {
-	ID          uuid.UUID               `json:"id"`
-	Kind        string                  `json:"kind"`
-	Format      string                  `json:"format"`
-	Parameters  models.ReportParameters `json:"parameters"`
-	Status      string                  `json:"status"`
-	RowCount    *int                    `json:"row_count"`
-	FileName    string                  `json:"file_name"`
-	Error       *string                 `json:"error"`
-	CreatedAt   time.Time               `json:"created_at"`
-	CompletedAt *time.Time              `json:"completed_at"`
+	ID          uuid.UUID                `json:"id"`
+	Kind        string                   `json:"kind"`
+	Format      string                   `json:"format"`
+	Parameters  reports.ReportParameters `json:"parameters"`
+	Status      string                   `json:"status"`
+	RowCount    *int                     `json:"row_count"`
+	FileName    string                   `json:"file_name"`
+	Error       *string                  `json:"error"`
+	CreatedAt   time.Time                `json:"created_at"`
+	CompletedAt *time.Time               `json:"completed_at"`
 }
 
-func reportToJSON(r *models.Report) reportJSON {
+func reportToJSON(r *reports.Report) reportJSON {
 	return reportJSON{ID: r.ID, Kind: r.Kind, Format: r.Format, Parameters: r.Parameters.Data(), Status: r.Status, RowCount: r.RowCount,
 		FileName: r.FileName(), Error: r.Error, CreatedAt: r.CreatedAt.UTC(), CompletedAt: kit.UTC(r.CompletedAt)}
 }
 
 // create records the report and answers 202: the workflow builds it.
-func (h *handlers) create(c *gin.Context, in *models.ReportCreate) error {
-	r, err := models.CreateReport(kit.Work(c), in)
+func (h *handlers) create(c *gin.Context, in *reports.ReportCreate) error {
+	r, err := reports.CreateReport(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -87,11 +88,11 @@ func (h *handlers) download(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := models.Find[models.Report](c.Request.Context(), h.DB, kit.OrgID(c), id)
+	r, err := domain.Find[reports.Report](c.Request.Context(), h.DB, kit.OrgID(c), id)
 	if err != nil {
 		return err
 	}
-	if r.Status != models.ReportCompleted || r.ObjectKey == nil {
+	if r.Status != reports.ReportCompleted || r.ObjectKey == nil {
 		return kit.FileNotReady(r.Status)
 	}
 	return kit.Attachment(c, h.Storage, *r.ObjectKey, r.FileName(), r.ContentType())

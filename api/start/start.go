@@ -9,10 +9,10 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"ppwr/api/kit"
+	"ppwr/domain/accounts"
 	a "ppwr/internal/access"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/i18n"
-	"ppwr/models"
 )
 
 const tag = "start"
@@ -39,7 +39,7 @@ func Area(d kit.Deps) kit.Area {
 		},
 		Schemas: map[string]kit.Schema{
 			"Organization": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "name": kit.Str(), "slug": kit.Str(), "status": kit.Enum(models.OrganizationActive, models.OrganizationSuspended),
+				"id": kit.UUID(), "name": kit.Str(), "slug": kit.Str(), "status": kit.Enum(accounts.OrganizationActive, accounts.OrganizationSuspended),
 			}),
 			"OrganizationList": kit.Object(map[string]kit.Schema{"data": kit.ArrayOf(kit.Ref("Organization")), "requestId": kit.UUID()}),
 			"Dictionaries":     dictionariesSchema(),
@@ -57,7 +57,7 @@ type organizationJSON struct {
 // listOrganizations answers the key's organization: a key belongs to
 // exactly one, so the list has one element.
 func (h *handlers) listOrganizations(c *gin.Context) error {
-	var org models.Organization
+	var org accounts.Organization
 	if err := h.DB.WithContext(c.Request.Context()).First(&org, "id = ?", kit.OrgID(c)).Error; err != nil {
 		return err
 	}

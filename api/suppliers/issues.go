@@ -7,10 +7,10 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
 	a "ppwr/internal/access"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
-	"ppwr/models"
 )
 
 // issues declares the read-only list of compliance issues.
@@ -24,8 +24,8 @@ func (h *handlers) issues() kit.Area {
 		},
 		Schemas: map[string]kit.Schema{
 			"ComplianceIssue": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "kind": kit.Enum(models.IssueKinds...), "severity": kit.Enum(models.IssueSeverities...),
-				"status":       kit.Enum(models.IssueStatuses...),
+				"id": kit.UUID(), "kind": kit.Enum(domain.IssueKinds...), "severity": kit.Enum(domain.IssueSeverities...),
+				"status":       kit.Enum(domain.IssueStatuses...),
 				"subject":      kit.Object(map[string]kit.Schema{"type": kit.Str(), "id": kit.UUID()}),
 				"catalog_item": kit.Nullable(kit.UUID()), "message": kit.Str(), "resolution": kit.Nullable(kit.Str()),
 				"opened_at": kit.DateTime(), "resolved_at": kit.Nullable(kit.DateTime()),
@@ -54,9 +54,9 @@ type issueJSON struct {
 
 // issueRenderer renders issues with their messages in the request's
 // language.
-func issueRenderer(c *gin.Context) func(*models.ComplianceIssue) issueJSON {
+func issueRenderer(c *gin.Context) func(*domain.ComplianceIssue) issueJSON {
 	locale := kit.State(c).Locale
-	return func(i *models.ComplianceIssue) issueJSON {
+	return func(i *domain.ComplianceIssue) issueJSON {
 		out := issueJSON{ID: i.ID, Kind: i.Kind, Severity: i.Severity, Status: i.Status,
 			Subject: subjectJSON{Type: i.SubjectType, ID: i.SubjectID}, CatalogItem: i.CatalogItemID,
 			Message: i18n.T(locale, i.MessageKey, i.MessageArgs...), OpenedAt: i.OpenedAt.UTC(), ResolvedAt: kit.UTC(i.ResolvedAt)}
@@ -77,13 +77,13 @@ type issueQuery struct {
 }
 
 func (q *issueQuery) Declare(f *input.Fields) {
-	f.Enum("status", &q.Status, input.Enum{Values: models.IssueStatuses})
+	f.Enum("status", &q.Status, input.Enum{Values: domain.IssueStatuses})
 	f.Ref("item", &q.Item, input.Ref{})
-	f.Enum("kind", &q.Kind, input.Enum{Values: models.IssueKinds})
+	f.Enum("kind", &q.Kind, input.Enum{Values: domain.IssueKinds})
 }
 
 func (h *handlers) listIssues(c *gin.Context, q *issueQuery) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.ComplianceIssue{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&domain.ComplianceIssue{})
 	db = kit.Filter(kit.Filter(kit.Filter(db, "status", q.Status), "catalog_item_id", q.Item), "kind", q.Kind)
 	return kit.Paginate(c, db, kit.NewestFirst, issueRenderer(c))
 }

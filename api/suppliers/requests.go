@@ -8,10 +8,12 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain"
+	"ppwr/domain/documents"
+	"ppwr/domain/suppliers"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -27,16 +29,16 @@ func (h *handlers) requests() kit.Area {
 			kit.List("listSupplierRequestLines", kit.Org+"/supplier-requests/{requestId}/lines", tag, a.SupplierRequestsRead, a.SupplierRequestsView).
 				Handle(kit.Do(h.listLines), kit.ListOK("SupplierRequestLine")),
 			kit.Post("createSupplierRequest", kit.Org+"/supplier-requests", tag, a.SupplierRequestsWrite, a.SupplierRequestsCreate).
-				Answers(models.ErrPartyNotSupplier).
+				Answers(suppliers.ErrPartyNotSupplier).
 				Handle(kit.JSON(h.createRequest), kit.CreatedResponse(kit.Ref("SupplierRequest"), "getSupplierRequest")),
 			kit.Post("sendSupplierRequest", request+"/send", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
-				Answers(models.ErrNotSendable, models.ErrRevisionConflict).
+				Answers(suppliers.ErrNotSendable, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.sendRequest), kit.OK(kit.Ref("SupplierRequest"))),
 			kit.Post("cancelSupplierRequest", request+"/cancel", tag, a.SupplierRequestsWrite, a.SupplierRequestsSend).
-				Answers(models.ErrRequestClosed, models.ErrRevisionConflict).
+				Answers(suppliers.ErrRequestClosed, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.cancelRequest), kit.OK(kit.Ref("SupplierRequest"))),
 			kit.Post("reviewSupplierRequestLine", request+"/lines/{lineId}/review", tag, a.SupplierRequestsWrite, a.EvidenceReviewPerm).
-				Answers(models.ErrRequestClosed, models.ErrLineDecided, models.ErrLineNotEvidenced, models.ErrRevisionConflict).
+				Answers(suppliers.ErrRequestClosed, suppliers.ErrLineDecided, suppliers.ErrLineNotEvidenced, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.reviewLine), kit.OK(kit.Ref("SupplierRequestLineReview"))),
 		},
 		Schemas: map[string]kit.Schema{
@@ -45,16 +47,16 @@ func (h *handlers) requests() kit.Area {
 			"SupplierReply": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "sender": kit.Nullable(kit.Str()), "envelope_from": kit.Str(), "subject": kit.Nullable(kit.Str()),
 				"message_id": kit.Nullable(kit.Str()), "size_bytes": kit.Int(), "received_at": kit.DateTime(),
-				"status": kit.Enum(models.ReplyReceived, models.ReplyFiled, models.ReplyFailed), "error": kit.Nullable(kit.Str()),
-				"flag": kit.Nullable(kit.Enum(models.ReplyFlags...)), "filed_at": kit.Nullable(kit.DateTime()),
+				"status": kit.Enum(suppliers.ReplyReceived, suppliers.ReplyFiled, suppliers.ReplyFailed), "error": kit.Nullable(kit.Str()),
+				"flag": kit.Nullable(kit.Enum(suppliers.ReplyFlags...)), "filed_at": kit.Nullable(kit.DateTime()),
 				"documents": kit.ArrayOf(kit.UUID()),
 				"skipped": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"file_name": kit.Str(), "reason": kit.Enum(models.SkipTooLarge, models.SkipEmpty)})),
+					"file_name": kit.Str(), "reason": kit.Enum(suppliers.SkipTooLarge, suppliers.SkipEmpty)})),
 			}),
 			"SupplierRequestLine": kit.Object(map[string]kit.Schema{
 				"id": kit.UUID(), "number": kit.Int(), "item": kit.UUID(), "component": kit.Nullable(kit.UUID()),
-				"document_type": kit.Nullable(kit.Str()), "measurement_codes": kit.ArrayOf(kit.Enum(models.EvidenceCodeNames()...)),
-				"note": kit.Nullable(kit.Str()), "status": kit.Enum(models.LineStatuses...), "review_reason": kit.Nullable(kit.Str()),
+				"document_type": kit.Nullable(kit.Str()), "measurement_codes": kit.ArrayOf(kit.Enum(documents.EvidenceCodeNames()...)),
+				"note": kit.Nullable(kit.Str()), "status": kit.Enum(suppliers.LineStatuses...), "review_reason": kit.Nullable(kit.Str()),
 				"reviewed_at": kit.Nullable(kit.DateTime()),
 				"documents":   kit.ArrayOf(kit.UUID()), "proposals": kit.ArrayOf(kit.UUID()),
 			}),
@@ -68,8 +70,8 @@ func (h *handlers) requests() kit.Area {
 func requestProperties() map[string]kit.Schema {
 	return map[string]kit.Schema{
 		"id": kit.UUID(), "party": kit.UUID(), "recipients": kit.ArrayOf(kit.Str()), "language": kit.Enum("pl", "en"),
-		"due_on": kit.Date(), "message": kit.Str(), "status": kit.Enum(models.RequestStatuses...),
-		"delivery_status": kit.Enum(models.DeliveryStatuses...), "delivery_error": kit.Nullable(kit.Str()),
+		"due_on": kit.Date(), "message": kit.Str(), "status": kit.Enum(suppliers.RequestStatuses...),
+		"delivery_status": kit.Enum(suppliers.DeliveryStatuses...), "delivery_error": kit.Nullable(kit.Str()),
 		"message_id": kit.Nullable(kit.Str()), "line_count": kit.Int(), "revision": kit.Int(),
 		"sent_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
 		"cancelled_at": kit.Nullable(kit.DateTime()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
@@ -106,15 +108,15 @@ type requestJSON struct {
 	UpdatedAt      time.Time  `json:"updated_at"`
 }
 
-func requestToJSON(r *models.SupplierRequest) requestJSON {
+func requestToJSON(r *suppliers.SupplierRequest) requestJSON {
 	return requestJSON{ID: r.ID, Party: r.PartyID, Recipients: r.Recipients, Language: r.Language, DueOn: *kit.Day(&r.DueOn),
 		Message: r.Message, Status: r.Status, DeliveryStatus: r.DeliveryStatus, DeliveryError: r.DeliveryError,
 		MessageID: r.MessageID, LineCount: r.LineCount, Revision: r.Revision, SentAt: kit.UTC(r.SentAt),
 		CompletedAt: kit.UTC(r.CompletedAt), CancelledAt: kit.UTC(r.CancelledAt), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
-func (h *handlers) createRequest(c *gin.Context, in *models.SupplierRequestCreate) error {
-	r, _, err := models.CreateSupplierRequest(kit.Work(c), in)
+func (h *handlers) createRequest(c *gin.Context, in *suppliers.SupplierRequestCreate) error {
+	r, _, err := suppliers.CreateSupplierRequest(kit.Work(c), in)
 	if err != nil {
 		return err
 	}
@@ -130,16 +132,16 @@ type requestQuery struct {
 }
 
 func (q *requestQuery) Declare(f *input.Fields) {
-	f.Enum("status", &q.Status, input.Enum{Values: models.RequestStatuses})
+	f.Enum("status", &q.Status, input.Enum{Values: suppliers.RequestStatuses})
 	f.Ref("party", &q.Party, input.Ref{})
 	f.Ref("item", &q.Item, input.Ref{})
 }
 
 func (h *handlers) listRequests(c *gin.Context, q *requestQuery) error {
-	db := models.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&models.SupplierRequest{})
+	db := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&suppliers.SupplierRequest{})
 	db = kit.Filter(kit.Filter(db, "status", q.Status), "party_id", q.Party)
 	if q.Item.Set() {
-		db = db.Where("id IN (?)", h.DB.Model(&models.SupplierRequestLine{}).Select("request_id").Where("catalog_item_id = ?", q.Item.Value))
+		db = db.Where("id IN (?)", h.DB.Model(&suppliers.SupplierRequestLine{}).Select("request_id").Where("catalog_item_id = ?", q.Item.Value))
 	}
 	return kit.Paginate(c, db, kit.NewestFirst, requestToJSON)
 }
@@ -151,19 +153,19 @@ type requestDetailJSON struct {
 }
 
 type replyJSON struct {
-	ID           uuid.UUID                  `json:"id"`
-	Sender       *string                    `json:"sender"`
-	EnvelopeFrom string                     `json:"envelope_from"`
-	Subject      *string                    `json:"subject"`
-	MessageID    *string                    `json:"message_id"`
-	SizeBytes    int64                      `json:"size_bytes"`
-	ReceivedAt   time.Time                  `json:"received_at"`
-	Status       string                     `json:"status"`
-	Error        *string                    `json:"error"`
-	Flag         *string                    `json:"flag"`
-	FiledAt      *time.Time                 `json:"filed_at"`
-	Documents    []uuid.UUID                `json:"documents"`
-	Skipped      []models.SkippedAttachment `json:"skipped"`
+	ID           uuid.UUID                     `json:"id"`
+	Sender       *string                       `json:"sender"`
+	EnvelopeFrom string                        `json:"envelope_from"`
+	Subject      *string                       `json:"subject"`
+	MessageID    *string                       `json:"message_id"`
+	SizeBytes    int64                         `json:"size_bytes"`
+	ReceivedAt   time.Time                     `json:"received_at"`
+	Status       string                        `json:"status"`
+	Error        *string                       `json:"error"`
+	Flag         *string                       `json:"flag"`
+	FiledAt      *time.Time                    `json:"filed_at"`
+	Documents    []uuid.UUID                   `json:"documents"`
+	Skipped      []suppliers.SkippedAttachment `json:"skipped"`
 }
 
 // getRequest answers the request with its replies and the files waiting
@@ -174,11 +176,11 @@ func (h *handlers) getRequest(c *gin.Context) error {
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	r, err := models.Find[models.SupplierRequest](ctx, h.DB, org, id)
+	r, err := domain.Find[suppliers.SupplierRequest](ctx, h.DB, org, id)
 	if err != nil {
 		return err
 	}
-	replies, files, err := models.RequestReplies(ctx, h.DB, org, id)
+	replies, files, err := suppliers.RequestReplies(ctx, h.DB, org, id)
 	if err != nil {
 		return err
 	}
@@ -197,7 +199,7 @@ func (h *handlers) getRequest(c *gin.Context) error {
 			SizeBytes: rp.SizeBytes, ReceivedAt: rp.ReceivedAt.UTC(), Status: rp.Status, Error: rp.Error, Flag: rp.Flag,
 			FiledAt: kit.UTC(rp.FiledAt), Documents: nonNil(filed[rp.ID]), Skipped: rp.Skipped}
 		if out.Replies[i].Skipped == nil {
-			out.Replies[i].Skipped = []models.SkippedAttachment{}
+			out.Replies[i].Skipped = []suppliers.SkippedAttachment{}
 		}
 	}
 	c.JSON(http.StatusOK, out)
@@ -207,17 +209,17 @@ func (h *handlers) getRequest(c *gin.Context) error {
 // sendRequest marks the request sent and records, in the same unit, the
 // start of the workflow that e-mails it: the answer comes before the
 // e-mail leaves, and delivery_status tells how it went.
-func (h *handlers) sendRequest(c *gin.Context, in *models.RevisionRequired) error {
+func (h *handlers) sendRequest(c *gin.Context, in *domain.RevisionRequired) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
 	w := kit.Work(c)
-	r, err := models.SendSupplierRequest(w, id, in)
+	r, err := suppliers.SendSupplierRequest(w, id, in)
 	if err != nil {
 		return err
 	}
-	if err := models.StartWorkflow(w, workflows.SupplierRequestSendWorkflowID(id, r.SendCount), workflows.SupplierRequestSendType, id,
+	if err := domain.StartWorkflow(w, workflows.SupplierRequestSendWorkflowID(id, r.SendCount), workflows.SupplierRequestSendType, id,
 		workflows.SupplierRequestInput{RequestID: id, Send: r.SendCount, DueOn: r.DueOn}); err != nil {
 		return err
 	}
@@ -225,13 +227,13 @@ func (h *handlers) sendRequest(c *gin.Context, in *models.RevisionRequired) erro
 	return nil
 }
 
-func (h *handlers) cancelRequest(c *gin.Context, in *models.RevisionRequired) error {
+func (h *handlers) cancelRequest(c *gin.Context, in *domain.RevisionRequired) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
 	w := kit.Work(c)
-	r, err := models.CancelSupplierRequest(w, id, in)
+	r, err := suppliers.CancelSupplierRequest(w, id, in)
 	if err != nil {
 		return err
 	}
@@ -244,8 +246,8 @@ func (h *handlers) cancelRequest(c *gin.Context, in *models.RevisionRequired) er
 
 // stopOverdueTimer records, with the change that closed the request, the
 // signal that ends its send workflow's wait for the due date.
-func stopOverdueTimer(w *work.Unit, r *models.SupplierRequest) error {
-	return models.StartWorkflow(w, workflows.SupplierRequestCloseWorkflowID(r.ID), workflows.SupplierRequestCloseType, r.ID,
+func stopOverdueTimer(w *work.Unit, r *suppliers.SupplierRequest) error {
+	return domain.StartWorkflow(w, workflows.SupplierRequestCloseWorkflowID(r.ID), workflows.SupplierRequestCloseType, r.ID,
 		workflows.SupplierRequestInput{RequestID: r.ID})
 }
 
@@ -272,18 +274,18 @@ func (h *handlers) listLines(c *gin.Context) error {
 		return err
 	}
 	ctx, org := c.Request.Context(), kit.OrgID(c)
-	if _, err := models.Find[models.SupplierRequest](ctx, h.DB, org, id); err != nil {
+	if _, err := domain.Find[suppliers.SupplierRequest](ctx, h.DB, org, id); err != nil {
 		return err
 	}
-	answers, err := models.LineAnswers(ctx, h.DB, org, id)
+	answers, err := suppliers.LineAnswers(ctx, h.DB, org, id)
 	if err != nil {
 		return err
 	}
-	db := models.Tenant(ctx, h.DB, org).Model(&models.SupplierRequestLine{}).Where("request_id = ?", id)
-	return kit.Paginate(c, db, kit.OldestFirst, func(l *models.SupplierRequestLine) lineJSON { return lineToJSON(l, answers[l.ID]) })
+	db := domain.Tenant(ctx, h.DB, org).Model(&suppliers.SupplierRequestLine{}).Where("request_id = ?", id)
+	return kit.Paginate(c, db, kit.OldestFirst, func(l *suppliers.SupplierRequestLine) lineJSON { return lineToJSON(l, answers[l.ID]) })
 }
 
-func lineToJSON(l *models.SupplierRequestLine, a models.LineAnswer) lineJSON {
+func lineToJSON(l *suppliers.SupplierRequestLine, a suppliers.LineAnswer) lineJSON {
 	return lineJSON{ID: l.ID, Number: l.Number, Item: l.CatalogItemID, Component: l.ComponentID, DocumentType: l.DocumentType,
 		MeasurementCodes: l.MeasurementCodes, Note: l.Note, Status: l.Status, ReviewReason: l.ReviewReason,
 		ReviewedAt: kit.UTC(l.ReviewedAt), Documents: nonNil(a.Documents), Proposals: nonNil(a.Proposals)}
@@ -296,7 +298,7 @@ type lineReviewJSON struct {
 
 // reviewLine decides a line and answers it with the request, whose
 // revision the next review sends.
-func (h *handlers) reviewLine(c *gin.Context, in *models.LineReview) error {
+func (h *handlers) reviewLine(c *gin.Context, in *suppliers.LineReview) error {
 	requestID, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
@@ -306,16 +308,16 @@ func (h *handlers) reviewLine(c *gin.Context, in *models.LineReview) error {
 		return err
 	}
 	w := kit.Work(c)
-	r, l, err := models.ReviewLine(w, requestID, lineID, in)
+	r, l, err := suppliers.ReviewLine(w, requestID, lineID, in)
 	if err != nil {
 		return err
 	}
-	if r.Status == models.RequestCompleted {
+	if r.Status == suppliers.RequestCompleted {
 		if err := stopOverdueTimer(w, r); err != nil {
 			return err
 		}
 	}
-	answers, err := models.LineAnswers(c.Request.Context(), w.Tx(), kit.OrgID(c), requestID)
+	answers, err := suppliers.LineAnswers(c.Request.Context(), w.Tx(), kit.OrgID(c), requestID)
 	if err != nil {
 		return err
 	}

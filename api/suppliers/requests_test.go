@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain"
+	"ppwr/domain/suppliers"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 type supplierFixture struct {
@@ -124,7 +125,7 @@ func TestARequestNamesEveryBadField(t *testing.T) {
 	assert.Contains(t, res.FieldErrors(), "lines")
 
 	var count int64
-	require.NoError(t, s.DB.Model(&models.SupplierRequest{}).Where("organization_id = ?", s.tn.Org).Count(&count).Error)
+	require.NoError(t, s.DB.Model(&suppliers.SupplierRequest{}).Where("organization_id = ?", s.tn.Org).Count(&count).Error)
 	assert.Zero(t, count, "a refused request writes nothing")
 }
 
@@ -150,17 +151,17 @@ func TestCancellingKeepsTheRequest(t *testing.T) {
 func TestIssuesOpenOnceAndReadInTheReadersLanguage(t *testing.T) {
 	s := newSuppliers(t)
 	item := uuid.MustParse(s.item(t, s.tn))
-	subject := models.NewID()
+	subject := domain.NewID()
 	unit := func() *work.Unit {
 		return work.New(context.Background(), s.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: s.tn.Org})
 	}
 	for range 2 {
 		w := unit()
-		_, err := models.OpenIssue(w, models.ComplianceIssue{Kind: models.IssueSupplierLineRejected, Severity: models.SeverityMedium,
+		_, err := domain.OpenIssue(w, domain.ComplianceIssue{Kind: domain.IssueSupplierLineRejected, Severity: domain.SeverityMedium,
 			SubjectType: "supplier_request_line", SubjectID: subject, CatalogItemID: &item,
 			MessageKey: "issue.supplier_line_rejected", MessageArgs: []any{"1", "brak podpisu"}})
 		require.NoError(t, err)
-		require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test"}))
+		require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test"}))
 	}
 	list := s.get(t, "/issues?status=open&item="+item.String())["data"].([]any)
 	require.Len(t, list, 1, "the same problem is open once")
@@ -173,8 +174,8 @@ func TestIssuesOpenOnceAndReadInTheReadersLanguage(t *testing.T) {
 	assert.NotEqual(t, issue["message"], res.JSON["message"], "the message follows X-Locale")
 
 	w := unit()
-	require.NoError(t, models.ResolveIssues(w, models.IssueSupplierLineRejected, subject, "issue.resolved_line_accepted"))
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test"}))
+	require.NoError(t, domain.ResolveIssues(w, domain.IssueSupplierLineRejected, subject, "issue.resolved_line_accepted"))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test"}))
 	resolved := s.get(t, "/issues/"+issue["id"].(string))
 	assert.Equal(t, "resolved", resolved["status"])
 	assert.NotNil(t, resolved["resolved_at"])

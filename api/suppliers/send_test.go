@@ -20,9 +20,10 @@ import (
 
 	"ppwr/activities"
 	"ppwr/api/apitest"
+	"ppwr/domain"
+	"ppwr/domain/suppliers"
 	"ppwr/internal/smtpsink"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 	"ppwr/worker"
 )
 
@@ -148,8 +149,8 @@ func TestADeliveryInFlightIsNotSentAgain(t *testing.T) {
 	res := m.post(t, m.tn, "/supplier-requests/"+r["id"].(string)+"/send", map[string]any{"revision": 1})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	id := uuid.MustParse(r["id"].(string))
-	require.NoError(t, m.DB.Create(&models.SupplierDelivery{ID: models.NewID(), OrganizationID: m.tn.Org, RequestID: id, Send: 1,
-		MessageID: "died-mid-send@ppwr.test", Outcome: models.AttemptInFlight, StartedAt: time.Now()}).Error)
+	require.NoError(t, m.DB.Create(&suppliers.SupplierDelivery{ID: domain.NewID(), OrganizationID: m.tn.Org, RequestID: id, Send: 1,
+		MessageID: "died-mid-send@ppwr.test", Outcome: suppliers.AttemptInFlight, StartedAt: time.Now()}).Error)
 
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
@@ -161,9 +162,9 @@ func TestADeliveryInFlightIsNotSentAgain(t *testing.T) {
 	got := m.get(t, "/supplier-requests/"+r["id"].(string))
 	assert.Equal(t, "sent", got["delivery_status"])
 	assert.Equal(t, "died-mid-send@ppwr.test", got["message_id"])
-	var d models.SupplierDelivery
+	var d suppliers.SupplierDelivery
 	require.NoError(t, m.DB.Take(&d, "request_id = ?", id).Error)
-	assert.Equal(t, models.AttemptUnconfirmed, d.Outcome)
+	assert.Equal(t, suppliers.AttemptUnconfirmed, d.Outcome)
 }
 
 // Cancelling a sent request ends its send workflow's wait for the due

@@ -11,10 +11,14 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/assessments"
+	"ppwr/domain/catalog"
+	"ppwr/domain/documents"
+	"ppwr/domain/registers"
 	"ppwr/internal/input"
 	"ppwr/internal/register"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // assessmentsScenario is the name -scenario matches to run the assessment
@@ -85,17 +89,17 @@ func runAssessments() error {
 	if err := st.worker.resetPeak(); err != nil {
 		return err
 	}
-	run, err := models.StartAssessmentRun(ctx, st.db, st.org, "")
+	run, err := assessments.StartAssessmentRun(ctx, st.db, st.org, "")
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	for {
-		var r models.AssessmentRun
+		var r assessments.AssessmentRun
 		if err := st.db.Take(&r, "id = ?", run.ID).Error; err != nil {
 			return err
 		}
-		if r.Status == models.RunCompleted {
+		if r.Status == assessments.RunCompleted {
 			break
 		}
 		if err := st.worker.alive(); err != nil {
@@ -134,35 +138,35 @@ func seedAssessedItem(ctx context.Context, db *gorm.DB, org uuid.UUID) (uuid.UUI
 			w.Rollback()
 			return err
 		}
-		return models.Commit(w, models.AuditEntry{Operation: "benchSeed"})
+		return domain.Commit(w, domain.AuditEntry{Operation: "benchSeed"})
 	}
-	item := &models.CatalogItemCreate{}
+	item := &catalog.CatalogItemCreate{}
 	if err := bind(`{"internalCode":"TEMPLATE","name":"Słoik","sourcingType":"own_production","massG":"184","mainMaterialCode":"GLASS",
 		"stockUnit":"piece","reuseType":"single_use","foodContactStatus":"food_contact"}`, item); err != nil {
 		return uuid.Nil, err
 	}
 	w := system()
-	created, err := models.CreateCatalogItem(w, item)
+	created, err := catalog.CreateCatalogItem(w, item)
 	if err := commit(w, err); err != nil {
 		return uuid.Nil, err
 	}
 	var parts []uuid.UUID
 	for _, c := range []string{`{"name":"Korpus","role":"body","materialCode":"GLASS","massG":"180"}`,
 		`{"name":"Zakrętka","role":"closure","materialCode":"PLASTIC_PP","massG":"4"}`} {
-		in := &models.ComponentCreate{}
+		in := &catalog.ComponentCreate{}
 		if err := bind(c, in); err != nil {
 			return uuid.Nil, err
 		}
 		w := system()
-		comp, err := models.CreateComponent(w, created.ID, in)
+		comp, err := catalog.CreateComponent(w, created.ID, in)
 		if err := commit(w, err); err != nil {
 			return uuid.Nil, err
 		}
 		parts = append(parts, comp.ID)
 	}
-	doc := models.Document{ID: models.NewID(), OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport", VersionCount: 1, Revision: 1}
-	report := models.DocumentVersion{ID: models.NewID(), OrganizationID: org, DocumentID: doc.ID, Version: 1, FileName: "raport.pdf",
-		ObjectKey: "bench", SHA256: strings.Repeat("0", 64), ProcessingStatus: models.ProcessingReviewRequired, ReviewStatus: models.ReviewApproved, Revision: 1}
+	doc := documents.Document{ID: domain.NewID(), OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport", VersionCount: 1, Revision: 1}
+	report := documents.DocumentVersion{ID: domain.NewID(), OrganizationID: org, DocumentID: doc.ID, Version: 1, FileName: "raport.pdf",
+		ObjectKey: "bench", SHA256: strings.Repeat("0", 64), ProcessingStatus: documents.ProcessingReviewRequired, ReviewStatus: documents.ReviewApproved, Revision: 1}
 	if err := db.Create(&doc).Error; err != nil {
 		return uuid.Nil, err
 	}
@@ -188,21 +192,21 @@ func seedAssessedItem(ctx context.Context, db *gorm.DB, org uuid.UUID) (uuid.UUI
 	}
 	for _, e := range entries {
 		reg, _ := register.ByName(e[0])
-		in := models.NewRegisterEntryCreate(reg)
+		in := registers.NewRegisterEntryCreate(reg)
 		if err := bind(`{"catalog_revision":3,"method":"test_method","values":`+e[1]+`}`, in); err != nil {
 			return uuid.Nil, err
 		}
 		w := system()
-		entry, err := models.CreateRegisterEntry(w, created.ID, in)
+		entry, err := registers.CreateRegisterEntry(w, created.ID, in)
 		if err := commit(w, err); err != nil {
 			return uuid.Nil, fmt.Errorf("%s: %w", e[0], err)
 		}
-		review := models.NewRegisterReview()
+		review := registers.NewRegisterReview()
 		if err := bind(`{"decision":"accepted","reason":"bench","revision":1}`, review); err != nil {
 			return uuid.Nil, err
 		}
 		w = system()
-		_, err = models.ReviewRegisterEntry(w, created.ID, e[0], entry.ID, review)
+		_, err = registers.ReviewRegisterEntry(w, created.ID, e[0], entry.ID, review)
 		if err := commit(w, err); err != nil {
 			return uuid.Nil, err
 		}
@@ -259,19 +263,19 @@ func cloneItem(ctx context.Context, db *gorm.DB, org, template uuid.UUID, n int)
 // without Temporal, heartbeats and the worker.
 func bareRun(ctx context.Context, db *gorm.DB, org uuid.UUID, n int) (time.Duration, error) {
 	var ids []uuid.UUID
-	if err := db.Model(&models.CatalogItem{}).Where("organization_id = ? AND internal_code LIKE 'CLONE-%'", org).Order("id").Limit(n).
+	if err := db.Model(&catalog.CatalogItem{}).Where("organization_id = ? AND internal_code LIKE 'CLONE-%'", org).Order("id").Limit(n).
 		Pluck("id", &ids).Error; err != nil {
 		return 0, err
 	}
 	start := time.Now()
 	for _, id := range ids {
 		w := work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: org, Reference: "bench"})
-		in := &models.AssessmentCreate{Item: input.Of(id)}
-		if _, err := models.CreateAssessment(w, in); err != nil {
+		in := &assessments.AssessmentCreate{Item: input.Of(id)}
+		if _, err := assessments.CreateAssessment(w, in); err != nil {
 			w.Rollback()
 			return 0, err
 		}
-		if err := models.Commit(w, models.AuditEntry{Operation: "benchAssess"}); err != nil {
+		if err := domain.Commit(w, domain.AuditEntry{Operation: "benchAssess"}); err != nil {
 			return 0, err
 		}
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/shopspring/decimal"
 	"gorm.io/gorm"
 
-	"ppwr/models"
+	"ppwr/domain"
+	"ppwr/domain/catalog"
 )
 
 // seedItems creates n catalogue items, one per connection, to read.
@@ -30,11 +31,11 @@ func seedItems(db *gorm.DB, orgID uuid.UUID, n int) ([]uuid.UUID, error) {
 	return ids, nil
 }
 
-func newItem(orgID uuid.UUID, code string) *models.CatalogItem {
-	return &models.CatalogItem{
-		ID: models.NewID(), OrganizationID: orgID, InternalCode: code, Name: "Bench bottle", SourcingType: "purchased",
+func newItem(orgID uuid.UUID, code string) *catalog.CatalogItem {
+	return &catalog.CatalogItem{
+		ID: domain.NewID(), OrganizationID: orgID, InternalCode: code, Name: "Bench bottle", SourcingType: "purchased",
 		MassG: decimal.RequireFromString("24.5"), MainMaterialCode: "PLASTIC_PET", StockUnit: "piece",
-		FoodContactStatus: "food_contact", ReuseType: "single_use", Status: models.ItemActive, Revision: 1,
+		FoodContactStatus: "food_contact", ReuseType: "single_use", Status: catalog.ItemActive, Revision: 1,
 	}
 }
 
@@ -53,7 +54,7 @@ func itemReadScenario(db *gorm.DB, orgID uuid.UUID, tokens *tokenRing, items []u
 		bare: []bareTarget{{
 			name: "bare gin+gorm", path: "/catalog-items/:id", minRatio: 0.70, maxP99: 25 * time.Millisecond,
 			handler: func(c *gin.Context) {
-				var item models.CatalogItem
+				var item catalog.CatalogItem
 				if err := db.WithContext(c.Request.Context()).Where("organization_id = ? AND id = ?", orgID, c.Param("id")).First(&item).Error; err != nil {
 					c.AbortWithStatus(http.StatusNotFound)
 					return

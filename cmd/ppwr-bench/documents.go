@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"ppwr/domain/documents"
 	"ppwr/internal/pdfgen"
-	"ppwr/models"
 )
 
 // documentsScenario is the name -scenario matches to run the document
@@ -93,7 +93,7 @@ func runDocuments() error {
 	t0 = time.Now()
 	warm, err := c.upload(map[string]string{"document_type": "other", "title": "Warm-up"}, "warm.pdf", bytes.NewReader(pdf))
 	if err == nil {
-		err = c.awaitStatus(warm, models.ProcessingReviewRequired)
+		err = c.awaitStatus(warm, documents.ProcessingReviewRequired)
 	}
 	if err != nil {
 		line("first PDF (engine start)", "-", "failed: "+err.Error(), verdict(false))
@@ -103,7 +103,7 @@ func runDocuments() error {
 	t0 = time.Now()
 	version, err := c.upload(map[string]string{"document_type": "specification_sheet", "title": "Bench 200 pages", "catalog_item": item}, "spec.pdf", bytes.NewReader(pdf))
 	if err == nil {
-		err = c.awaitStatus(version, models.ProcessingReviewRequired)
+		err = c.awaitStatus(version, documents.ProcessingReviewRequired)
 	}
 	processing := time.Since(t0)
 	if err != nil {
@@ -239,7 +239,7 @@ func (c *documentClient) awaitStatus(id, want string) error {
 		switch v.ProcessingStatus {
 		case want:
 			return nil
-		case models.ProcessingQuarantined, models.ProcessingFailed:
+		case documents.ProcessingQuarantined, documents.ProcessingFailed:
 			return fmt.Errorf("%s: %v", v.ProcessingStatus, *v.ProcessingReason)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -257,7 +257,7 @@ func (c *documentClient) analyze(version string) (int, error) {
 	deadline := time.Now().Add(documentTimeout)
 	for time.Now().Before(deadline) {
 		var n int64
-		if err := c.st.db.Model(&models.EvidenceProposal{}).Where("document_version_id = ? AND analysis_run = ?", version, queued.Analysis).
+		if err := c.st.db.Model(&documents.EvidenceProposal{}).Where("document_version_id = ? AND analysis_run = ?", version, queued.Analysis).
 			Count(&n).Error; err != nil {
 			return 0, err
 		}

@@ -23,8 +23,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/imports"
 	"ppwr/internal/config"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -393,7 +395,7 @@ func (c *importClient) drainEvents(timeout time.Duration) (int64, error) {
 	var first int64 = -1
 	for {
 		var n int64
-		if err := c.db.Model(&models.Event{}).Where("relayed_at IS NULL").Count(&n).Error; err != nil {
+		if err := c.db.Model(&domain.Event{}).Where("relayed_at IS NULL").Count(&n).Error; err != nil {
 			return 0, err
 		}
 		if first < 0 {
@@ -435,12 +437,12 @@ func (c *importClient) preview(name string, file []byte, rows int, poll, timeout
 	if err := c.do(http.MethodPost, "/imports", &body, form.FormDataContentType(), http.StatusAccepted, &imp); err != nil {
 		return uuid.Nil, 0, err
 	}
-	if imp, err = c.await(imp.ID, workflows.ImportWorkflowID(imp.ID), models.ImportReadyStatus, poll, timeout); err != nil {
+	if imp, err = c.await(imp.ID, workflows.ImportWorkflowID(imp.ID), imports.ImportReadyStatus, poll, timeout); err != nil {
 		return uuid.Nil, 0, err
 	}
 	d := time.Since(t0)
-	if imp.Counts[models.OutcomeCreate] != rows {
-		return uuid.Nil, 0, fmt.Errorf("%d of %d rows planned as creates (counts %v)", imp.Counts[models.OutcomeCreate], rows, imp.Counts)
+	if imp.Counts[imports.OutcomeCreate] != rows {
+		return uuid.Nil, 0, fmt.Errorf("%d of %d rows planned as creates (counts %v)", imp.Counts[imports.OutcomeCreate], rows, imp.Counts)
 	}
 	return imp.ID, d, nil
 }
@@ -452,7 +454,7 @@ func (c *importClient) apply(id uuid.UUID, poll, timeout time.Duration) (time.Du
 	if err := c.do(http.MethodPost, "/imports/"+id.String()+"/apply", nil, "", http.StatusAccepted, &imp); err != nil {
 		return 0, err
 	}
-	if _, err := c.await(id, workflows.ImportApplyWorkflowID(id), models.ImportCompletedStatus, poll, timeout); err != nil {
+	if _, err := c.await(id, workflows.ImportApplyWorkflowID(id), imports.ImportCompletedStatus, poll, timeout); err != nil {
 		return 0, err
 	}
 	return time.Since(t0), nil
@@ -470,7 +472,7 @@ func (c *importClient) await(id uuid.UUID, workflowID, want string, poll, timeou
 		switch imp.Status {
 		case want:
 			return imp, nil
-		case models.ImportFailedStatus, models.ImportCompletedWithErrors:
+		case imports.ImportFailedStatus, imports.ImportCompletedWithErrors:
 			reason := ""
 			if imp.Error != nil {
 				reason = ": " + *imp.Error
@@ -492,8 +494,8 @@ func (c *importClient) await(id uuid.UUID, workflowID, want string, poll, timeou
 // progress says how far an import that ran out of time got, from its
 // rows, so that a slow stage still has a rate.
 func (c *importClient) progress(id uuid.UUID, status string, elapsed time.Duration) string {
-	q, done := c.db.Model(&models.ImportRow{}).Where("import_id = ?", id), "planned"
-	if status == models.ImportApplying {
+	q, done := c.db.Model(&imports.ImportRow{}).Where("import_id = ?", id), "planned"
+	if status == imports.ImportApplying {
 		q, done = q.Where("applied IS NOT NULL"), "applied"
 	}
 	var n int64
@@ -540,9 +542,9 @@ func catalogRows(n int) [][]string {
 		p := products[i%len(products)]
 		rows[i] = []string{
 			fmt.Sprintf("%s-%06d", prefix, i), fmt.Sprintf("%s, partia %d", p.name, i/len(products)+1),
-			models.SourcingTypes[i%len(models.SourcingTypes)], strconv.FormatFloat(p.massG+float64(i%50)/10, 'f', 1, 64),
+			catalog.SourcingTypes[i%len(catalog.SourcingTypes)], strconv.FormatFloat(p.massG+float64(i%50)/10, 'f', 1, 64),
 			p.material, p.unit, strconv.FormatBool(i%3 != 0),
-			models.FoodContactStatuses[i%len(models.FoodContactStatuses)], models.ReuseTypes[i%len(models.ReuseTypes)],
+			catalog.FoodContactStatuses[i%len(catalog.FoodContactStatuses)], catalog.ReuseTypes[i%len(catalog.ReuseTypes)],
 		}
 	}
 	return rows

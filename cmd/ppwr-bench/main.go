@@ -53,12 +53,12 @@ import (
 
 	"ppwr/api"
 	"ppwr/api/kit"
+	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 	"ppwr/internal/config"
 	"ppwr/internal/credcache"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 func main() {
@@ -273,21 +273,21 @@ func listen(h http.Handler) (string, func(), error) {
 // seedClients creates one organization and n users, each with a key.
 func seedClients(db *gorm.DB, n int) (uuid.UUID, []string, error) {
 	ctx := context.Background()
-	org, err := models.CreateOrganization(ctx, db, "Bench", "bench-"+uuid.NewString()[:8])
+	org, err := accounts.CreateOrganization(ctx, db, "Bench", "bench-"+uuid.NewString()[:8])
 	if err != nil {
 		return uuid.Nil, nil, err
 	}
 	all, _ := access.ParseAbilities("all")
 	tokens := make([]string, n)
 	for i := range tokens {
-		u, err := models.CreateUser(ctx, db, uuid.NewString()+"@bench.test", "", true, false)
+		u, err := accounts.CreateUser(ctx, db, uuid.NewString()+"@bench.test", "", true, false)
 		if err != nil {
 			return uuid.Nil, nil, err
 		}
-		if err := models.UpsertMembership(ctx, db, &models.Membership{OrganizationID: org.ID, UserID: u.ID, Role: access.Owner, Active: true}); err != nil {
+		if err := accounts.UpsertMembership(ctx, db, &accounts.Membership{OrganizationID: org.ID, UserID: u.ID, Role: access.Owner, Active: true}); err != nil {
 			return uuid.Nil, nil, err
 		}
-		if _, tokens[i], err = models.CreateAPIKey(ctx, db, org.ID, u.ID, "bench", all); err != nil {
+		if _, tokens[i], err = accounts.CreateAPIKey(ctx, db, org.ID, u.ID, "bench", all); err != nil {
 			return uuid.Nil, nil, err
 		}
 	}
@@ -319,7 +319,7 @@ func dictionariesScenario(db *gorm.DB, orgID uuid.UUID, tokens *tokenRing) scena
 			}},
 			{name: "bare gin+gorm", path: "/dictionaries-with-lookup", handler: func(c *gin.Context) {
 				token := strings.TrimPrefix(c.GetHeader("Authorization"), "Bearer ")
-				if _, err := models.LookupCredential(c.Request.Context(), db, models.HashToken(token)); err != nil {
+				if _, err := accounts.LookupCredential(c.Request.Context(), db, accounts.HashToken(token)); err != nil {
 					c.AbortWithStatus(http.StatusUnauthorized)
 					return
 				}

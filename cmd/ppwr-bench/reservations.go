@@ -14,8 +14,11 @@ import (
 	"github.com/shopspring/decimal"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/packing"
+	"ppwr/domain/stock"
 	"ppwr/internal/work"
-	"ppwr/models"
 )
 
 // reservationsScenario is the name -scenario matches to run the
@@ -51,7 +54,7 @@ func runReservations(o options) error {
 		return err
 	}
 	w := work.New(context.Background(), db, work.Actor{Kind: work.ActorSystem, OrganizationID: orgID})
-	conf, err := models.LoadConfiguration(w, setID)
+	conf, err := packing.LoadConfiguration(w, setID)
 	if err != nil {
 		return err
 	}
@@ -120,13 +123,13 @@ func runReservations(o options) error {
 // seedPackingSet stores a packing set of two stock-tracked items, 2 of
 // each per set, with stock for reservationStock sets.
 func seedPackingSet(db *gorm.DB, orgID uuid.UUID) (uuid.UUID, []uuid.UUID, error) {
-	sys := &models.PackagingSystem{ID: models.NewID(), OrganizationID: orgID, Name: "Bench parcel", Status: models.SystemActive, Revision: 1}
+	sys := &packing.PackagingSystem{ID: domain.NewID(), OrganizationID: orgID, Name: "Bench parcel", Status: packing.SystemActive, Revision: 1}
 	if err := db.Create(sys).Error; err != nil {
 		return uuid.Nil, nil, err
 	}
 	w := work.New(context.Background(), db, work.Actor{Kind: work.ActorSystem, OrganizationID: orgID})
 	var items []uuid.UUID
-	var changes []models.StockChange
+	var changes []stock.StockChange
 	for i := range 2 {
 		item := newItem(orgID, "SET-"+strconv.Itoa(i))
 		item.StockTracked = true
@@ -135,23 +138,23 @@ func seedPackingSet(db *gorm.DB, orgID uuid.UUID) (uuid.UUID, []uuid.UUID, error
 		}
 		// Every item has the data version of its revision, which stock
 		// movements cite.
-		version, err := models.NewDataVersion(item, nil, nil)
+		version, err := catalog.NewDataVersion(item, nil, nil)
 		if err == nil {
 			err = db.Create(version).Error
 		}
 		if err != nil {
 			return uuid.Nil, nil, err
 		}
-		line := &models.PackagingSystemLine{ID: models.NewID(), OrganizationID: orgID, PackagingSystemID: sys.ID, CatalogItemID: item.ID,
+		line := &packing.PackagingSystemLine{ID: domain.NewID(), OrganizationID: orgID, PackagingSystemID: sys.ID, CatalogItemID: item.ID,
 			Quantity: decimal.NewFromInt(2), Unit: "piece", Role: "container", OuterPackaging: i == 0}
 		if err := db.Create(line).Error; err != nil {
 			return uuid.Nil, nil, err
 		}
 		items = append(items, item.ID)
-		changes = append(changes, models.StockChange{Item: item, DataVersion: version.ID, Kind: models.MovementSupply, Physical: decimal.NewFromInt(2 * reservationStock),
-			Source: work.Record{Type: "bench", ID: models.NewID()}, Field: "quantity"})
+		changes = append(changes, stock.StockChange{Item: item, DataVersion: version.ID, Kind: stock.MovementSupply, Physical: decimal.NewFromInt(2 * reservationStock),
+			Source: work.Record{Type: "bench", ID: domain.NewID()}, Field: "quantity"})
 	}
-	if err := models.ApplyStock(w, changes); err != nil {
+	if err := stock.ApplyStock(w, changes); err != nil {
 		w.Rollback()
 		return uuid.Nil, nil, err
 	}
@@ -159,7 +162,7 @@ func seedPackingSet(db *gorm.DB, orgID uuid.UUID) (uuid.UUID, []uuid.UUID, error
 }
 
 func reservedTotals(db *gorm.DB, items []uuid.UUID) (map[uuid.UUID]decimal.Decimal, error) {
-	var rows []models.StockBalance
+	var rows []stock.StockBalance
 	if err := db.Where("catalog_item_id IN ?", items).Find(&rows).Error; err != nil {
 		return nil, err
 	}
@@ -184,7 +187,7 @@ func restoreReserved(db *gorm.DB, reserved map[uuid.UUID]decimal.Decimal) error 
 // negative, and the balances equal their movements.
 func checkNoOversell(db *gorm.DB, orgID uuid.UUID, items []uuid.UUID) error {
 	var held int64
-	if err := db.Model(&models.Reservation{}).Where("organization_id = ? AND status = ?", orgID, models.ReservationStatusHeld).
+	if err := db.Model(&packing.Reservation{}).Where("organization_id = ? AND status = ?", orgID, packing.ReservationStatusHeld).
 		Count(&held).Error; err != nil {
 		return err
 	}

@@ -21,8 +21,9 @@ import (
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
+	"ppwr/domain"
+	"ppwr/domain/accounts"
 	"ppwr/internal/access"
-	"ppwr/models"
 )
 
 // adminCommand is the operator's administration panel: organizations,
@@ -184,7 +185,7 @@ func listInOrgCommand[T any](short, name string, show func(*T) map[string]any, h
 		if err != nil {
 			return nil, err
 		}
-		return listRecords(tx.Scopes(models.InOrganization(orgID)).Omit(hidden...), name, show)
+		return listRecords(tx.Scopes(domain.InOrganization(orgID)).Omit(hidden...), name, show)
 	})
 	return cmd
 }
@@ -270,7 +271,7 @@ func parseOrgFlag(cmd *cobra.Command, tx *gorm.DB) (uuid.UUID, error) {
 		return uuid.Nil, err
 	}
 	var n int64
-	if err := tx.Model(&models.Organization{}).Where("id = ?", id).Count(&n).Error; err != nil {
+	if err := tx.Model(&accounts.Organization{}).Where("id = ?", id).Count(&n).Error; err != nil {
 		return uuid.Nil, err
 	}
 	if n == 0 {
@@ -305,8 +306,8 @@ func auditOperator(ctx context.Context, tx *gorm.DB, orgID uuid.UUID, operation,
 	if err != nil {
 		return err
 	}
-	return models.AppendAudit(ctx, tx, &models.AuditEntry{
-		OrganizationID: orgID, ActorKind: models.ActorOperator, Operation: operation,
+	return domain.AppendAudit(ctx, tx, &domain.AuditEntry{
+		OrganizationID: orgID, ActorKind: domain.ActorOperator, Operation: operation,
 		RecordType: recordType, RecordID: &recordID, Summary: datatypes.JSON(raw),
 	})
 }
@@ -327,7 +328,7 @@ func bootstrapCommand() *cobra.Command {
 	email := cmd.Flags().String("email", "", "owner e-mail (default: a generated example.test address)")
 	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
 		suffix := randomSuffix()
-		org, err := models.CreateOrganization(ctx, tx, *name, models.Slugify(*name)+"-"+suffix)
+		org, err := accounts.CreateOrganization(ctx, tx, *name, accounts.Slugify(*name)+"-"+suffix)
 		if err != nil {
 			return nil, err
 		}
@@ -335,15 +336,15 @@ func bootstrapCommand() *cobra.Command {
 		if addr == "" {
 			addr = "owner-" + suffix + "@example.test"
 		}
-		user, err := models.CreateUser(ctx, tx, addr, "Owner", true, false)
+		user, err := accounts.CreateUser(ctx, tx, addr, "Owner", true, false)
 		if err != nil {
 			return nil, err
 		}
-		if err := models.UpsertMembership(ctx, tx, &models.Membership{OrganizationID: org.ID, UserID: user.ID, Role: access.Owner, Active: true}); err != nil {
+		if err := accounts.UpsertMembership(ctx, tx, &accounts.Membership{OrganizationID: org.ID, UserID: user.ID, Role: access.Owner, Active: true}); err != nil {
 			return nil, err
 		}
 		all, _ := access.ParseAbilities("all")
-		key, token, err := models.CreateAPIKey(ctx, tx, org.ID, user.ID, "bootstrap", all)
+		key, token, err := accounts.CreateAPIKey(ctx, tx, org.ID, user.ID, "bootstrap", all)
 		if err != nil {
 			return nil, err
 		}
@@ -355,7 +356,7 @@ func bootstrapCommand() *cobra.Command {
 	return cmd
 }
 
-func organizationJSON(o *models.Organization) map[string]any {
+func organizationJSON(o *accounts.Organization) map[string]any {
 	return map[string]any{
 		"id": o.ID, "name": o.Name, "slug": o.Slug, "status": o.Status,
 		"requireMfa": o.RequireMFA, "dualControl": o.DualControl, "ipAllowList": []string(o.IPAllowList),
@@ -368,7 +369,7 @@ func orgCreateCommand() *cobra.Command {
 	slug := cmd.Flags().String("slug", "", "URL slug (default: derived from the name)")
 	_ = cmd.MarkFlagRequired("name")
 	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		org, err := models.CreateOrganization(ctx, tx, *name, *slug)
+		org, err := accounts.CreateOrganization(ctx, tx, *name, *slug)
 		if err != nil {
 			return nil, err
 		}
@@ -397,13 +398,13 @@ func orgPolicyCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		var org models.Organization
+		var org accounts.Organization
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&org, "id = ?", id).Error; err != nil {
 			return nil, fmt.Errorf("organization %s: %w", id, err)
 		}
 		changes := map[string]any{}
 		if cmd.Flags().Changed("ip-allow") {
-			cidrs, err := models.ParseCIDRs(strings.Split(*ipAllow, ","))
+			cidrs, err := accounts.ParseCIDRs(strings.Split(*ipAllow, ","))
 			if err != nil {
 				return nil, err
 			}
@@ -439,7 +440,7 @@ func userCreateCommand() *cobra.Command {
 	mfa := cmd.Flags().Bool("mfa", false, "user has MFA enabled")
 	_ = cmd.MarkFlagRequired("email")
 	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		u, err := models.CreateUser(ctx, tx, *email, *name, *verified, *mfa)
+		u, err := accounts.CreateUser(ctx, tx, *email, *name, *verified, *mfa)
 		if err != nil {
 			return nil, err
 		}
@@ -448,7 +449,7 @@ func userCreateCommand() *cobra.Command {
 	return cmd
 }
 
-func userJSON(u *models.User) map[string]any {
+func userJSON(u *accounts.User) map[string]any {
 	return map[string]any{"id": u.ID, "email": u.Email, "name": u.Name, "emailVerified": u.EmailVerifiedAt != nil, "mfa": u.MFAEnabled}
 }
 
@@ -464,7 +465,7 @@ func userListCommand() *cobra.Command {
 			return nil, err
 		}
 		type member struct {
-			models.User
+			accounts.User
 			Role        access.Role
 			Permissions pq.StringArray `gorm:"type:text[]"`
 			Active      bool
@@ -500,8 +501,8 @@ func memberAddCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		m := &models.Membership{OrganizationID: orgID, UserID: userID, Role: r, Permissions: p, Active: *active}
-		if err := models.UpsertMembership(ctx, tx, m); err != nil {
+		m := &accounts.Membership{OrganizationID: orgID, UserID: userID, Role: r, Permissions: p, Active: *active}
+		if err := accounts.UpsertMembership(ctx, tx, m); err != nil {
 			return nil, err
 		}
 		out := map[string]any{"id": m.ID, "organizationId": m.OrganizationID, "userId": m.UserID, "role": m.Role, "permissions": []string(m.Permissions), "active": m.Active}
@@ -524,7 +525,7 @@ func keyCreateCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		key, token, err := models.CreateAPIKey(ctx, tx, orgID, userID, *name, list)
+		key, token, err := accounts.CreateAPIKey(ctx, tx, orgID, userID, *name, list)
 		if err != nil {
 			return nil, err
 		}
@@ -537,7 +538,7 @@ func keyCreateCommand() *cobra.Command {
 }
 
 func keyListCommand() *cobra.Command {
-	return listInOrgCommand("List an organization's API keys (tokens are never shown)", "keys", func(k *models.APIKey) map[string]any {
+	return listInOrgCommand("List an organization's API keys (tokens are never shown)", "keys", func(k *accounts.APIKey) map[string]any {
 		return map[string]any{
 			"id": k.ID, "name": k.Name, "userId": k.UserID, "abilities": []string(k.Abilities),
 			"tokenPrefix": k.TokenPrefix, "createdAt": k.CreatedAt, "revokedAt": k.RevokedAt,
@@ -554,7 +555,7 @@ func keyRevokeCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		key, err := models.RevokeAPIKey(ctx, tx, id)
+		key, err := accounts.RevokeAPIKey(ctx, tx, id)
 		if err != nil {
 			return nil, err
 		}

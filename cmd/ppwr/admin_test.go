@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 
+	"ppwr/domain/accounts"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -98,11 +98,11 @@ func TestAdminBootstrap(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"organizationId", "userId", "apiKey"}, keys)
 	orgID, userID, token := str(t, obj, "organizationId"), str(t, obj, "userId"), str(t, obj, "apiKey")
-	assert.True(t, models.WellFormedToken(token), "token %q", token)
+	assert.True(t, accounts.WellFormedToken(token), "token %q", token)
 
 	// The key works for the owner: verified e-mail, active owner membership
 	// and every ability.
-	cred, err := models.LookupCredential(context.Background(), db, models.HashToken(token))
+	cred, err := accounts.LookupCredential(context.Background(), db, accounts.HashToken(token))
 	require.NoError(t, err)
 	assert.Equal(t, orgID, cred.OrganizationID.String())
 	assert.Equal(t, userID, cred.UserID.String())
@@ -132,7 +132,7 @@ func TestAdminOrgCreateAndPolicy(t *testing.T) {
 	assert.Equal(t, true, pol["requireMfa"])
 	assert.Equal(t, true, pol["dualControl"])
 
-	var stored models.Organization
+	var stored accounts.Organization
 	require.NoError(t, db.First(&stored, "id = ?", orgID).Error)
 	assert.Equal(t, []string{"10.0.0.0/8", "192.168.1.1/32"}, []string(stored.IPAllowList))
 	assert.True(t, stored.RequireMFA)
@@ -153,7 +153,7 @@ func TestAdminUserMemberAndKey(t *testing.T) {
 	userID := str(t, user, "id")
 	assert.Equal(t, false, user["emailVerified"])
 	assert.Equal(t, true, user["mfa"])
-	var stored models.User
+	var stored accounts.User
 	require.NoError(t, db.First(&stored, "id = ?", userID).Error)
 	assert.Nil(t, stored.EmailVerifiedAt)
 	assert.True(t, stored.MFAEnabled)
@@ -206,13 +206,13 @@ func TestAdminUserMemberAndKey(t *testing.T) {
 		assert.NotContains(t, text, strings.TrimPrefix(token, "ppwr_"), "column %s", col)
 	}
 	var matches int
-	require.NoError(t, db.Raw(`SELECT count(*) FROM api_keys WHERE id = ? AND token_hash = ?`, keyID, models.HashToken(token)).Scan(&matches).Error)
+	require.NoError(t, db.Raw(`SELECT count(*) FROM api_keys WHERE id = ? AND token_hash = ?`, keyID, accounts.HashToken(token)).Scan(&matches).Error)
 	assert.Equal(t, 1, matches, "the hash identifies the key")
 
 	revoked := mustAdmin(t, "key", "revoke", "--key", keyID)
 	assert.Equal(t, keyID, revoked["id"])
 	assert.NotEmpty(t, revoked["revokedAt"])
-	cred, err := models.LookupCredential(context.Background(), db, models.HashToken(token))
+	cred, err := accounts.LookupCredential(context.Background(), db, accounts.HashToken(token))
 	require.NoError(t, err)
 	assert.True(t, cred.Revoked)
 	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.key.revoke", keyID))

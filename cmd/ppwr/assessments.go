@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"gorm.io/gorm"
 
-	"ppwr/models"
+	"ppwr/domain/assessments"
 )
 
 func assessmentsCommand() *cobra.Command {
@@ -31,11 +31,11 @@ func assessmentsRunCommand() *cobra.Command {
 			return nil, err
 		}
 		ruleSet, _ := cmd.Flags().GetString("rule-set")
-		run, err := models.StartAssessmentRun(ctx, tx, orgID, ruleSet)
+		run, err := assessments.StartAssessmentRun(ctx, tx, orgID, ruleSet)
 		if err != nil {
 			return nil, err
 		}
-		workflowID := models.AssessmentRunWorkflowID(run.ID)
+		workflowID := assessments.AssessmentRunWorkflowID(run.ID)
 		out := map[string]any{"id": run.ID, "workflowId": workflowID, "organizationId": orgID, "items": run.Total}
 		return out, auditOperator(ctx, tx, orgID, "admin.assessments.run", "assessment_run", run.ID, map[string]any{
 			"workflow_id": workflowID, "rule_set": ruleSet,

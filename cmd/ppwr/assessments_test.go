@@ -6,8 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/domain"
+	"ppwr/domain/assessments"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 func TestAdminAssessmentsRunRecordsTheRunAndItsWorkflow(t *testing.T) {
@@ -18,9 +19,9 @@ func TestAdminAssessmentsRunRecordsTheRunAndItsWorkflow(t *testing.T) {
 	assert.Equal(t, "assessment-run/"+id, obj["workflowId"])
 	assert.Equal(t, float64(0), obj["items"])
 
-	var start models.WorkflowStart
+	var start domain.WorkflowStart
 	require.NoError(t, db.Take(&start, "workflow_id = ?", obj["workflowId"]).Error)
-	assert.Equal(t, models.AssessmentRunType, start.WorkflowType)
+	assert.Equal(t, assessments.AssessmentRunType, start.WorkflowType)
 	assert.Equal(t, org, start.OrganizationID, "the run is found in the Temporal UI by organization")
 	assert.Equal(t, id, start.ResourceID)
 	assert.Equal(t, 1, operatorAudits(t, db, org, "admin.assessments.run", id))

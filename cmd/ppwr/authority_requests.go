@@ -11,8 +11,9 @@ import (
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/records"
 	"ppwr/internal/work"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -56,23 +57,23 @@ func authorityRequestAnsweredCommand() *cobra.Command {
 		}
 		w := work.New(ctx, db, work.Actor{Kind: work.ActorOperator, OrganizationID: orgID, Reference: "admin.authority-requests.answered"})
 		defer w.Rollback()
-		r, err := models.MarkAuthorityRequestAnswered(w, id, on)
-		if errors.Is(err, models.ErrNotFound) {
+		r, err := records.MarkAuthorityRequestAnswered(w, id, on)
+		if errors.Is(err, domain.ErrNotFound) {
 			return nil, fmt.Errorf("authority request %s does not exist in organization %s", id, orgID)
 		}
 		if err != nil {
 			return nil, err
 		}
 		workflowID := workflows.AuthorityRequestAnsweredWorkflowID(r.ID)
-		if err := models.StartWorkflow(w, workflowID, workflows.AuthorityRequestAnsweredType, r.ID,
-			models.AuthorityRequestInput{OrganizationID: orgID, RequestID: r.ID, DueOn: r.DueOn, Answered: true}); err != nil {
+		if err := domain.StartWorkflow(w, workflowID, workflows.AuthorityRequestAnsweredType, r.ID,
+			records.AuthorityRequestInput{OrganizationID: orgID, RequestID: r.ID, DueOn: r.DueOn, Answered: true}); err != nil {
 			return nil, err
 		}
 		summary, err := json.Marshal(map[string]any{"answered_on": on.Format(time.DateOnly), "workflow_id": workflowID})
 		if err != nil {
 			return nil, err
 		}
-		if err := models.Commit(w, models.AuditEntry{Operation: "admin.authority-requests.answered", Summary: datatypes.JSON(summary)}); err != nil {
+		if err := domain.Commit(w, domain.AuditEntry{Operation: "admin.authority-requests.answered", Summary: datatypes.JSON(summary)}); err != nil {
 			return nil, err
 		}
 		return map[string]any{"id": r.ID, "organizationId": orgID, "answeredOn": on.Format(time.DateOnly),

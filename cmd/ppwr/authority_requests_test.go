@@ -11,9 +11,10 @@ import (
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/records"
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -22,16 +23,16 @@ import (
 func pendingAuthorityRequest(t *testing.T, db *gorm.DB, org string, received time.Time) string {
 	t.Helper()
 	at := time.Now().UTC()
-	r := models.AuthorityRequest{ID: models.NewID(), OrganizationID: uuid.MustParse(org), AuthorityName: "WIOŚ Kraków",
+	r := records.AuthorityRequest{ID: domain.NewID(), OrganizationID: uuid.MustParse(org), AuthorityName: "WIOŚ Kraków",
 		AuthorityCountry: "PL", AuthorityReference: "WI.7021.1.2026", Items: datatypes.JSONSlice[uuid.UUID]{uuid.New()},
-		ReceivedOn: received, DueOn: received.AddDate(0, 0, models.AuthorityAnswerDays), BundleStatus: models.BundleBuilding,
+		ReceivedOn: received, DueOn: received.AddDate(0, 0, records.AuthorityAnswerDays), BundleStatus: records.BundleBuilding,
 		CreatedAt: at, UpdatedAt: at}
 	require.NoError(t, db.Create(&r).Error)
 	w := work.New(context.Background(), db, work.Actor{Kind: work.ActorSystem, OrganizationID: r.OrganizationID, Reference: "test"})
-	opened, err := models.OpenAuthorityRequestDueIssue(w, r.ID)
+	opened, err := records.OpenAuthorityRequestDueIssue(w, r.ID)
 	require.NoError(t, err)
 	require.True(t, opened)
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.remind"}))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.remind"}))
 	return r.ID.String()
 }
 
@@ -45,23 +46,23 @@ func TestAdminAuthorityRequestAnsweredEndsTheDeadline(t *testing.T) {
 	obj := mustAdmin(t, "authority-requests", "answered", "--org", org, "--id", id, "--on", yesterday)
 	assert.Equal(t, id, obj["id"])
 	assert.Equal(t, yesterday, obj["answeredOn"])
-	assert.Equal(t, models.DeadlineAnsweredInTime, obj["deadlineStatus"])
+	assert.Equal(t, records.DeadlineAnsweredInTime, obj["deadlineStatus"])
 	assert.Equal(t, "authority-request/"+id+"/answered", obj["workflowId"])
 
-	var r models.AuthorityRequest
+	var r records.AuthorityRequest
 	require.NoError(t, db.Take(&r, "id = ?", id).Error)
 	require.NotNil(t, r.AnsweredOn)
 	assert.Equal(t, yesterday, r.AnsweredOn.Format(time.DateOnly))
-	var issue models.ComplianceIssue
-	require.NoError(t, db.Take(&issue, "subject_id = ? AND kind = ?", id, models.IssueAuthorityRequestDue).Error)
-	assert.Equal(t, models.IssueResolved, issue.Status, "the reminder is resolved by the answer")
-	var start models.WorkflowStart
+	var issue domain.ComplianceIssue
+	require.NoError(t, db.Take(&issue, "subject_id = ? AND kind = ?", id, domain.IssueAuthorityRequestDue).Error)
+	assert.Equal(t, domain.IssueResolved, issue.Status, "the reminder is resolved by the answer")
+	var start domain.WorkflowStart
 	require.NoError(t, db.Take(&start, "workflow_id = ?", obj["workflowId"]).Error)
 	assert.Equal(t, workflows.AuthorityRequestAnsweredType, start.WorkflowType, "the signal to the deadline's timer is started durably")
 	assert.Equal(t, org, start.OrganizationID)
 	assert.Equal(t, 1, operatorAudits(t, db, org, "admin.authority-requests.answered", id))
 	var events []string
-	require.NoError(t, db.Model(&models.Event{}).Where("organization_id = ?", org).Order("id").Pluck("type", &events).Error)
+	require.NoError(t, db.Model(&domain.Event{}).Where("organization_id = ?", org).Order("id").Pluck("type", &events).Error)
 	assert.Contains(t, events, "authority_request.answered")
 
 	_, err := admin(t, "authority-requests", "answered", "--org", org, "--id", id)
@@ -77,7 +78,7 @@ func TestAdminAuthorityRequestAnsweredEndsTheDeadline(t *testing.T) {
 	stranger := str(t, mustAdmin(t, "org", "create", "--name", "Stranger"), "id")
 	_, err = admin(t, "authority-requests", "answered", "--org", stranger, "--id", other)
 	assert.ErrorContains(t, err, "does not exist", "another organization's request is not found")
-	var unchanged models.AuthorityRequest
+	var unchanged records.AuthorityRequest
 	require.NoError(t, db.Take(&unchanged, "id = ?", other).Error)
 	assert.Nil(t, unchanged.AnsweredOn, "a refused command changes nothing")
 }

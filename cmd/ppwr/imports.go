@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	"gorm.io/gorm"
 
+	"ppwr/domain/imports"
 	"ppwr/internal/config"
 	"ppwr/internal/temporalclient"
-	"ppwr/models"
 	"ppwr/workflows"
 )
 
@@ -38,18 +38,18 @@ type importStage struct {
 // with a bug may have failed it, and its file is still stored, so the
 // customer need not upload it again; a file that is really unreadable
 // fails again the same way). The others say why there is nothing to do.
-func redriveStage(imp *models.Import) (importStage, error) {
+func redriveStage(imp *imports.Import) (importStage, error) {
 	var why string
 	switch imp.Status {
-	case models.ImportQueued:
+	case imports.ImportQueued:
 		return importStage{name: "preview", workflowType: workflows.ImportPreviewType, workflowID: workflows.ImportWorkflowID}, nil
-	case models.ImportFailedStatus:
+	case imports.ImportFailedStatus:
 		return importStage{name: "preview", workflowType: workflows.ImportPreviewType, workflowID: workflows.ImportWorkflowID, requeue: true}, nil
-	case models.ImportApplying:
+	case imports.ImportApplying:
 		return importStage{name: "apply", workflowType: workflows.ImportApplyType, workflowID: workflows.ImportApplyWorkflowID}, nil
-	case models.ImportReadyStatus:
+	case imports.ImportReadyStatus:
 		why = "its preview is done; the customer applies it through the API (POST .../imports/{id}/apply)"
-	case models.ImportCompletedStatus, models.ImportCompletedWithErrors:
+	case imports.ImportCompletedStatus, imports.ImportCompletedWithErrors:
 		why = "it has been applied"
 	default:
 		why = "the status is unknown to this version"
@@ -74,7 +74,7 @@ func importsRedriveCommand() *cobra.Command {
 			return nil, fmt.Errorf("IMPORT_ID must be a UUID, got %q", raw)
 		}
 		// The operator names an import of any organization.
-		var imp models.Import
+		var imp imports.Import
 		if err := tx.First(&imp, "id = ?", id).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				return nil, fmt.Errorf("import %s does not exist", id)
@@ -103,7 +103,7 @@ func importsRedriveCommand() *cobra.Command {
 			key, args, _ := imp.ErrorReason()
 			summary["requeued_from"] = imp.Status
 			summary["previous_error"] = map[string]any{"key": key, "args": args}
-			if err := models.RequeueFailedImport(ctx, tx, &imp); err != nil {
+			if err := imports.RequeueFailedImport(ctx, tx, &imp); err != nil {
 				return nil, err
 			}
 		}

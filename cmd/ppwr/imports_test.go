@@ -17,10 +17,13 @@ import (
 	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+	"ppwr/domain/catalog"
+	"ppwr/domain/imports"
 	"ppwr/internal/temporalclient"
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
-	"ppwr/models"
 	"ppwr/worker"
 	"ppwr/workflows"
 )
@@ -38,7 +41,7 @@ func newRedriveFixture(t *testing.T) *redriveFixture {
 	t.Helper()
 	db := testenv.DB(t)
 	c := testenv.Temporal(t)
-	org, err := models.CreateOrganization(context.Background(), db, "Redrive", "redrive-"+uuid.NewString()[:8])
+	org, err := accounts.CreateOrganization(context.Background(), db, "Redrive", "redrive-"+uuid.NewString()[:8])
 	require.NoError(t, err)
 	f := &redriveFixture{db: db, temporal: c, org: org.ID, queue: "ppwr-redrive-" + uuid.NewString()}
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress(t))
@@ -66,18 +69,18 @@ func (f *redriveFixture) applyUnit() *work.Unit {
 }
 
 // queued records a queued catalogue import of a file of size bytes.
-func (f *redriveFixture) queued(t *testing.T, size int) *models.Import {
+func (f *redriveFixture) queued(t *testing.T, size int) *imports.Import {
 	t.Helper()
 	w := f.unit()
-	imp, err := models.CreateImport(w, models.NewID(), models.ImportUpload{Type: models.ImportCatalog, FileName: "items.csv", Size: int64(size)})
+	imp, err := imports.CreateImport(w, domain.NewID(), imports.ImportUpload{Type: imports.ImportCatalog, FileName: "items.csv", Size: int64(size)})
 	require.NoError(t, err)
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.upload"}))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.upload"}))
 	return imp
 }
 
 // upload records a queued import of content, stored where the preview
 // reads it, as the upload request does.
-func (f *redriveFixture) upload(t *testing.T, content string) *models.Import {
+func (f *redriveFixture) upload(t *testing.T, content string) *imports.Import {
 	t.Helper()
 	imp := f.queued(t, len(content))
 	require.NoError(t, testenv.Storage(t).Put(context.Background(), imp.ObjectKey, strings.NewReader(content), "text/csv"))
@@ -86,7 +89,7 @@ func (f *redriveFixture) upload(t *testing.T, content string) *models.Import {
 
 // applying records an import of n valid new items, previewed and then
 // applied through the API: status applying, no row applied yet.
-func (f *redriveFixture) applying(t *testing.T, n int) *models.Import {
+func (f *redriveFixture) applying(t *testing.T, n int) *imports.Import {
 	t.Helper()
 	imp := f.queued(t, 1)
 	cells := make([]map[string]string, n)
@@ -97,21 +100,21 @@ func (f *redriveFixture) applying(t *testing.T, n int) *models.Import {
 		}
 	}
 	w := f.unit()
-	rows, err := models.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
+	rows, err := imports.NewRowPlanner(imp).Plan(w, imp.ID, 1, cells)
 	require.NoError(t, err)
 	require.NoError(t, w.Tx().Create(&rows).Error)
-	require.NoError(t, models.ReadyImport(w, imp))
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.preview"}))
+	require.NoError(t, imports.ReadyImport(w, imp))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.preview"}))
 	w = f.unit()
-	_, err = models.RequestImportApply(w, imp.ID)
+	_, err = imports.RequestImportApply(w, imp.ID)
 	require.NoError(t, err)
-	require.NoError(t, models.Commit(w, models.AuditEntry{Operation: "test.apply"}))
+	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.apply"}))
 	return imp
 }
 
 // openRun starts the import's workflow as the relay does, on a task queue
 // no worker polls, so the run stays open and does nothing.
-func (f *redriveFixture) openRun(t *testing.T, imp *models.Import, workflowID, workflowType string) string {
+func (f *redriveFixture) openRun(t *testing.T, imp *imports.Import, workflowID, workflowType string) string {
 	t.Helper()
 	ref := temporalclient.Ref{WorkflowID: workflowID, OrganizationID: f.org.String(), ResourceID: imp.ID.String(), TaskQueue: "nobody-" + uuid.NewString()}
 	run, err := temporalclient.Start(context.Background(), f.temporal, ref, workflowType, workflows.ImportInput{ImportID: imp.ID})
@@ -121,7 +124,7 @@ func (f *redriveFixture) openRun(t *testing.T, imp *models.Import, workflowID, w
 
 // terminatedRun is a run of the import's workflow that support staff
 // found stuck and terminated.
-func (f *redriveFixture) terminatedRun(t *testing.T, imp *models.Import, workflowID, workflowType string) string {
+func (f *redriveFixture) terminatedRun(t *testing.T, imp *imports.Import, workflowID, workflowType string) string {
 	t.Helper()
 	runID := f.openRun(t, imp, workflowID, workflowType)
 	require.NoError(t, f.temporal.TerminateWorkflow(context.Background(), workflowID, runID, "test: the run died"))
@@ -139,16 +142,16 @@ func (f *redriveFixture) result(t *testing.T, workflowID, runID string) string {
 	return status
 }
 
-func (f *redriveFixture) reload(t *testing.T, id uuid.UUID) models.Import {
+func (f *redriveFixture) reload(t *testing.T, id uuid.UUID) imports.Import {
 	t.Helper()
-	var imp models.Import
+	var imp imports.Import
 	require.NoError(t, f.db.First(&imp, "id = ?", id).Error)
 	return imp
 }
 
 // visibleRuns are the runs the Temporal UI lists for the import: its
 // search attributes are all an operator needs to find them.
-func (f *redriveFixture) visibleRuns(t *testing.T, imp *models.Import) map[string]enumspb.WorkflowExecutionStatus {
+func (f *redriveFixture) visibleRuns(t *testing.T, imp *imports.Import) map[string]enumspb.WorkflowExecutionStatus {
 	t.Helper()
 	res, err := f.temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
 		Query: fmt.Sprintf("ResourceId = '%s' AND OrganizationId = '%s'", imp.ID, f.org),
@@ -167,7 +170,7 @@ func (f *redriveFixture) visibleRuns(t *testing.T, imp *models.Import) map[strin
 func TestAdminImportsRedriveResumesATerminatedApply(t *testing.T) {
 	f := newRedriveFixture(t)
 	imp := f.applying(t, 5)
-	_, n, err := models.ApplyImportBatch(f.applyUnit(), imp, 0, 2)
+	_, n, err := imports.ApplyImportBatch(f.applyUnit(), imp, 0, 2)
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "the first run committed two rows...")
 	workflowID := workflows.ImportApplyWorkflowID(imp.ID)
@@ -181,15 +184,15 @@ func TestAdminImportsRedriveResumesATerminatedApply(t *testing.T) {
 	}, out)
 	assert.NotEqual(t, terminated, runID, "a new run")
 
-	assert.Equal(t, models.ImportCompletedStatus, f.result(t, workflowID, runID))
-	assert.Equal(t, models.ImportCompletedStatus, f.reload(t, imp.ID).Status)
+	assert.Equal(t, imports.ImportCompletedStatus, f.result(t, workflowID, runID))
+	assert.Equal(t, imports.ImportCompletedStatus, f.reload(t, imp.ID).Status)
 	var pending int64
-	require.NoError(t, f.db.Model(&models.ImportRow{}).Where("import_id = ? AND applied IS NULL", imp.ID).Count(&pending).Error)
+	require.NoError(t, f.db.Model(&imports.ImportRow{}).Where("import_id = ? AND applied IS NULL", imp.ID).Count(&pending).Error)
 	assert.Zero(t, pending, "every row applied")
 	// Every batch names its rows in its audit entry: together, each row
 	// exactly once.
 	var summaries []string
-	require.NoError(t, f.db.Model(&models.AuditEntry{}).Where("organization_id = ? AND operation = ?", f.org, "applyImport").
+	require.NoError(t, f.db.Model(&domain.AuditEntry{}).Where("organization_id = ? AND operation = ?", f.org, "applyImport").
 		Order("occurred_at").Pluck("summary::text", &summaries).Error)
 	var applied []int
 	for _, s := range summaries {
@@ -200,7 +203,7 @@ func TestAdminImportsRedriveResumesATerminatedApply(t *testing.T) {
 	slices.Sort(applied)
 	assert.Equal(t, []int{1, 2, 3, 4, 5}, applied)
 	var items int64
-	require.NoError(t, f.db.Model(&models.CatalogItem{}).Where("organization_id = ?", f.org).Count(&items).Error)
+	require.NoError(t, f.db.Model(&catalog.CatalogItem{}).Where("organization_id = ?", f.org).Count(&items).Error)
 	assert.Equal(t, int64(5), items)
 
 	audits := auditSummaries(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String())
@@ -230,9 +233,9 @@ func TestAdminImportsRedriveStartsAPreviewOver(t *testing.T) {
 	assert.Equal(t, workflowID, out["workflowId"])
 	runID := str(t, out, "runId")
 	assert.NotEqual(t, terminated, runID)
-	assert.Equal(t, models.ImportReadyStatus, f.result(t, workflowID, runID))
+	assert.Equal(t, imports.ImportReadyStatus, f.result(t, workflowID, runID))
 	ready := f.reload(t, imp.ID)
-	assert.Equal(t, models.ImportReadyStatus, ready.Status)
+	assert.Equal(t, imports.ImportReadyStatus, ready.Status)
 	assert.Equal(t, 1, ready.CreateCount)
 	assert.Equal(t, 1, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()))
 }
@@ -253,12 +256,12 @@ func TestAdminImportsRedrivePreviewsAFailedImportAgain(t *testing.T) {
 	run, err := temporalclient.Start(ctx, f.temporal, ref, workflows.ImportPreviewType, workflows.ImportInput{ImportID: imp.ID})
 	require.NoError(t, err)
 	first := run.GetRunID()
-	require.Equal(t, models.ImportFailedStatus, f.result(t, workflowID, first))
+	require.Equal(t, imports.ImportFailedStatus, f.result(t, workflowID, first))
 	failed := f.reload(t, imp.ID)
 	require.Equal(t, "error.import_unknown_columns", failed.ErrorKey)
 	events := func(eventType string) int64 {
 		var n int64
-		require.NoError(t, f.db.Model(&models.Event{}).Where("organization_id = ? AND type = ?", f.org, eventType).Count(&n).Error)
+		require.NoError(t, f.db.Model(&domain.Event{}).Where("organization_id = ? AND type = ?", f.org, eventType).Count(&n).Error)
 		return n
 	}
 
@@ -266,14 +269,14 @@ func TestAdminImportsRedrivePreviewsAFailedImportAgain(t *testing.T) {
 	assert.Equal(t, "preview", out["stage"])
 	again := str(t, out, "runId")
 	assert.NotEqual(t, first, again, "a new run")
-	assert.Equal(t, models.ImportFailedStatus, f.result(t, workflowID, again))
+	assert.Equal(t, imports.ImportFailedStatus, f.result(t, workflowID, again))
 	refailed := f.reload(t, imp.ID)
-	assert.Equal(t, models.ImportFailedStatus, refailed.Status)
+	assert.Equal(t, imports.ImportFailedStatus, refailed.Status)
 	assert.Equal(t, failed.ErrorKey, refailed.ErrorKey)
 	assert.JSONEq(t, string(failed.ErrorArgs), string(refailed.ErrorArgs), "the same reason")
 	var rows, items int64
-	require.NoError(t, f.db.Model(&models.ImportRow{}).Where("import_id = ?", imp.ID).Count(&rows).Error)
-	require.NoError(t, f.db.Model(&models.CatalogItem{}).Where("organization_id = ?", f.org).Count(&items).Error)
+	require.NoError(t, f.db.Model(&imports.ImportRow{}).Where("import_id = ?", imp.ID).Count(&rows).Error)
+	require.NoError(t, f.db.Model(&catalog.CatalogItem{}).Where("organization_id = ?", f.org).Count(&items).Error)
 	assert.Zero(t, rows)
 	assert.Zero(t, items)
 	assert.Equal(t, int64(2), events("import.failed"), "the import failed again, and says so")
@@ -284,9 +287,9 @@ func TestAdminImportsRedrivePreviewsAFailedImportAgain(t *testing.T) {
 			code+";Box;purchased;12.5;PLASTIC_PET;piece;unknown;single_use\n"), "text/csv"))
 	out = mustAdmin(t, "imports", "redrive", imp.ID.String())
 	fixed := str(t, out, "runId")
-	assert.Equal(t, models.ImportReadyStatus, f.result(t, workflowID, fixed))
+	assert.Equal(t, imports.ImportReadyStatus, f.result(t, workflowID, fixed))
 	ready := f.reload(t, imp.ID)
-	assert.Equal(t, models.ImportReadyStatus, ready.Status)
+	assert.Equal(t, imports.ImportReadyStatus, ready.Status)
 	assert.Equal(t, 1, ready.CreateCount)
 	_, _, hasError := ready.ErrorReason()
 	assert.False(t, hasError, "the reason is gone with the failure")
@@ -337,12 +340,12 @@ func TestAdminImportsRedriveRefusals(t *testing.T) {
 
 	imp := f.queued(t, 1)
 	for status, says := range map[string]string{
-		models.ImportReadyStatus:         "applies it through the API",
-		models.ImportCompletedStatus:     "has been applied",
-		models.ImportCompletedWithErrors: "has been applied",
+		imports.ImportReadyStatus:         "applies it through the API",
+		imports.ImportCompletedStatus:     "has been applied",
+		imports.ImportCompletedWithErrors: "has been applied",
 	} {
 		t.Run(status, func(t *testing.T) {
-			require.NoError(t, f.db.Model(&models.Import{}).Where("id = ?", imp.ID).Update("status", status).Error)
+			require.NoError(t, f.db.Model(&imports.Import{}).Where("id = ?", imp.ID).Update("status", status).Error)
 			msg := requireAdminError(t, "imports", "redrive", imp.ID.String())
 			assert.Contains(t, msg, "is "+status+", nothing to re-drive")
 			assert.Contains(t, msg, says)
@@ -363,11 +366,11 @@ func TestAdminImportsRedriveRefusals(t *testing.T) {
 
 		// A failed import's requeue rolls back with the start.
 		failed := f.queued(t, 1)
-		require.NoError(t, f.db.Model(&models.Import{}).Where("id = ?", failed.ID).
-			Updates(map[string]any{"status": models.ImportFailedStatus, "error_key": "error.import_file_empty"}).Error)
+		require.NoError(t, f.db.Model(&imports.Import{}).Where("id = ?", failed.ID).
+			Updates(map[string]any{"status": imports.ImportFailedStatus, "error_key": "error.import_file_empty"}).Error)
 		assert.Contains(t, requireAdminError(t, "imports", "redrive", failed.ID.String()), "failed reaching server")
 		still := f.reload(t, failed.ID)
-		assert.Equal(t, models.ImportFailedStatus, still.Status)
+		assert.Equal(t, imports.ImportFailedStatus, still.Status)
 		assert.Equal(t, "error.import_file_empty", still.ErrorKey, "the reason is kept")
 		assert.Zero(t, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", failed.ID.String()))
 	})

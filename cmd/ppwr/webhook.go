@@ -12,8 +12,9 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"ppwr/domain"
+	"ppwr/domain/webhooks"
 	"ppwr/internal/config"
-	"ppwr/models"
 )
 
 // maxDeliveriesLimit bounds --limit so one command cannot load an
@@ -29,12 +30,12 @@ func webhookCommand() *cobra.Command {
 		webhookRotateSecretCommand(), webhookDeliveriesCommand())
 }
 
-func loadEndpoint(tx *gorm.DB, id uuid.UUID, lock bool) (*models.WebhookEndpoint, error) {
+func loadEndpoint(tx *gorm.DB, id uuid.UUID, lock bool) (*webhooks.WebhookEndpoint, error) {
 	q := tx
 	if lock {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
-	var e models.WebhookEndpoint
+	var e webhooks.WebhookEndpoint
 	if err := q.First(&e, "id = ?", id).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, fmt.Errorf("webhook endpoint %s does not exist", id)
@@ -70,16 +71,16 @@ func webhookAddCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		if err := models.CheckWebhookURL(*rawURL, cfg.WebhookAllowHTTPLoopback); err != nil {
+		if err := webhooks.CheckWebhookURL(*rawURL, cfg.WebhookAllowHTTPLoopback); err != nil {
 			return nil, err
 		}
-		types, err := models.ParseEventTypes(*events)
+		types, err := webhooks.ParseEventTypes(*events)
 		if err != nil {
 			return nil, err
 		}
-		e := &models.WebhookEndpoint{
-			ID: models.NewID(), OrganizationID: orgID, URL: *rawURL, Events: types,
-			Secret: models.NewWebhookSecret(), Status: models.EndpointActive,
+		e := &webhooks.WebhookEndpoint{
+			ID: domain.NewID(), OrganizationID: orgID, URL: *rawURL, Events: types,
+			Secret: webhooks.NewWebhookSecret(), Status: webhooks.EndpointActive,
 		}
 		if err := tx.Create(e).Error; err != nil {
 			return nil, err
@@ -93,7 +94,7 @@ func webhookAddCommand() *cobra.Command {
 }
 
 func webhookListCommand() *cobra.Command {
-	return listInOrgCommand("List an organization's webhook endpoints (secrets are never shown)", "endpoints", func(e *models.WebhookEndpoint) map[string]any {
+	return listInOrgCommand("List an organization's webhook endpoints (secrets are never shown)", "endpoints", func(e *webhooks.WebhookEndpoint) map[string]any {
 		return map[string]any{
 			"id": e.ID, "url": e.URL, "events": []string(e.Events), "status": e.Status,
 			// The previous secret still signing is what an operator must
@@ -117,15 +118,15 @@ func webhookDisableCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		out := map[string]any{"id": e.ID, "status": models.EndpointDisabled}
+		out := map[string]any{"id": e.ID, "status": webhooks.EndpointDisabled}
 		// Disabling twice is not a second change, so it is not audited twice.
-		if e.Status == models.EndpointDisabled {
+		if e.Status == webhooks.EndpointDisabled {
 			return out, nil
 		}
-		if err := tx.Model(e).Updates(map[string]any{"status": models.EndpointDisabled, "updated_at": time.Now().UTC()}).Error; err != nil {
+		if err := tx.Model(e).Updates(map[string]any{"status": webhooks.EndpointDisabled, "updated_at": time.Now().UTC()}).Error; err != nil {
 			return nil, err
 		}
-		return out, auditOperator(ctx, tx, e.OrganizationID, "admin.webhook.disable", "webhook_endpoint", e.ID, map[string]any{"status": models.EndpointDisabled})
+		return out, auditOperator(ctx, tx, e.OrganizationID, "admin.webhook.disable", "webhook_endpoint", e.ID, map[string]any{"status": webhooks.EndpointDisabled})
 	})
 	return cmd
 }
@@ -152,7 +153,7 @@ func webhookRotateSecretCommand() *cobra.Command {
 		if _, err := loadEndpoint(tx, id, true); err != nil {
 			return nil, err
 		}
-		e, err := models.RotateWebhookSecret(ctx, tx, id, *grace)
+		e, err := webhooks.RotateWebhookSecret(ctx, tx, id, *grace)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +185,7 @@ func webhookDeliveriesCommand() *cobra.Command {
 			return nil, err
 		}
 		var rows []struct {
-			models.WebhookDelivery
+			webhooks.WebhookDelivery
 			EventType string
 		}
 		if err := tx.Raw(`SELECT d.*, ev.type AS event_type
@@ -199,7 +200,7 @@ LIMIT ?`, id, *limit).Scan(&rows).Error; err != nil {
 			ids[i] = r.ID
 		}
 		// All attempts in one query rather than one per delivery.
-		var attempts []models.WebhookAttempt
+		var attempts []webhooks.WebhookAttempt
 		if len(ids) > 0 {
 			if err := tx.Where("delivery_id IN ?", ids).Order("attempted_at, id").Find(&attempts).Error; err != nil {
 				return nil, err

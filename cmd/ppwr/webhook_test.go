@@ -14,8 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
+	"ppwr/domain/webhooks"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 func webhookOrg(t *testing.T) string {
@@ -56,12 +57,12 @@ func TestAdminWebhookAdd(t *testing.T) {
 	id, secret := str(t, obj, "id"), str(t, obj, "secret")
 	assert.True(t, strings.HasPrefix(secret, "whsec_"), "secret %q", secret)
 
-	var stored models.WebhookEndpoint
+	var stored webhooks.WebhookEndpoint
 	require.NoError(t, db.First(&stored, "id = ?", id).Error)
 	assert.Equal(t, orgID, stored.OrganizationID.String())
 	assert.Equal(t, []string{"catalog_item.created", "import.failed"}, []string(stored.Events))
 	assert.Equal(t, secret, stored.Secret)
-	assert.Equal(t, models.EndpointActive, stored.Status)
+	assert.Equal(t, webhooks.EndpointActive, stored.Status)
 
 	summaries := auditSummaries(t, db, orgID, "admin.webhook.add", id)
 	require.Len(t, summaries, 1)
@@ -69,9 +70,9 @@ func TestAdminWebhookAdd(t *testing.T) {
 	assert.NotContains(t, summaries[0], strings.TrimPrefix(secret, "whsec_"))
 
 	all := mustAdmin(t, "webhook", "add", "--org", orgID, "--url", "https://hooks.example.test/all")
-	var allStored models.WebhookEndpoint
+	var allStored webhooks.WebhookEndpoint
 	require.NoError(t, db.First(&allStored, "id = ?", str(t, all, "id")).Error)
-	assert.Equal(t, []string{models.AllEvents}, []string(allStored.Events), "events default to all")
+	assert.Equal(t, []string{webhooks.AllEvents}, []string(allStored.Events), "events default to all")
 
 	loopback := []string{"webhook", "add", "--org", orgID, "--url", "http://127.0.0.1:9000/hook"}
 	assert.Contains(t, requireAdminError(t, loopback...), "https")
@@ -92,7 +93,7 @@ func TestAdminWebhookAdd(t *testing.T) {
 	requireAdminError(t, "webhook", "add", "--org", orgID, "--url", "http://10.0.0.5/hook")
 
 	var n int64
-	require.NoError(t, db.Model(&models.WebhookEndpoint{}).Where("organization_id = ?", orgID).Count(&n).Error)
+	require.NoError(t, db.Model(&webhooks.WebhookEndpoint{}).Where("organization_id = ?", orgID).Count(&n).Error)
 	assert.EqualValues(t, 3, n, "refused commands stored nothing")
 }
 
@@ -130,7 +131,7 @@ func TestAdminWebhookListDisableRotate(t *testing.T) {
 	require.NoError(t, err)
 	assert.WithinDuration(t, before.Add(2*time.Hour), expires, time.Minute)
 
-	var stored models.WebhookEndpoint
+	var stored webhooks.WebhookEndpoint
 	require.NoError(t, db.First(&stored, "id = ?", id).Error)
 	assert.Equal(t, newSecret, stored.Secret)
 	require.NotNil(t, stored.PreviousSecret)
@@ -156,11 +157,11 @@ func TestAdminWebhookListDisableRotate(t *testing.T) {
 
 	dis := mustAdmin(t, "webhook", "disable", "--endpoint", id)
 	assert.Equal(t, map[string]any{"id": id, "status": "disabled"}, dis)
-	var disabled, untouched models.WebhookEndpoint
+	var disabled, untouched webhooks.WebhookEndpoint
 	require.NoError(t, db.First(&disabled, "id = ?", id).Error)
-	assert.Equal(t, models.EndpointDisabled, disabled.Status)
+	assert.Equal(t, webhooks.EndpointDisabled, disabled.Status)
 	require.NoError(t, db.First(&untouched, "id = ?", str(t, other, "id")).Error)
-	assert.Equal(t, models.EndpointActive, untouched.Status, "only the named endpoint")
+	assert.Equal(t, webhooks.EndpointActive, untouched.Status, "only the named endpoint")
 	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.webhook.disable", id))
 	assert.Equal(t, dis, mustAdmin(t, "webhook", "disable", "--endpoint", id))
 	assert.Equal(t, 1, operatorAudits(t, db, orgID, "admin.webhook.disable", id), "a repeated disable changes nothing")
@@ -179,8 +180,8 @@ func TestAdminWebhookDeliveries(t *testing.T) {
 	otherID := str(t, mustAdmin(t, "webhook", "add", "--org", orgID, "--url", "https://hooks.example.test/other"), "id")
 
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	eventID, olderEventID := models.NewID(), models.NewID()
-	deliveryID, olderID, otherDeliveryID := models.NewID(), models.NewID(), models.NewID()
+	eventID, olderEventID := domain.NewID(), domain.NewID()
+	deliveryID, olderID, otherDeliveryID := domain.NewID(), domain.NewID(), domain.NewID()
 	exec := func(sql string, args ...any) {
 		t.Helper()
 		require.NoError(t, db.Exec(sql, args...).Error)
@@ -197,7 +198,7 @@ func TestAdminWebhookDeliveries(t *testing.T) {
 	// Inserted out of order: the log must come back in attempt order.
 	exec(`INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms, error) VALUES
 (?, ?, ?, 200, 35, ''), (?, ?, ?, NULL, 10000, 'timeout')`,
-		models.NewID(), deliveryID, now, models.NewID(), deliveryID, now.Add(-30*time.Minute))
+		domain.NewID(), deliveryID, now, domain.NewID(), deliveryID, now.Add(-30*time.Minute))
 
 	obj := mustAdmin(t, "webhook", "deliveries", "--endpoint", endpointID)
 	assert.Equal(t, endpointID, obj["endpointId"])
@@ -248,10 +249,10 @@ func TestAdminWebhookHumanOutput(t *testing.T) {
 	db := testenv.DB(t)
 	orgID := webhookOrg(t)
 	endpointID := str(t, mustAdmin(t, "webhook", "add", "--org", orgID, "--url", "https://hooks.example.test/h"), "id")
-	eventID, deliveryID := models.NewID(), models.NewID()
+	eventID, deliveryID := domain.NewID(), domain.NewID()
 	require.NoError(t, db.Exec(`INSERT INTO events (id, organization_id, type, body) VALUES (?, ?, 'import.ready', '{}')`, eventID, orgID).Error)
 	require.NoError(t, db.Exec(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id) VALUES (?, ?, ?)`, deliveryID, eventID, endpointID).Error)
-	require.NoError(t, db.Exec(`INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms) VALUES (?, ?, now(), 503, 12)`, models.NewID(), deliveryID).Error)
+	require.NoError(t, db.Exec(`INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms) VALUES (?, ?, now(), 503, 12)`, domain.NewID(), deliveryID).Error)
 
 	var out bytes.Buffer
 	root := rootCommand()

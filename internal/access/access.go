@@ -152,7 +152,7 @@ func parseList[T ~string](list string, known []T, what string) ([]string, error)
 }
 
 // Credential is everything the authorization rule needs about a bearer
-// token, resolved in one query (models.LookupCredential) and possibly
+// token, resolved in one query (accounts.LookupCredential) and possibly
 // cached between requests, so it holds no per-request facts and is never
 // modified once built.
 type Credential struct {

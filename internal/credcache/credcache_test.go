@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 	"ppwr/internal/testenv"
-	"ppwr/models"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -66,14 +66,14 @@ func TestRevocationReachesTheCache(t *testing.T) {
 	go c.Listen(ctx, testenv.DatabaseURL(t))
 	require.Eventually(t, c.Listening, 10*time.Second, 10*time.Millisecond)
 
-	org, err := models.CreateOrganization(ctx, db, "Cache", "cache-"+uuid.NewString())
+	org, err := accounts.CreateOrganization(ctx, db, "Cache", "cache-"+uuid.NewString())
 	require.NoError(t, err)
-	user, err := models.CreateUser(ctx, db, uuid.NewString()+"@example.test", "", true, false)
+	user, err := accounts.CreateUser(ctx, db, uuid.NewString()+"@example.test", "", true, false)
 	require.NoError(t, err)
-	key, token, err := models.CreateAPIKey(ctx, db, org.ID, user.ID, "", []string{"catalog:read"})
+	key, token, err := accounts.CreateAPIKey(ctx, db, org.ID, user.ID, "", []string{"catalog:read"})
 	require.NoError(t, err)
-	hash := models.HashToken(token)
-	load := func() (*access.Credential, error) { return models.LookupCredential(ctx, db, hash) }
+	hash := accounts.HashToken(token)
+	load := func() (*access.Credential, error) { return accounts.LookupCredential(ctx, db, hash) }
 
 	// Let the notifications of the inserts above arrive before caching.
 	time.Sleep(100 * time.Millisecond)
@@ -83,7 +83,7 @@ func TestRevocationReachesTheCache(t *testing.T) {
 	again, _ := c.Lookup(hash, load)
 	assert.Same(t, first, again, "served from memory")
 
-	_, err = models.RevokeAPIKey(ctx, db, key.ID)
+	_, err = accounts.RevokeAPIKey(ctx, db, key.ID)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		cred, err := c.Lookup(hash, load)

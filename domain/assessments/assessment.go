@@ -1,0 +1,390 @@
+package assessments
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/datatypes"
+	"gorm.io/gorm"
+
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/documents"
+	"ppwr/domain/registers"
+	"ppwr/internal/dictionaries"
+	"ppwr/internal/input"
+	"ppwr/internal/register"
+	"ppwr/internal/rules"
+	"ppwr/internal/work"
+)
+
+// PPWR assessments: which obligations of Regulation (EU) 2025/40 apply to
+// an item on a date, and whether its register entries and evidence show
+// them met. An assessment is a frozen snapshot; its status is never a
+// certification (the spec's boundary 4).
+
+// Overall statuses and review statuses of an assessment.
+const (
+	AssessmentPass       = "pass"
+	AssessmentFail       = "fail"
+	AssessmentIncomplete = "incomplete"
+
+	AssessmentUnreviewed = "unreviewed"
+	AssessmentPublished  = "published"
+	AssessmentRejected   = "rejected"
+)
+
+// Vocabularies of assessments.
+var (
+	AssessmentStatuses       = []string{AssessmentPass, AssessmentFail, AssessmentIncomplete}
+	AssessmentReviewStatuses = []string{AssessmentUnreviewed, AssessmentPublished, AssessmentRejected}
+	AssessmentDecisions      = []string{AssessmentPublished, AssessmentRejected}
+)
+
+// Rules of assessments.
+var (
+	ErrAssessmentStale    = &domain.RuleError{Code: "assessment_stale", Key: "error.assessment_stale"}
+	ErrAssessmentReviewed = &domain.RuleError{Code: "assessment_already_reviewed", Key: "error.assessment_already_reviewed"}
+)
+
+// Assessment is one evaluation of an item's rules.
+type Assessment struct {
+	ID              uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID  uuid.UUID `gorm:"type:uuid"`
+	CatalogItemID   uuid.UUID `gorm:"type:uuid"`
+	CatalogRevision int
+	DataVersionID   uuid.UUID                           `gorm:"type:uuid"`
+	AssessedOn      time.Time                           `gorm:"type:date"`
+	RuleSets        datatypes.JSONSlice[RuleSetVersion] `gorm:"type:jsonb"`
+	Markets         datatypes.JSONSlice[uuid.UUID]      `gorm:"type:jsonb"`
+	Status          string
+	Results         datatypes.JSONSlice[RuleOutcome] `gorm:"type:jsonb"`
+	Entries         datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
+	Evidence        datatypes.JSONSlice[uuid.UUID]   `gorm:"type:jsonb"`
+	StaleSince      *time.Time
+	RunID           *uuid.UUID `gorm:"type:uuid"`
+	CreatedAt       time.Time
+	registers.ReviewState
+}
+
+// RuleSetVersion names the version of a rule set an assessment used.
+type RuleSetVersion struct {
+	Code    string `json:"code"`
+	Version string `json:"version"`
+}
+
+// RuleOutcome is one rule's frozen outcome.
+type RuleOutcome struct {
+	Rule        string      `json:"rule"`
+	Article     string      `json:"article"`
+	RuleSet     string      `json:"rule_set"`
+	Check       string      `json:"check"`
+	Outcome     string      `json:"outcome"`
+	Grade       *string     `json:"grade"`
+	AppliesFrom string      `json:"applies_from"`
+	Pending     bool        `json:"applies_from_pending_act"`
+	Reason      *string     `json:"reason"`
+	ReasonArgs  []string    `json:"reason_args"`
+	Missing     []string    `json:"missing"`
+	Entries     []uuid.UUID `json:"entries"`
+	Evidence    []uuid.UUID `json:"evidence"`
+}
+
+// AssessmentCreate is the body of a new assessment.
+type AssessmentCreate struct {
+	input.Errors
+	Item     input.Opt[uuid.UUID]
+	RuleSets input.Opt[[]string]
+	Date     input.Opt[time.Time]
+	Markets  input.Opt[[]string]
+	// run is the bulk run the assessment belongs to, set by the run.
+	run *uuid.UUID
+}
+
+// Declare names the assessment's fields.
+func (in *AssessmentCreate) Declare(f *input.Fields) {
+	f.Ref("item", &in.Item, input.Ref{Required: true})
+	f.List("rule_sets", &in.RuleSets, input.List{Known: registers.PublishedRuleSet, UnknownKey: "field.unknown_rule_set", Desc: "assessment.rule_sets"})
+	f.Date("date", &in.Date, input.Date{Desc: "assessment.date"})
+	f.List("markets", &in.Markets, input.List{Known: registers.IsUUID, UnknownKey: "field.uuid_in_list", Desc: "assessment.markets"})
+}
+
+// CreateAssessment evaluates the item's rules on the date and keeps the
+// snapshot. Every rule that fails or cannot be shown met opens an issue on
+// the item (one per rule); a rule that passes, grades or does not apply
+// resolves it.
+func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
+	ctx, tx, org := w.Context(), w.Tx(), w.Organization()
+	item, err := catalog.LockItemShared(w, in.Item.Value)
+	if err == domain.ErrNotFound {
+		in.Fail("item", "field.not_found")
+		return nil, in.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	input, err := assessmentInput(ctx, tx, org, item)
+	if err != nil {
+		return nil, err
+	}
+	markets, err := in.markets(ctx, tx, org, item.ID)
+	if err != nil {
+		return nil, err
+	}
+	if in.Failed() {
+		return nil, in.Err()
+	}
+	input.On = domain.Today()
+	if in.Date.Set() {
+		input.On = in.Date.Value
+	}
+	selected, sets := selectRules(in.RuleSets.Value)
+	results := rules.Evaluate(selected, input)
+	dataVersion, err := catalog.CurrentDataVersion(w, item)
+	if err != nil {
+		return nil, err
+	}
+	at := domain.Now()
+	a := &Assessment{ID: domain.NewID(), OrganizationID: org, CatalogItemID: item.ID, CatalogRevision: item.Revision, DataVersionID: dataVersion,
+		AssessedOn: input.On, RuleSets: sets, Markets: markets, RunID: in.run, CreatedAt: at,
+		ReviewState: registers.NewReviewState(w, AssessmentUnreviewed, at),
+		Entries:     datatypes.JSONSlice[uuid.UUID]{}, Evidence: datatypes.JSONSlice[uuid.UUID]{}}
+	a.Results, a.Status = outcomes(selected, results, a)
+	if err := tx.Create(a).Error; err != nil {
+		return nil, err
+	}
+	if err := findingIssues(w, a); err != nil {
+		return nil, err
+	}
+	w.Touch("assessment", a.ID)
+	return a, domain.Emit(w, AssessmentCreated{ID: a.ID})
+}
+
+// markets are the scenarios in scope: the listed ones, each an active
+// scenario of the item, or all its active scenarios.
+func (in *AssessmentCreate) markets(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) (datatypes.JSONSlice[uuid.UUID], error) {
+	var active []uuid.UUID
+	if err := domain.Tenant(ctx, db, org).Model(&catalog.MarketScenario{}).Where("catalog_item_id = ? AND active", itemID).Order("id").
+		Pluck("id", &active).Error; err != nil {
+		return nil, err
+	}
+	if !in.Markets.Set() {
+		return append(datatypes.JSONSlice[uuid.UUID]{}, active...), nil
+	}
+	out := datatypes.JSONSlice[uuid.UUID]{}
+	for i, s := range in.Markets.Value {
+		id := uuid.MustParse(s)
+		if !slices.Contains(active, id) {
+			in.Fail("markets."+strconv.Itoa(i), "field.not_scenario_of_item")
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// selectRules are the rules of the listed rule sets (all published ones
+// when none is listed), with the versions evaluated.
+func selectRules(codes []string) ([]rules.Rule, datatypes.JSONSlice[RuleSetVersion]) {
+	var selected []rules.Rule
+	sets := datatypes.JSONSlice[RuleSetVersion]{}
+	for _, r := range rules.All {
+		if len(codes) > 0 && !slices.Contains(codes, r.RuleSet) {
+			continue
+		}
+		set, ok := dictionaries.Default().RuleSet(r.RuleSet)
+		if !ok {
+			continue
+		}
+		selected = append(selected, r)
+		if !slices.ContainsFunc(sets, func(s RuleSetVersion) bool { return s.Code == set.Code }) {
+			sets = append(sets, RuleSetVersion{Code: set.Code, Version: set.Version})
+		}
+	}
+	return selected, sets
+}
+
+// outcomes freezes the results and fills the assessment's
+// list of entries and evidence read; the overall status is fail if any
+// rule fails, incomplete if any cannot be shown met, else pass.
+func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (datatypes.JSONSlice[RuleOutcome], string) {
+	out := datatypes.JSONSlice[RuleOutcome]{}
+	status := AssessmentPass
+	for i, r := range results {
+		o := RuleOutcome{Rule: r.Rule, Article: r.Article, RuleSet: selected[i].RuleSet, Check: r.Check, Outcome: r.Outcome,
+			AppliesFrom: r.AppliesFrom.Format(time.DateOnly), Pending: r.Pending, ReasonArgs: nonNilStrings(r.ReasonArgs), Missing: nonNilStrings(r.Missing),
+			Entries: domain.NonNilIDs(r.Entries), Evidence: domain.NonNilIDs(r.Evidence)}
+		if r.Grade != "" {
+			o.Grade = &r.Grade
+		}
+		if r.Reason != "" {
+			o.Reason = &r.Reason
+		}
+		out = append(out, o)
+		for _, id := range r.Entries {
+			if !slices.Contains(a.Entries, id) {
+				a.Entries = append(a.Entries, id)
+			}
+		}
+		for _, id := range r.Evidence {
+			if !slices.Contains(a.Evidence, id) {
+				a.Evidence = append(a.Evidence, id)
+			}
+		}
+		switch {
+		case r.Outcome == rules.Fail:
+			status = AssessmentFail
+		case isFinding(r.Outcome) && status == AssessmentPass:
+			status = AssessmentIncomplete
+		}
+	}
+	return out, status
+}
+
+// isFinding: the outcome needs a person (a failure, or a rule that
+// cannot be shown met).
+func isFinding(outcome string) bool {
+	return outcome == rules.Fail || outcome == rules.InsufficientData || outcome == rules.DocumentationMissing
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ruleSubject is the subject of an item's issue about a rule: one id per
+// item and rule, so the issue is opened once and resolved by the rule.
+func ruleSubject(itemID uuid.UUID, rule string) uuid.UUID {
+	return uuid.NewSHA1(itemID, []byte("ppwr-rule/"+rule))
+}
+
+func findingIssues(w *work.Unit, a *Assessment) error {
+	var met []uuid.UUID
+	for _, r := range a.Results {
+		subject := ruleSubject(a.CatalogItemID, r.Rule)
+		switch {
+		case isFinding(r.Outcome):
+			if _, err := domain.OpenIssue(w, domain.ComplianceIssue{Kind: domain.IssueRuleFinding, Severity: findingSeverity(r.Outcome), SubjectType: "ppwr_rule",
+				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: "issue.ppwr_rule_finding",
+				MessageArgs: []any{r.Rule, r.Article, r.Outcome}}); err != nil {
+				return err
+			}
+		case r.Outcome != rules.NotYetApplicable:
+			met = append(met, subject)
+		}
+	}
+	return domain.ResolveIssuesOf(w, domain.IssueRuleFinding, met, "issue.resolved_by_assessment")
+}
+
+func findingSeverity(outcome string) string {
+	if outcome == rules.Fail {
+		return domain.SeverityHigh
+	}
+	return domain.SeverityMedium
+}
+
+// assessmentInput loads what the rules read about the item: its
+// components, its active register entries (decoded by their
+// declarations) and its accepted evidence.
+func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *catalog.CatalogItem) (*rules.Input, error) {
+	in := &rules.Input{Acts: rules.KnownActs(), Item: rules.Item{FoodContact: item.FoodContactStatus == "food_contact", MassG: item.MassG}}
+	var comps []catalog.Component
+	if err := domain.Tenant(ctx, db, org).Where("catalog_item_id = ?", item.ID).Order("id").Find(&comps).Error; err != nil {
+		return nil, err
+	}
+	for _, c := range comps {
+		in.Item.Components = append(in.Item.Components, rules.Component{ID: c.ID, Material: c.MaterialCode, MassG: c.MassG})
+	}
+	var entries []registers.RegisterEntry
+	if err := domain.Tenant(ctx, db, org).Where("catalog_item_id = ? AND status = ?", item.ID, registers.EntryActive).Order("id DESC").
+		Find(&entries).Error; err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		reg, ok := register.ByName(e.Register)
+		if !ok {
+			continue
+		}
+		values, err := reg.Decode(e.Values)
+		if err != nil {
+			return nil, err
+		}
+		in.Entries = append(in.Entries, rules.Entry{ID: e.ID, Register: e.Register, Values: values,
+			Accepted: e.ReviewStatus == registers.EntryAccepted, Current: e.CatalogRevision == item.Revision})
+	}
+	facts, err := documents.EvidencedFacts(ctx, db, org, item.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range facts {
+		in.Facts = append(in.Facts, rules.Fact{Code: f.Code, Component: f.ComponentID, Value: f.Value, Proposal: f.ProposalID})
+	}
+	return in, nil
+}
+
+// AssessmentStale tells, for each assessment, whether what it read has
+// changed since: a new item revision, a register entry of the item created
+// or reviewed later, or evidence about the item decided later.
+func AssessmentStale(ctx context.Context, db *gorm.DB, org uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	var rows []struct {
+		ID    uuid.UUID
+		Stale bool
+	}
+	err := db.WithContext(ctx).Raw(`
+		SELECT a.id, (a.catalog_revision <> i.revision
+			OR EXISTS (SELECT 1 FROM ppwr_register_entries e WHERE e.catalog_item_id = a.catalog_item_id AND e.updated_at > a.created_at)
+			OR EXISTS (SELECT 1 FROM evidence_proposals p WHERE p.catalog_item_id = a.catalog_item_id AND p.decided_at > a.created_at)) AS stale
+		FROM assessments a JOIN catalog_items i ON i.id = a.catalog_item_id
+		WHERE a.organization_id = ? AND a.id IN ?`, org, append(ids, uuid.Nil)).Scan(&rows).Error
+	out := map[uuid.UUID]bool{}
+	for _, r := range rows {
+		out[r.ID] = r.Stale
+	}
+	return out, err
+}
+
+// NewAssessmentReview is the body of a decision on an assessment:
+// publishing it or rejecting it, with a reason. It is not a certification.
+func NewAssessmentReview() *registers.ReviewBody {
+	return &registers.ReviewBody{Decisions: AssessmentDecisions, Desc: "assessment.decision"}
+}
+
+// ReviewAssessment records the one decision on an assessment. Whoever ran
+// it cannot decide on it, and a stale assessment cannot be published.
+func ReviewAssessment(w *work.Unit, id uuid.UUID, in *registers.ReviewBody) (*Assessment, error) {
+	q := domain.Tenant(w.Context(), w.Tx(), w.Organization()).Where("id = ?", id)
+	a, err := registers.ReviewOnce(w, q, in, func(a *Assessment) error {
+		if a.ReviewStatus != AssessmentUnreviewed {
+			return ErrAssessmentReviewed.On("decision", "field.entry_decided", a.ReviewStatus)
+		}
+		if in.Decision.Value != AssessmentPublished {
+			return nil
+		}
+		stale, err := AssessmentStale(w.Context(), w.Tx(), w.Organization(), []uuid.UUID{a.ID})
+		if err == nil && stale[a.ID] {
+			return ErrAssessmentStale.On("decision", "field.assessment_stale")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.Touch("assessment", a.ID)
+	return a, domain.Emit(w, AssessmentReviewed{ID: a.ID, Status: a.ReviewStatus})
+}
+
+// LatestPublishedAssessment is the item's newest published assessment,
+// nil without one, and whether what it read has changed since.
+func LatestPublishedAssessment(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) (*Assessment, bool, error) {
+	var found []Assessment
+	if err := domain.Tenant(ctx, db, org).Where("catalog_item_id = ? AND review_status = ?", itemID, AssessmentPublished).
+		Order("id DESC").Limit(1).Find(&found).Error; err != nil || len(found) == 0 {
+		return nil, false, err
+	}
+	stale, err := AssessmentStale(ctx, db, org, []uuid.UUID{found[0].ID})
+	return &found[0], stale[found[0].ID], err
+}

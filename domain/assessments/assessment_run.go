@@ -1,0 +1,126 @@
+package assessments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"ppwr/domain"
+	"ppwr/domain/catalog"
+	"ppwr/domain/registers"
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// Bulk assessment runs assess every active item of an organization, for
+// all published rule sets or one (after a new version is published). The
+// workflow works in batches of items in id order, several items of a
+// batch at once; an assessment names its run, once per item, so a batch
+// retried after a crash skips what is done and never repeats an item.
+
+// AssessmentRunType is the registered type name of the bulk workflow.
+const AssessmentRunType = "AssessmentRun"
+
+// Run statuses.
+const (
+	RunRunning   = "running"
+	RunCompleted = "completed"
+)
+
+// AssessmentRunWorkflowID is the workflow of a run.
+func AssessmentRunWorkflowID(id uuid.UUID) string { return "assessment-run/" + id.String() }
+
+// AssessmentRun is one bulk run.
+type AssessmentRun struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	RuleSet        *string
+	AssessedOn     time.Time `gorm:"type:date"`
+	Status         string
+	Total          int
+	Done           int
+	LastItem       *uuid.UUID `gorm:"type:uuid"`
+	CreatedAt      time.Time
+	FinishedAt     *time.Time
+}
+
+// AssessmentRunInput names the run a workflow drives.
+type AssessmentRunInput struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+	RunID          uuid.UUID `json:"run_id"`
+}
+
+// StartAssessmentRun records, in tx, a run over the organization's active
+// items and the start of its workflow, which the relay makes once tx
+// commits.
+func StartAssessmentRun(ctx context.Context, tx *gorm.DB, org uuid.UUID, ruleSet string) (*AssessmentRun, error) {
+	if ruleSet != "" && !registers.PublishedRuleSet(ruleSet) {
+		return nil, fmt.Errorf("rule set %q is not published (see the dictionaries' rule_sets)", ruleSet)
+	}
+	run := &AssessmentRun{ID: domain.NewID(), OrganizationID: org, AssessedOn: domain.Today(), Status: RunRunning, CreatedAt: domain.Now()}
+	if ruleSet != "" {
+		run.RuleSet = &ruleSet
+	}
+	var total int64
+	if err := domain.Tenant(ctx, tx, org).Model(&catalog.CatalogItem{}).Where("status = ?", catalog.ItemActive).Count(&total).Error; err != nil {
+		return nil, err
+	}
+	run.Total = int(total)
+	if err := tx.WithContext(ctx).Create(run).Error; err != nil {
+		return nil, err
+	}
+	start, err := domain.NewWorkflowStart(AssessmentRunWorkflowID(run.ID), AssessmentRunType, org.String(), run.ID.String(),
+		AssessmentRunInput{OrganizationID: org, RunID: run.ID})
+	if err != nil {
+		return nil, err
+	}
+	return run, tx.WithContext(ctx).Create(start).Error
+}
+
+// NextRunItems are up to limit active items of the run's organization
+// after the last batch it finished.
+func NextRunItems(ctx context.Context, db *gorm.DB, run *AssessmentRun, limit int) ([]uuid.UUID, error) {
+	q := domain.Tenant(ctx, db, run.OrganizationID).Model(&catalog.CatalogItem{}).Where("status = ?", catalog.ItemActive).Order("id").Limit(limit)
+	if run.LastItem != nil {
+		q = q.Where("id > ?", *run.LastItem)
+	}
+	var ids []uuid.UUID
+	return ids, q.Pluck("id", &ids).Error
+}
+
+// AssessRunItem assesses one item for the run, unless the run already
+// did (a retried batch): it reports whether it assessed it.
+func AssessRunItem(w *work.Unit, run *AssessmentRun, itemID uuid.UUID) (bool, error) {
+	var done bool
+	if err := w.Tx().Raw(`SELECT EXISTS (SELECT 1 FROM assessments WHERE run_id = ? AND catalog_item_id = ?)`, run.ID, itemID).
+		Scan(&done).Error; err != nil || done {
+		return false, err
+	}
+	in := &AssessmentCreate{Item: input.Of(itemID), Date: input.Of(run.AssessedOn), run: &run.ID}
+	if run.RuleSet != nil {
+		in.RuleSets = input.Of([]string{*run.RuleSet})
+	}
+	_, err := CreateAssessment(w, in)
+	return err == nil, err
+}
+
+// RunItemDone tells a failed commit of AssessRunItem that only found the
+// item assessed by a concurrent attempt, which is no failure.
+func RunItemDone(err error) bool { return errors.Is(domain.FromDatabase(err), domain.ErrRunItemDone) }
+
+// FinishRunBatch moves the run past a batch that ended with item last and
+// counts what it has assessed.
+func FinishRunBatch(ctx context.Context, db *gorm.DB, runID, last uuid.UUID) error {
+	return db.WithContext(ctx).Exec(`UPDATE assessment_runs SET last_item = ?,
+		done = (SELECT count(*) FROM assessments WHERE run_id = ?) WHERE id = ?`, last, runID, runID).Error
+}
+
+// FinishAssessmentRun marks the run completed.
+func FinishAssessmentRun(ctx context.Context, db *gorm.DB, runID uuid.UUID) error {
+	return db.WithContext(ctx).Model(&AssessmentRun{}).Where("id = ? AND status = ?", runID, RunRunning).
+		Updates(map[string]any{"status": RunCompleted, "finished_at": domain.Now()}).Error
+}

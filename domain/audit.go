@@ -1,0 +1,74 @@
+package domain
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/datatypes"
+	"gorm.io/gorm"
+
+	"ppwr/internal/work"
+)
+
+// AuditEntry is one write, appended in the transaction of the write itself.
+type AuditEntry struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	OccurredAt     time.Time
+	ActorUserID    *uuid.UUID `gorm:"type:uuid"`
+	APIKeyID       *uuid.UUID `gorm:"type:uuid;column:api_key_id"`
+	ActorKind      string
+	Operation      string
+	Method         string
+	Path           string
+	Status         *int
+	RecordType     string
+	RecordID       *uuid.UUID `gorm:"type:uuid"`
+	RequestID      string
+	Summary        datatypes.JSON `gorm:"type:jsonb"`
+}
+
+// TableName keeps the table name singular like the spec's resource name.
+func (AuditEntry) TableName() string { return "audit_log" }
+
+// Audit actor kinds.
+const (
+	ActorAPIKey   = work.ActorAPIKey
+	ActorOperator = work.ActorOperator
+	ActorSystem   = work.ActorSystem
+)
+
+// BeforeCreate fills what an entry's writer may leave out.
+func (e *AuditEntry) BeforeCreate(*gorm.DB) error {
+	if e.ID == uuid.Nil {
+		e.ID = NewID()
+	}
+	if e.OccurredAt.IsZero() {
+		e.OccurredAt = time.Now().UTC()
+	}
+	if len(e.Summary) == 0 {
+		e.Summary = datatypes.JSON(`{}`)
+	}
+	return nil
+}
+
+// AppendAudit writes an entry; callers pass their transaction so the entry
+// commits or rolls back with the change it describes.
+func AppendAudit(ctx context.Context, tx *gorm.DB, e *AuditEntry) error {
+	return tx.WithContext(ctx).Create(e).Error
+}
+
+// Commit finishes w: its deferred rows, its audit entry and extra rows
+// are written in one statement and the transaction commits. entry says
+// what was done (operation, and for requests method, path and status); the
+// unit supplies who did it and to which record.
+func Commit(w *work.Unit, entry AuditEntry, extra ...any) error {
+	actor := w.Actor()
+	entry.OrganizationID, entry.ActorKind = actor.OrganizationID, actor.Kind
+	entry.ActorUserID, entry.APIKeyID, entry.RequestID = actor.UserID, actor.APIKeyID, actor.Reference
+	if rec := w.Touched(); rec != nil {
+		entry.RecordType, entry.RecordID = rec.Type, &rec.ID
+	}
+	return w.Commit(append([]any{&entry}, extra...)...)
+}

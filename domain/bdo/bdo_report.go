@@ -1,0 +1,282 @@
+package bdo
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"gorm.io/datatypes"
+	"gorm.io/gorm"
+
+	"ppwr/domain"
+	"ppwr/internal/dictionaries"
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// BDO report runs: a snapshot of a year's sources, taken in the request
+// that creates the run (so the answer can say prepared or needs_review),
+// and exports the workflow bdo-report/<id> renders from it.
+
+// Statuses of a report run and of its exports.
+const (
+	BDOPrepared    = "prepared"
+	BDONeedsReview = "needs_review"
+	NotCalculated  = "not_calculated"
+
+	ExportRendering = "rendering"
+	ExportReady     = "ready"
+	ExportFailed    = "failed"
+)
+
+// Vocabularies of report runs.
+var (
+	BDOReportStatuses = []string{BDOPrepared, BDONeedsReview}
+	ExportStatuses    = []string{ExportRendering, ExportReady, ExportFailed}
+)
+
+// BDOReportType is the registered type name of the render workflow.
+const BDOReportType = "BDOReport"
+
+// BDOReportWorkflowID is the workflow of a report run.
+func BDOReportWorkflowID(id uuid.UUID) string { return "bdo-report/" + id.String() }
+
+// BDOMgDecimals is how many decimals the totals keep in Mg: grams are
+// summed exactly, then converted and rounded half away from zero. The
+// form's required precision is not verified (ppwr-facts §4.3), so the
+// rule is recorded on each report.
+const BDOMgDecimals = 6
+
+// bdoRounding describes BDOMgDecimals on a report.
+const bdoRounding = "grams summed exactly, converted to Mg (÷ 1,000,000) and rounded half away from zero to 6 decimals"
+
+// Warnings of a report run: what leaves it needing review.
+const (
+	WarningUnclassified  = "unclassified_sources"
+	WarningNoMass        = "sources_without_mass"
+	WarningNoGroup       = "items_without_material_group"
+	warningSampleSources = 20
+)
+
+// BDOReport is one report run.
+type BDOReport struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	Year           int
+	Status         string
+	SettlementMode string
+	Rounding       string
+	Totals         datatypes.JSONSlice[BDOReportTotal]   `gorm:"type:jsonb"`
+	Warnings       datatypes.JSONSlice[BDOReportWarning] `gorm:"type:jsonb"`
+	SourceCount    int
+	ExportStatus   string
+	ExportError    *string
+	XLSXKey        *string `gorm:"column:xlsx_key"`
+	JSONKey        *string `gorm:"column:json_key"`
+	RenderedAt     *time.Time
+	CreatedBy      *uuid.UUID `gorm:"type:uuid"`
+	CreatedAt      time.Time
+}
+
+// BDOReportTotal is one line of a section's table: a material group's
+// single-use and reusable masses.
+type BDOReportTotal struct {
+	Section       string          `json:"section"`
+	MaterialGroup *string         `json:"material_group"`
+	SingleUseG    decimal.Decimal `json:"single_use_g"`
+	ReusableG     decimal.Decimal `json:"reusable_g"`
+	SingleUseMg   decimal.Decimal `json:"single_use_mg"`
+	ReusableMg    decimal.Decimal `json:"reusable_mg"`
+	TotalMg       decimal.Decimal `json:"total_mg"`
+	Sources       int             `json:"sources"`
+}
+
+// BDOReportWarning says what needs review, how often, with some of the
+// sources concerned.
+type BDOReportWarning struct {
+	Code    string   `json:"code"`
+	Count   int      `json:"count"`
+	Sources []string `json:"sources"`
+}
+
+// BDOReportSource is a source as the snapshot holds it.
+type BDOReportSource struct {
+	ReportID      uuid.UUID `gorm:"type:uuid"`
+	SourceKind    string
+	SourceID      uuid.UUID `gorm:"type:uuid"`
+	EventOn       time.Time `gorm:"type:date"`
+	CatalogItemID uuid.UUID `gorm:"type:uuid"`
+	Section       string
+	MaterialGroup *string
+	Reusable      bool
+	MassG         decimal.Decimal
+	Classified    bool
+}
+
+// BDOReportCreate is the body of a report run.
+type BDOReportCreate struct {
+	input.Errors
+	Year input.Opt[int]
+}
+
+// Declare names the run's fields.
+func (in *BDOReportCreate) Declare(f *input.Fields) { f.Int("year", &in.Year, BDOYears) }
+
+// CreateBDOReport takes the snapshot of the year's sources that are not
+// excluded (unclassified ones under their suggested section), totals it
+// per section, material group and single-use/reusable, and records the
+// start of the workflow that renders its exports. It is needs_review while
+// sources are unclassified, lack a mass, or belong to items without a
+// material group, and says which.
+func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
+	if in.Failed() {
+		return nil, in.Err()
+	}
+	r := &BDOReport{ID: domain.NewID(), OrganizationID: w.Organization(), Year: in.Year.Value, SettlementMode: NotCalculated,
+		Rounding: bdoRounding, ExportStatus: ExportRendering, CreatedBy: w.Actor().UserID, CreatedAt: domain.Now(),
+		Totals: datatypes.JSONSlice[BDOReportTotal]{}, Warnings: datatypes.JSONSlice[BDOReportWarning]{}, Status: BDOPrepared}
+	tx := w.Tx()
+	if err := tx.Create(r).Error; err != nil {
+		return nil, err
+	}
+	groups, err := json.Marshal(dictionaries.Default().BDOGroupsByMaterial())
+	if err != nil {
+		return nil, err
+	}
+	args := yearArgs(w.Organization(), r.Year)
+	args["report"], args["groups"] = r.ID, string(groups)
+	// The snapshot is written and totalled in one statement: its rows are
+	// read once, as they are inserted.
+	var sums []snapshotSum
+	if err := tx.Raw(`WITH snapshot AS (
+		INSERT INTO bdo_report_sources (report_id, source_kind, source_id, event_on, catalog_item_id, section, material_group, reusable, mass_g, classified)
+		SELECT @report, s.kind, s.id, s.event_on, s.catalog_item_id, COALESCE(s.section, s.suggested_section),
+			COALESCE(s.material_group, g.grp), COALESCE(s.reusable_override, s.reusable), s.mass_g, s.section IS NOT NULL
+		FROM (`+bdoSources+`) s LEFT JOIN jsonb_each_text(CAST(@groups AS jsonb)) g(code, grp) ON g.code = s.main_material_code
+		WHERE NOT COALESCE(s.excluded, false)
+		RETURNING section, material_group, reusable, mass_g, classified)
+	SELECT section, material_group, reusable, sum(mass_g) AS mass_g, count(*) AS sources,
+		count(*) FILTER (WHERE NOT classified) AS unclassified, count(*) FILTER (WHERE mass_g = 0) AS no_mass
+	FROM snapshot GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, args).Scan(&sums).Error; err != nil {
+		return nil, err
+	}
+	if err := r.tabulate(w.Context(), tx, sums); err != nil {
+		return nil, err
+	}
+	if len(r.Warnings) > 0 {
+		r.Status = BDONeedsReview
+	}
+	if err := tx.Model(r).Select("status", "totals", "warnings", "source_count").Updates(r).Error; err != nil {
+		return nil, err
+	}
+	if err := domain.StartWorkflow(w, BDOReportWorkflowID(r.ID), BDOReportType, r.ID, BDOReportInput{OrganizationID: r.OrganizationID, ReportID: r.ID}); err != nil {
+		return nil, err
+	}
+	w.Touch("bdo_report", r.ID)
+	return r, domain.Emit(w, BDOReportPrepared{ID: r.ID, Status: r.Status})
+}
+
+// BDOReportInput names the report a render workflow renders.
+type BDOReportInput struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+	ReportID       uuid.UUID `json:"report_id"`
+}
+
+// snapshotSum is the snapshot's mass and counts of one section, material
+// group and single-use/reusable.
+type snapshotSum struct {
+	Section       string
+	MaterialGroup *string
+	Reusable      bool
+	MassG         decimal.Decimal
+	Sources       int
+	Unclassified  int
+	NoMass        int
+}
+
+// tabulate turns the snapshot's sums into the report's totals and
+// warnings, with a few of the sources behind each warning.
+func (r *BDOReport) tabulate(ctx context.Context, tx *gorm.DB, rows []snapshotSum) error {
+	counts := map[string]int{}
+	index := map[[2]string]int{}
+	for _, row := range rows {
+		group := ""
+		if row.MaterialGroup != nil {
+			group = *row.MaterialGroup
+		} else {
+			counts[WarningNoGroup] += row.Sources
+		}
+		counts[WarningUnclassified] += row.Unclassified
+		counts[WarningNoMass] += row.NoMass
+		k := [2]string{row.Section, group}
+		i, ok := index[k]
+		if !ok {
+			i = len(r.Totals)
+			index[k] = i
+			r.Totals = append(r.Totals, BDOReportTotal{Section: row.Section, MaterialGroup: row.MaterialGroup,
+				SingleUseG: decimal.Zero, ReusableG: decimal.Zero})
+		}
+		t := &r.Totals[i]
+		if row.Reusable {
+			t.ReusableG = t.ReusableG.Add(row.MassG)
+		} else {
+			t.SingleUseG = t.SingleUseG.Add(row.MassG)
+		}
+		t.Sources += row.Sources
+		r.SourceCount += row.Sources
+	}
+	for i := range r.Totals {
+		t := &r.Totals[i]
+		t.SingleUseMg, t.ReusableMg = GramsToMg(t.SingleUseG).Round(BDOMgDecimals), GramsToMg(t.ReusableG).Round(BDOMgDecimals)
+		t.TotalMg = GramsToMg(t.SingleUseG.Add(t.ReusableG)).Round(BDOMgDecimals)
+	}
+	for _, check := range []struct{ code, where string }{
+		{WarningUnclassified, "NOT classified"}, {WarningNoMass, "mass_g = 0"}, {WarningNoGroup, "material_group IS NULL"},
+	} {
+		if counts[check.code] == 0 {
+			continue
+		}
+		var keys []string
+		if err := tx.WithContext(ctx).Model(&BDOReportSource{}).Where("report_id = ? AND "+check.where, r.ID).Limit(warningSampleSources).
+			Pluck("source_kind || ':' || source_id", &keys).Error; err != nil {
+			return err
+		}
+		r.Warnings = append(r.Warnings, BDOReportWarning{Code: check.code, Count: counts[check.code], Sources: keys})
+	}
+	return nil
+}
+
+// Key is the source's key, flow:<uuid> or supply:<uuid>.
+func (s *BDOReportSource) Key() string { return s.SourceKind + ":" + s.SourceID.String() }
+
+// ReportSources streams a report's sources in date order to fn; each row
+// is read into the same value, which fn must not keep.
+func ReportSources(ctx context.Context, db *gorm.DB, reportID uuid.UUID, fn func(*BDOReportSource) error) error {
+	rows, err := db.WithContext(ctx).Raw(`SELECT source_kind, source_id, event_on, catalog_item_id, section, material_group, reusable, mass_g, classified
+		FROM bdo_report_sources WHERE report_id = ? ORDER BY event_on, source_id`, reportID).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	s := BDOReportSource{ReportID: reportID}
+	for rows.Next() {
+		if err := rows.Scan(&s.SourceKind, &s.SourceID, &s.EventOn, &s.CatalogItemID, &s.Section, &s.MaterialGroup, &s.Reusable, &s.MassG, &s.Classified); err != nil {
+			return err
+		}
+		if err := fn(&s); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// FinishBDOExport records the rendered exports, or why they failed.
+func FinishBDOExport(ctx context.Context, db *gorm.DB, reportID uuid.UUID, xlsxKey, jsonKey string, failure error) error {
+	set := map[string]any{"export_status": ExportReady, "xlsx_key": xlsxKey, "json_key": jsonKey, "rendered_at": domain.Now(), "export_error": nil}
+	if failure != nil {
+		set = map[string]any{"export_status": ExportFailed, "export_error": failure.Error()}
+	}
+	return db.WithContext(ctx).Model(&BDOReport{}).Where("id = ?", reportID).Updates(set).Error
+}

@@ -1,0 +1,50 @@
+package catalog
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"ppwr/domain"
+	"ppwr/internal/work"
+)
+
+// Assessment refresh. A change to what an item's assessments read (a new
+// item revision, a register entry created or reviewed, evidence decided)
+// records, in the change's unit of work, the start of the item's refresh
+// workflow. Changes within one RefreshWindow share a run, whose id names
+// the item and the window; the run waits out the window and then marks
+// the item's assessments that became stale and announces each with
+// assessment.stale. The domain records these starts itself, from the
+// commands that make the changes, so no caller can forget one; the
+// workflow package registers the workflow under AssessmentRefreshType.
+
+// AssessmentRefreshType is the registered type name of the refresh
+// workflow.
+const AssessmentRefreshType = "AssessmentRefresh"
+
+// RefreshWindow is the debounce window of an item's refresh.
+const RefreshWindow = time.Minute
+
+// AssessmentRefreshInput names the item to refresh.
+type AssessmentRefreshInput struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+	ItemID         uuid.UUID `json:"item_id"`
+}
+
+// AssessmentRefreshWorkflowID is the refresh run of the item for the
+// window that holds at.
+func AssessmentRefreshWorkflowID(itemID uuid.UUID, at time.Time) string {
+	return "assessment/" + itemID.String() + "/refresh/" + at.UTC().Truncate(RefreshWindow).Format("20060102T1504Z")
+}
+
+// RefreshAssessments records the item's refresh when it has an assessment
+// not yet marked stale; an item never assessed needs none.
+func RefreshAssessments(w *work.Unit, itemID uuid.UUID) error {
+	var pending bool
+	if err := w.Tx().Raw(`SELECT EXISTS (SELECT 1 FROM assessments WHERE organization_id = ? AND catalog_item_id = ? AND stale_since IS NULL)`,
+		w.Organization(), itemID).Scan(&pending).Error; err != nil || !pending {
+		return err
+	}
+	return domain.StartWorkflow(w, AssessmentRefreshWorkflowID(itemID, domain.Now()), AssessmentRefreshType, itemID, AssessmentRefreshInput{OrganizationID: w.Organization(), ItemID: itemID})
+}

@@ -1,0 +1,121 @@
+package domain
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/datatypes"
+	"gorm.io/gorm/clause"
+
+	"ppwr/internal/work"
+)
+
+// Compliance issues are the service's own list of problems that need a
+// person: a rejected supplier line, an overdue request, withdrawn
+// evidence. The service opens and resolves them; the API only reads
+// them. Any area opens one through OpenIssue.
+
+// Kinds of issues.
+const (
+	IssueSupplierLineRejected      = "supplier_line_rejected"
+	IssueSupplierRequestOverdue    = "supplier_request_overdue"
+	IssueEvidenceDocumentWithdrawn = "evidence_document_withdrawn"
+	IssueDocumentExpired           = "document_expired"
+	IssueRegisterEntryRejected     = "register_entry_rejected"
+	IssueRuleFinding               = "ppwr_rule_finding"
+	IssueAuthorityRequestDue       = "authority_request_due"
+)
+
+// IssueKinds are every kind, in their order.
+var IssueKinds = []string{IssueSupplierLineRejected, IssueSupplierRequestOverdue, IssueEvidenceDocumentWithdrawn, IssueDocumentExpired,
+	IssueRegisterEntryRejected, IssueRuleFinding,
+	IssueAuthorityRequestDue,
+}
+
+// Issue severities and statuses.
+const (
+	SeverityLow    = "low"
+	SeverityMedium = "medium"
+	SeverityHigh   = "high"
+	IssueOpen      = "open"
+	IssueResolved  = "resolved"
+)
+
+// IssueSeverities and IssueStatuses are the values of those fields.
+var (
+	IssueSeverities = []string{SeverityLow, SeverityMedium, SeverityHigh}
+	IssueStatuses   = []string{IssueOpen, IssueResolved}
+)
+
+// ComplianceIssue is one problem, open or resolved.
+type ComplianceIssue struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	Kind           string
+	Severity       string
+	Status         string
+	SubjectType    string
+	SubjectID      uuid.UUID  `gorm:"type:uuid"`
+	CatalogItemID  *uuid.UUID `gorm:"type:uuid"`
+	MessageKey     string
+	MessageArgs    datatypes.JSONSlice[any] `gorm:"type:jsonb"`
+	ResolutionKey  *string
+	OpenedAt       time.Time
+	ResolvedAt     *time.Time
+}
+
+// OpenIssue opens an issue in the unit's organization unless the same
+// kind of problem is already open for the subject; it reports whether it
+// opened one.
+func OpenIssue(w *work.Unit, issue ComplianceIssue) (bool, error) {
+	issue.ID, issue.OrganizationID, issue.Status, issue.OpenedAt = NewID(), w.Organization(), IssueOpen, Now()
+	if issue.MessageArgs == nil {
+		issue.MessageArgs = datatypes.JSONSlice[any]{}
+	}
+	res := w.Tx().Clauses(clause.OnConflict{DoNothing: true}).Create(&issue)
+	if res.Error != nil || res.RowsAffected == 0 {
+		return false, res.Error
+	}
+	return true, Emit(w, ComplianceIssueOpened{ID: issue.ID, Kind: issue.Kind})
+}
+
+// ResolveIssues resolves the open issues of a kind about a subject,
+// saying why (a message key).
+func ResolveIssues(w *work.Unit, kind string, subject uuid.UUID, resolution string) error {
+	return ResolveIssuesOf(w, kind, []uuid.UUID{subject}, resolution)
+}
+
+// ResolveIssuesOf resolves the open issues of a kind about any of the
+// subjects, in one statement.
+func ResolveIssuesOf(w *work.Unit, kind string, subjects []uuid.UUID, resolution string) error {
+	if len(subjects) == 0 {
+		return nil
+	}
+	var resolved []uuid.UUID
+	err := w.Tx().Raw(`UPDATE compliance_issues SET status = ?, resolved_at = ?, resolution_key = ?
+		WHERE organization_id = ? AND kind = ? AND subject_id IN ? AND status = ? RETURNING id`,
+		IssueResolved, Now(), resolution, w.Organization(), kind, subjects, IssueOpen).Scan(&resolved).Error
+	if err != nil {
+		return err
+	}
+	for _, id := range resolved {
+		if err := Emit(w, ComplianceIssueResolved{ID: id, Kind: kind}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IssueChange is the data of the events of a compliance issue.
+type IssueChange struct {
+	ID   uuid.UUID `json:"id"`
+	Kind string    `json:"kind"`
+}
+
+type ComplianceIssueOpened IssueChange
+
+type ComplianceIssueResolved IssueChange
+
+func (ComplianceIssueOpened) EventType() string { return "compliance_issue.opened" }
+
+func (ComplianceIssueResolved) EventType() string { return "compliance_issue.resolved" }

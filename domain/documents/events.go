@@ -1,0 +1,37 @@
+package documents
+
+import (
+	"ppwr/domain"
+)
+
+type EvidenceProposalCreated domain.RecordCreated
+
+type TraceabilityLinkCreated domain.RecordCreated
+
+type GeneratedDocumentCreated domain.RecordCreated
+
+func (EvidenceProposalCreated) EventType() string { return "evidence_proposal.created" }
+
+func (TraceabilityLinkCreated) EventType() string { return "traceability_link.created" }
+
+func (GeneratedDocumentCreated) EventType() string { return "generated_document.created" }
+
+type DocumentVersionCreated domain.RecordStatus
+
+type DocumentVersionProcessed domain.RecordStatus
+
+type DocumentVersionQuarantined domain.RecordStatus
+
+type DocumentVersionDecided domain.RecordStatus
+
+type EvidenceProposalDecided domain.RecordStatus
+
+func (DocumentVersionCreated) EventType() string { return "document_version.created" }
+
+func (DocumentVersionProcessed) EventType() string { return "document_version.processed" }
+
+func (DocumentVersionQuarantined) EventType() string { return "document_version.quarantined" }
+
+func (DocumentVersionDecided) EventType() string { return "document_version.decided" }
+
+func (EvidenceProposalDecided) EventType() string { return "evidence_proposal.decided" }

@@ -1,0 +1,446 @@
+package imports
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/datatypes"
+	"gorm.io/gorm"
+
+	"ppwr/domain"
+	"ppwr/internal/input"
+	"ppwr/internal/work"
+)
+
+// Import types.
+const (
+	ImportCatalog          = "catalog"
+	ImportPartners         = "partners"
+	ImportDocumentMetadata = "document_metadata"
+	ImportCodeMappings     = "code_mappings"
+)
+
+// ImportTypes are the spec's import types.
+var ImportTypes = []string{ImportCatalog, ImportPartners, ImportDocumentMetadata, ImportCodeMappings}
+
+// ImportColumns are the columns a file of each type may have: the API's
+// field names of what the type writes, bound by the same declarations.
+var ImportColumns = map[string][]string{
+	ImportCatalog:          CatalogImportColumns,
+	ImportPartners:         PartnerImportColumns,
+	ImportDocumentMetadata: DocumentMetadataImportColumns,
+	ImportCodeMappings:     CodeMappingImportColumns,
+}
+
+// Import statuses.
+const (
+	ImportQueued              = "queued"
+	ImportReadyStatus         = "ready"
+	ImportFailedStatus        = "failed"
+	ImportApplying            = "applying"
+	ImportCompletedStatus     = "completed"
+	ImportCompletedWithErrors = "completed_with_errors"
+)
+
+// ImportStatuses are every status, for the OpenAPI document.
+var ImportStatuses = []string{ImportQueued, ImportReadyStatus, ImportFailedStatus, ImportApplying, ImportCompletedStatus, ImportCompletedWithErrors}
+
+// Row outcomes.
+const (
+	OutcomeCreate    = "create"
+	OutcomeUpdate    = "update"
+	OutcomeUnchanged = "unchanged"
+	OutcomeInvalid   = "invalid"
+)
+
+// ImportOutcomes are every outcome of a row.
+var ImportOutcomes = []string{OutcomeCreate, OutcomeUpdate, OutcomeUnchanged, OutcomeInvalid}
+
+// ErrImportNotReady refuses an apply before the preview is ready, or a
+// second one.
+var ErrImportNotReady = &domain.RuleError{Code: "import_not_ready", Key: "error.import_not_ready"}
+
+// Import is an uploaded file and the state of its preview and apply.
+type Import struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	Type           string
+	Status         string
+	FileName       string
+	SizeBytes      int64
+	ObjectKey      string
+	// Mapping maps the file's column names to field names; Sheet names the
+	// XLSX sheet to read ("" for the first).
+	Mapping        datatypes.JSON `gorm:"type:jsonb"`
+	Sheet          string
+	CreateCount    int
+	UpdateCount    int
+	UnchangedCount int
+	InvalidCount   int
+	// ErrorKey and ErrorArgs say why the file could not be read, as a
+	// message key and its arguments ("" unless failed).
+	ErrorKey    string
+	ErrorArgs   datatypes.JSON `gorm:"type:jsonb"`
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	ReadyAt     *time.Time
+	CompletedAt *time.Time
+}
+
+// ImportRow is one data row of an import.
+type ImportRow struct {
+	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID uuid.UUID `gorm:"type:uuid"`
+	ImportID       uuid.UUID `gorm:"type:uuid"`
+	Number         int
+	Input          datatypes.JSON `gorm:"type:jsonb"`
+	Errors         datatypes.JSON `gorm:"type:jsonb"`
+	Outcome        string
+	Planned        datatypes.JSON `gorm:"type:jsonb"`
+	Applied        datatypes.JSON `gorm:"type:jsonb"`
+}
+
+// RowsSettled reports whether the import's rows are what its result file
+// shows: previewed (ready) or applied. A queued import's rows are being
+// planned, an applying one's applied, and a failed import's file could not
+// be read.
+func (m *Import) RowsSettled() bool {
+	switch m.Status {
+	case ImportReadyStatus, ImportCompletedStatus, ImportCompletedWithErrors:
+		return true
+	}
+	return false
+}
+
+// ColumnMapping is the upload's map of file column names to field names.
+func (m *Import) ColumnMapping() map[string]string {
+	out := map[string]string{}
+	_ = json.Unmarshal(m.Mapping, &out)
+	return out
+}
+
+// Cells are the row's input, keyed by field name.
+func (r *ImportRow) Cells() (map[string]string, error) {
+	cells := map[string]string{}
+	return cells, json.Unmarshal(r.Input, &cells)
+}
+
+// ErrorReason is why the import failed, as a message key and its
+// arguments; ok is false unless it failed.
+func (m *Import) ErrorReason() (key string, args []any, ok bool) {
+	if m.ErrorKey == "" {
+		return "", nil, false
+	}
+	_ = json.Unmarshal(m.ErrorArgs, &args)
+	return m.ErrorKey, args, true
+}
+
+// FieldErrors are the row's stored field errors.
+func (r *ImportRow) FieldErrors() []input.FieldError {
+	var out []input.FieldError
+	_ = json.Unmarshal(r.Errors, &out)
+	return out
+}
+
+// ImportObjectKey is where an import's file is kept.
+func ImportObjectKey(orgID, importID uuid.UUID, fileName string) string {
+	return "org/" + orgID.String() + "/imports/" + importID.String() + "/" + fileName
+}
+
+// ImportUpload is what an upload form sent besides the file's content.
+type ImportUpload struct {
+	Type     string
+	FileName string
+	Size     int64
+	// Mapping maps file column names to field names.
+	Mapping map[string]string
+	// Sheet is the XLSX sheet to read; "" for the first.
+	Sheet string
+}
+
+// CreateImport records an uploaded file as a queued import.
+func CreateImport(w *work.Unit, id uuid.UUID, up ImportUpload) (*Import, error) {
+	stamp := domain.Now()
+	if up.Mapping == nil {
+		up.Mapping = map[string]string{}
+	}
+	imp := &Import{ID: id, OrganizationID: w.Organization(), Type: up.Type, Status: ImportQueued, FileName: up.FileName,
+		SizeBytes: up.Size, ObjectKey: ImportObjectKey(w.Organization(), id, up.FileName), Mapping: mustJSON(up.Mapping),
+		Sheet: up.Sheet, ErrorArgs: mustJSON([]any{}), CreatedAt: stamp, UpdatedAt: stamp}
+	if err := w.Defer(imp); err != nil {
+		return nil, err
+	}
+	w.Touch("import", id)
+	return imp, nil
+}
+
+// LockImport reads the organization's import for update.
+func LockImport(w *work.Unit, id uuid.UUID) (*Import, error) {
+	return domain.LockFor[Import](w.Context(), w.Tx(), w.Organization(), id, "UPDATE")
+}
+
+// RequestImportApply moves a ready import to applying; the caller records
+// the apply workflow's start in the same unit.
+func RequestImportApply(w *work.Unit, id uuid.UUID) (*Import, error) {
+	imp, err := LockImport(w, id)
+	if err != nil {
+		return nil, err
+	}
+	if imp.Status != ImportReadyStatus {
+		return nil, ErrImportNotReady
+	}
+	if importKinds[imp.Type].apply == nil {
+		return nil, ErrImportPlannedOnly
+	}
+	imp.Status, imp.UpdatedAt = ImportApplying, domain.Now()
+	if err := w.Tx().Model(imp).Updates(map[string]any{"status": imp.Status, "updated_at": imp.UpdatedAt}).Error; err != nil {
+		return nil, err
+	}
+	w.Touch("import", id)
+	return imp, nil
+}
+
+// CountImportRows sets the import's counts from its rows.
+func CountImportRows(w *work.Unit, imp *Import) error {
+	var counts []struct {
+		Outcome string
+		N       int
+	}
+	if err := w.Tx().Model(&ImportRow{}).Select("outcome, count(*) AS n").Where("import_id = ?", imp.ID).
+		Group("outcome").Scan(&counts).Error; err != nil {
+		return err
+	}
+	imp.CreateCount, imp.UpdateCount, imp.UnchangedCount, imp.InvalidCount = 0, 0, 0, 0
+	for _, c := range counts {
+		switch c.Outcome {
+		case OutcomeCreate:
+			imp.CreateCount = c.N
+		case OutcomeUpdate:
+			imp.UpdateCount = c.N
+		case OutcomeUnchanged:
+			imp.UnchangedCount = c.N
+		case OutcomeInvalid:
+			imp.InvalidCount = c.N
+		}
+	}
+	return nil
+}
+
+// ReadyImport makes a previewed import ready with the counts of its rows.
+func ReadyImport(w *work.Unit, imp *Import) error {
+	if err := CountImportRows(w, imp); err != nil {
+		return err
+	}
+	// A large file has just grown import_rows by more than autovacuum has
+	// looked at yet; the apply's row queries are planned on statistics
+	// that include it.
+	if imp.CreateCount+imp.UpdateCount+imp.UnchangedCount+imp.InvalidCount >= analyzeImportRowsFrom {
+		if err := w.Tx().Exec("ANALYZE import_rows").Error; err != nil {
+			return err
+		}
+	}
+	return finishImport(w, imp, ImportReadyStatus, nil, ImportReady{ID: imp.ID, Status: ImportReadyStatus})
+}
+
+// analyzeImportRowsFrom is the number of rows from which a preview
+// refreshes the statistics of import_rows.
+const analyzeImportRowsFrom = 10_000
+
+// FailImport fails an import whose file cannot be read, with the reason
+// (a message key and its arguments).
+func FailImport(w *work.Unit, imp *Import, reason input.FieldError) error {
+	return finishImport(w, imp, ImportFailedStatus, &reason, ImportFailed{ID: imp.ID, Status: ImportFailedStatus})
+}
+
+// CompleteImport ends an applied import with the counts of its rows:
+// completed, or completed_with_errors when some rows were invalid. It
+// returns the status.
+func CompleteImport(w *work.Unit, imp *Import) (string, error) {
+	if err := CountImportRows(w, imp); err != nil {
+		return "", err
+	}
+	status := ImportCompletedStatus
+	if imp.InvalidCount > 0 {
+		status = ImportCompletedWithErrors
+	}
+	return status, finishImport(w, imp, status, nil, ImportCompleted{ID: imp.ID, Status: status})
+}
+
+// finishImport sets the import's status with its counts, or for a failed
+// one its reason, and emits event, all in w.
+func finishImport(w *work.Unit, imp *Import, status string, reason *input.FieldError, event domain.Payload) error {
+	stamp := domain.Now()
+	set := map[string]any{"status": status, "updated_at": stamp}
+	if reason != nil {
+		imp.ErrorKey, imp.ErrorArgs = reason.Key, mustJSON(reason.Args)
+		set["error_key"], set["error_args"] = imp.ErrorKey, imp.ErrorArgs
+	}
+	if status != ImportFailedStatus {
+		set["create_count"], set["update_count"] = imp.CreateCount, imp.UpdateCount
+		set["unchanged_count"], set["invalid_count"] = imp.UnchangedCount, imp.InvalidCount
+	}
+	switch status {
+	case ImportReadyStatus:
+		set["ready_at"] = stamp
+	case ImportCompletedStatus, ImportCompletedWithErrors, ImportFailedStatus:
+		set["completed_at"] = stamp
+	}
+	if err := w.Tx().Model(imp).Updates(set).Error; err != nil {
+		return err
+	}
+	w.Touch("import", imp.ID)
+	return domain.Emit(w, event)
+}
+
+// ErrImportNoLongerFailed refuses to requeue an import that another
+// re-drive requeued meanwhile.
+var ErrImportNoLongerFailed = errors.New("import: the import is no longer failed (another re-drive requeued it)")
+
+// RequeueFailedImport makes a failed import queued again, without the
+// reason it failed, so that a new preview run reads its stored file again;
+// the caller records the reason in its audit entry. The update holds the
+// import's row until tx ends, and the preview's read of the import waits
+// for it, so a run started in tx sees what tx commits.
+func RequeueFailedImport(ctx context.Context, tx *gorm.DB, imp *Import) error {
+	stamp := domain.Now()
+	res := tx.WithContext(ctx).Model(imp).Where("status = ?", ImportFailedStatus).Updates(map[string]any{
+		"status": ImportQueued, "error_key": "", "error_args": mustJSON([]any{}), "completed_at": nil, "updated_at": stamp})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrImportNoLongerFailed
+	}
+	imp.Status, imp.ErrorKey, imp.ErrorArgs, imp.CompletedAt, imp.UpdatedAt = ImportQueued, "", mustJSON([]any{}), nil, stamp
+	return nil
+}
+
+// ClearImportRows deletes rows a failed preview attempt left, so a retried
+// preview starts over.
+func ClearImportRows(w *work.Unit, importID uuid.UUID) error {
+	return w.Tx().Where("import_id = ?", importID).Delete(&ImportRow{}).Error
+}
+
+// pendingRows is the condition on an import's rows (its id, then a row
+// number) that they are after that number and to be applied: planned
+// creates and updates not applied yet.
+const pendingRows = "import_id = ? AND number > ? AND applied IS NULL AND outcome IN ('" + OutcomeCreate + "', '" + OutcomeUpdate + "')"
+
+// PendingImportRows are the next rows to apply after row number after, up
+// to row number upTo: planned creates and updates not applied yet, in row
+// order. Their input is not read: the apply binds what was planned, and
+// rendering the input's jsonb as text took PostgreSQL as long again as
+// rendering the rest of the row. They are not locked: saveAppliedRows
+// finds out whether another transaction applied them meanwhile, and
+// locking each row cost a write-ahead log record per row.
+func PendingImportRows(w *work.Unit, importID uuid.UUID, after, upTo, limit int) ([]ImportRow, error) {
+	var rows []ImportRow
+	err := w.Tx().Omit("input").Where(pendingRows+" AND number <= ?", importID, after, upTo).
+		Order("number").Limit(limit).Find(&rows).Error
+	return rows, err
+}
+
+// ImportBatchEnd is the number of the last row of the next batch of up to
+// limit pending rows after row number after, or 0 when none is pending.
+func ImportBatchEnd(ctx context.Context, db *gorm.DB, importID uuid.UUID, after, limit int) (int, error) {
+	var end *int
+	err := db.WithContext(ctx).Raw("SELECT max(number) FROM (SELECT number FROM import_rows WHERE "+pendingRows+
+		" ORDER BY number LIMIT ?) AS batch", importID, after, limit).Scan(&end).Error
+	if err != nil || end == nil {
+		return 0, err
+	}
+	return *end, nil
+}
+
+// ImportRowsIndependent reports whether the import's rows may be applied
+// in batches at the same time: no two of its rows touch the same record
+// or unique key, so batches neither wait for nor refuse each other.
+func ImportRowsIndependent(imp *Import) bool { return importKinds[imp.Type].independent }
+
+// ApplyImportBatch applies up to limit pending rows after row number after
+// in w, through the same commands as the API, records on each row what it
+// changed (or why it could not be applied) and commits with one audit
+// entry naming the import and the batch's rows. w acts for the system and
+// is quiet (work.Actor.Quiet), so the commands' per-record events are not
+// emitted: the rows are the record of what changed, and the import
+// announces itself. It returns the last row number handled and how many
+// rows it handled; 0 rows means nothing is left.
+func ApplyImportBatch(w *work.Unit, imp *Import, after, limit int) (last, n int, err error) {
+	return ApplyImportRange(w, imp, after, math.MaxInt32, limit)
+}
+
+// ApplyImportRange is ApplyImportBatch of the pending rows up to row
+// number upTo only, for batches applied at the same time.
+func ApplyImportRange(w *work.Unit, imp *Import, after, upTo, limit int) (last, n int, err error) {
+	apply := importKinds[imp.Type].apply
+	if apply == nil {
+		w.Rollback()
+		return after, 0, ErrImportPlannedOnly
+	}
+	rows, err := PendingImportRows(w, imp.ID, after, upTo, limit)
+	if err != nil || len(rows) == 0 {
+		w.Rollback()
+		return after, 0, err
+	}
+	results, err := apply(w, rows)
+	if err == nil {
+		err = saveAppliedRows(w, rows, results)
+	}
+	if err != nil {
+		w.Rollback()
+		return after, 0, err
+	}
+	numbers := make([]int, len(rows))
+	for i := range rows {
+		numbers[i] = rows[i].Number
+	}
+	w.Touch("import", imp.ID)
+	entry := domain.AuditEntry{Operation: "applyImport", Summary: mustJSON(map[string]any{"import": imp.ID, "rows": numbers})}
+	if err := domain.Commit(w, entry); err != nil {
+		return after, 0, err
+	}
+	return numbers[len(numbers)-1], len(rows), nil
+}
+
+// saveAppliedRows records on each row what applying it did, in one
+// statement for the batch: the change it made, or invalid with its errors.
+func saveAppliedRows(w *work.Unit, rows []ImportRow, results []rowApplied) error {
+	values := make([]string, len(rows))
+	vars := make([]any, 0, 4*len(rows))
+	for i, r := range results {
+		outcome, errs, applied := rows[i].Outcome, rows[i].Errors, any(nil)
+		if r.invalid != nil {
+			outcome, errs = OutcomeInvalid, mustJSON(r.invalid.Fields)
+		} else {
+			applied = string(mustJSON(r.change))
+		}
+		values[i] = "(?::uuid, ?, ?::jsonb, ?::jsonb)"
+		vars = append(vars, rows[i].ID, outcome, string(errs), applied)
+	}
+	res := w.Tx().Exec(`UPDATE import_rows AS r SET outcome = v.outcome, errors = v.errors, applied = v.applied
+		FROM (VALUES `+strings.Join(values, ", ")+`) AS v (id, outcome, errors, applied)
+		WHERE r.id = v.id AND r.applied IS NULL AND r.outcome IN ('`+OutcomeCreate+`', '`+OutcomeUpdate+`')`, vars...)
+	if res.Error == nil && res.RowsAffected != int64(len(rows)) {
+		return errRowsAppliedMeanwhile
+	}
+	return res.Error
+}
+
+// errRowsAppliedMeanwhile fails a batch whose rows another attempt of the
+// apply marked while this one worked on them (an attempt Temporal gave up
+// on may still be running): the marks' update waited for that attempt to
+// commit, so this batch rolls back and its changes are never made twice.
+var errRowsAppliedMeanwhile = errors.New("import: rows of the batch were applied by another attempt meanwhile")
+
+func mustJSON(v any) datatypes.JSON {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only maps of strings and ids are marshalled here
+	}
+	return datatypes.JSON(b)
+}

@@ -1,0 +1,3 @@
+// Package reports holds report runs and the rows each kind of report
+// reads.
+package reports

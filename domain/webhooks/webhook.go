@@ -1,0 +1,158 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+	"gorm.io/gorm"
+
+	"ppwr/domain"
+	"ppwr/domain/accounts"
+)
+
+// WebhookEndpoint is a customer's HTTPS receiver, configured by operators.
+type WebhookEndpoint struct {
+	ID                      uuid.UUID `gorm:"type:uuid;primaryKey"`
+	OrganizationID          uuid.UUID `gorm:"type:uuid"`
+	URL                     string
+	Events                  pq.StringArray `gorm:"type:text[]"`
+	Secret                  string
+	PreviousSecret          *string
+	PreviousSecretExpiresAt *time.Time
+	Status                  string
+	domain.Timestamps
+}
+
+// Endpoint statuses.
+const (
+	EndpointActive   = "active"
+	EndpointDisabled = "disabled"
+)
+
+// AllEvents subscribes an endpoint to every type, present and future.
+const AllEvents = "*"
+
+// WebhookDelivery is one event sent to one endpoint.
+type WebhookDelivery struct {
+	ID          uuid.UUID `gorm:"type:uuid;primaryKey"`
+	EventID     uuid.UUID `gorm:"type:uuid"`
+	EndpointID  uuid.UUID `gorm:"type:uuid"`
+	Status      string
+	Attempts    int
+	LastError   string
+	CreatedAt   time.Time
+	CompletedAt *time.Time
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliverySucceeded = "succeeded"
+	DeliveryFailed    = "failed"
+)
+
+// WebhookAttempt is one POST of a delivery.
+type WebhookAttempt struct {
+	ID          uuid.UUID `gorm:"type:uuid;primaryKey"`
+	DeliveryID  uuid.UUID `gorm:"type:uuid"`
+	AttemptedAt time.Time
+	StatusCode  *int
+	DurationMs  int
+	Error       string
+}
+
+// NewWebhookSecret returns a signing secret: "whsec_" and 32 random bytes.
+func NewWebhookSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return "whsec_" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ErrInsecureWebhookURL rejects receivers that would get events in clear.
+var ErrInsecureWebhookURL = errors.New("webhook URLs must use https (plain http is allowed only to a loopback address with WEBHOOK_ALLOW_HTTP_LOOPBACK=true)")
+
+// CheckWebhookURL accepts https URLs and, when allowLoopbackHTTP is set
+// (development), http URLs whose host is a loopback address.
+func CheckWebhookURL(raw string, allowLoopbackHTTP bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("invalid webhook URL %q", raw)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if allowLoopbackHTTP && isLoopback(u.Hostname()) {
+			return nil
+		}
+	}
+	return ErrInsecureWebhookURL
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ParseEventTypes validates a comma-separated subscription ("all" or
+// types from the catalogue).
+func ParseEventTypes(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "all" || strings.TrimSpace(list) == AllEvents {
+		return []string{AllEvents}, nil
+	}
+	var out []string
+	for _, raw := range strings.Split(list, ",") {
+		name := strings.TrimSpace(raw)
+		if name == "" {
+			continue
+		}
+		if !slices.Contains(EventTypes(), name) {
+			return nil, fmt.Errorf("unknown event type %q (see the event catalogue in the README)", name)
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("subscribe to at least one event type, or all")
+	}
+	return out, nil
+}
+
+// SigningSecrets are the secrets that sign at time now: the current one and,
+// during a rotation, the previous one.
+func (e *WebhookEndpoint) SigningSecrets(now time.Time) []string {
+	secrets := []string{e.Secret}
+	if e.PreviousSecret != nil && e.PreviousSecretExpiresAt != nil && now.Before(*e.PreviousSecretExpiresAt) {
+		secrets = append(secrets, *e.PreviousSecret)
+	}
+	return secrets
+}
+
+// RotateWebhookSecret installs a new secret; the old one keeps signing for
+// grace so receivers can switch without dropping deliveries.
+func RotateWebhookSecret(ctx context.Context, tx *gorm.DB, id uuid.UUID, grace time.Duration) (*WebhookEndpoint, error) {
+	var e WebhookEndpoint
+	if err := tx.WithContext(ctx).Clauses(accounts.LockForUpdate).First(&e, "id = ?", id).Error; err != nil {
+		return nil, err
+	}
+	old, expires := e.Secret, time.Now().UTC().Add(grace)
+	e.Secret, e.PreviousSecret, e.PreviousSecretExpiresAt = NewWebhookSecret(), &old, &expires
+	err := tx.WithContext(ctx).Model(&e).Updates(map[string]any{
+		"secret": e.Secret, "previous_secret": old, "previous_secret_expires_at": expires, "updated_at": time.Now().UTC(),
+	}).Error
+	return &e, err
+}

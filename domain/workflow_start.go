@@ -1,0 +1,126 @@
+package domain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/datatypes"
+	"gorm.io/gorm"
+
+	"ppwr/internal/work"
+)
+
+// WorkflowStart is a workflow start recorded in the transaction of the
+// change that needs the workflow, so it exists if and only if that change
+// committed. Starting the workflow from the handler instead would either
+// run it for a change that then rolls back (start before commit) or lose it
+// when the process dies between commit and start (start after commit). The
+// worker's relay (worker.Relay.StartWorkflows) starts the workflow from the
+// row, with the record-derived workflow id and a duplicate-rejecting id
+// policy, and marks it started; a crash anywhere in between only delays the
+// workflow.
+//
+// Every column has a Go value and no database default is relied upon, so
+// database.Insert renders the row like any other deferred row.
+type WorkflowStart struct {
+	ID uuid.UUID `gorm:"type:uuid;primaryKey"`
+	// WorkflowID is derived from the record (e.g. "import/<id>"): the
+	// relay may start a row more than once, and the id makes every start
+	// after the first join the existing run.
+	WorkflowID string
+	// WorkflowType is the workflow's registered type name (the function's
+	// name unless registered under another).
+	WorkflowType string
+	// OrganizationID is a uuid, or "system" (temporalclient.
+	// SystemOrganization) for workflows of no tenant; a string, not a
+	// uuid.UUID, for that reason.
+	OrganizationID string
+	ResourceID     string
+	// Input is the workflow's argument as JSON.
+	Input     datatypes.JSON `gorm:"type:jsonb"`
+	CreatedAt time.Time
+	// StartedAt and RunID are set by the relay in the transaction that
+	// started the workflow; nil until then.
+	StartedAt *time.Time
+	RunID     *string
+	// Attempts counts the relay's start attempts, and LastError is the
+	// error of the last one ("" when it succeeded).
+	Attempts  int
+	LastError string
+}
+
+// TableName maps the model onto its table.
+func (WorkflowStart) TableName() string { return "workflow_starts" }
+
+// systemOrganization is temporalclient.SystemOrganization, the
+// OrganizationId of workflows that belong to no tenant (models does not
+// import the Temporal client).
+const systemOrganization = "system"
+
+// NewWorkflowStart builds the row that has the relay start workflowType
+// with id workflowID and argument input, with the OrganizationId and
+// ResourceId search attributes organizationID and resourceID. The caller
+// writes it in the transaction of the change that needs the workflow (an
+// API handler defers it into the request's unit of work), so the workflow
+// starts if and only if the change commits.
+//
+// input is marshalled now, with encoding/json as Temporal's default data
+// converter would, and the workflow receives it decoded into its
+// parameter's type: it must survive a JSON round trip (exported fields,
+// JSON-encodable values). A nil input starts the workflow without
+// arguments.
+func NewWorkflowStart(workflowID, workflowType, organizationID, resourceID string, input any) (*WorkflowStart, error) {
+	switch {
+	case workflowID == "":
+		return nil, errors.New("workflow start: empty workflow id")
+	case workflowType == "":
+		return nil, fmt.Errorf("workflow start %s: empty workflow type", workflowID)
+	case resourceID == "":
+		return nil, fmt.Errorf("workflow start %s: empty resource id", workflowID)
+	}
+	if organizationID != systemOrganization {
+		if _, err := uuid.Parse(organizationID); err != nil {
+			return nil, fmt.Errorf("workflow start %s: organization %q is neither a uuid nor %q", workflowID, organizationID, systemOrganization)
+		}
+	}
+	body, err := json.Marshal(input)
+	if err != nil {
+		return nil, fmt.Errorf("workflow start %s: input: %w", workflowID, err)
+	}
+	return &WorkflowStart{
+		ID:             NewID(),
+		WorkflowID:     workflowID,
+		WorkflowType:   workflowType,
+		OrganizationID: organizationID,
+		ResourceID:     resourceID,
+		Input:          datatypes.JSON(body),
+		CreatedAt:      time.Now().UTC().Truncate(time.Microsecond),
+	}, nil
+}
+
+// StartWorkflow records in w that the workflow of type workflowType must
+// run for a record once w commits: the relay starts it with workflowID
+// and a duplicate-rejecting id policy, so a crash between commit and
+// start delays it but never loses it.
+func StartWorkflow(w *work.Unit, workflowID, workflowType string, resourceID uuid.UUID, input any) error {
+	start, err := NewWorkflowStart(workflowID, workflowType, w.Organization().String(), resourceID.String(), input)
+	if err != nil {
+		return err
+	}
+	return w.Defer(start)
+}
+
+// StartRetention is how long a started row is kept: long enough for
+// support staff to trace a run back to the change that recorded it.
+const StartRetention = 7 * 24 * time.Hour
+
+// PurgeStartedWorkflowStarts deletes rows started longer ago than
+// StartRetention; unstarted rows are kept, whatever their age.
+func PurgeStartedWorkflowStarts(ctx context.Context, db *gorm.DB) (int64, error) {
+	res := db.WithContext(ctx).Where("started_at < ?", time.Now().UTC().Add(-StartRetention)).Delete(&WorkflowStart{})
+	return res.RowsAffected, res.Error
+}
