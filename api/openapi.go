@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"sort"
@@ -112,15 +113,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 		codes[i] = c.Code
 	}
 	sort.Strings(codes)
-	schemas["ErrorEnvelope"] = kit.Object(map[string]kit.Schema{
-		"error": kit.Object(map[string]kit.Schema{
-			"code":      kit.Enum(codes...),
-			"message":   kit.Str(),
-			"fields":    {"type": "object", "additionalProperties": kit.ArrayOf(kit.Str())},
-			"requestId": kit.UUID(),
-		}),
-	})
-	schemas["ListLinks"] = kit.Object(map[string]kit.Schema{"next": kit.Nullable(kit.Schema{"type": "string", "format": "uri"})})
+	schemas[kit.ErrorEnvelopeModel] = narrowedCode(s.schemas[kit.ErrorEnvelopeModel], codes)
 	webhookDocs := map[string]any{}
 	for _, p := range webhooks.EventCatalogue {
 		webhookDocs[p.EventType()] = webhookDoc(p, t)
@@ -413,4 +406,18 @@ func successDoc(op *kit.Operation, status int, t func(string, ...any) string) ma
 		doc["content"] = content
 	}
 	return doc
+}
+
+// narrowedCode is the error envelope whose code is one of codes, the
+// codes the service answers.
+func narrowedCode(envelope kit.Schema, codes []string) kit.Schema {
+	out := maps.Clone(envelope)
+	props := maps.Clone(out["properties"].(map[string]any))
+	errSchema := maps.Clone(props["error"].(kit.Schema))
+	errProps := maps.Clone(errSchema["properties"].(map[string]any))
+	errProps["code"] = kit.Enum(codes...)
+	errSchema["properties"] = errProps
+	props["error"] = errSchema
+	out["properties"] = props
+	return out
 }

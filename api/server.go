@@ -74,7 +74,9 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 	if s.Credentials == nil {
 		s.Credentials = credcache.New()
 	}
+	models := kit.Models()
 	for _, area := range buildAreas(d.Deps, areas) {
+		models = append(models, area.Models...)
 		for _, op := range area.Operations {
 			if op.Handler == nil {
 				return nil, fmt.Errorf("api: operation %s has no handler", op.ID)
@@ -87,6 +89,12 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 			}
 			s.schemas[name] = schema
 		}
+	}
+	for name, schema := range kit.Schemas(models) {
+		if _, dup := s.schemas[name]; dup {
+			return nil, fmt.Errorf("api: two areas declare schema %s", name)
+		}
+		s.schemas[name] = schema
 	}
 	// Areas share domain rules (a shortage of stock, an archived item): a
 	// code is listed once, and always with one status.

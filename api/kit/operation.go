@@ -176,10 +176,12 @@ func QueryParam(name string, schema Schema) Param {
 	return Param{Name: name, Schema: schema, DescKey: "param." + name}
 }
 
-// Area is one spec area: its operation rows and named schemas.
+// Area is one spec area: its operation rows and the models of its
+// answers.
 type Area struct {
 	Operations []Operation
 	Schemas    map[string]Schema
+	Models     []Model
 }
 
 // Join is one area built from parts, for an area whose features live in
@@ -188,6 +190,7 @@ func Join(parts ...Area) Area {
 	out := Area{Schemas: map[string]Schema{}}
 	for _, p := range parts {
 		out.Operations = append(out.Operations, p.Operations...)
+		out.Models = append(out.Models, p.Models...)
 		for name, s := range p.Schemas {
 			out.Schemas[name] = s
 		}

@@ -148,11 +148,11 @@ func listDigest(c *gin.Context) string {
 type listEnvelope struct {
 	Data      any       `json:"data"`
 	Links     listLinks `json:"links"`
-	RequestID string    `json:"requestId"`
+	RequestID string    `json:"requestId" schema:"uuid"`
 }
 
 type listLinks struct {
-	Next *string `json:"next"`
+	Next *string `json:"next" schema:"uri"`
 }
 
 // Order is a list's order: by id, which is creation order.

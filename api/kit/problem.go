@@ -192,7 +192,7 @@ type errorDetail struct {
 	Code      string              `json:"code"`
 	Message   string              `json:"message"`
 	Fields    map[string][]string `json:"fields"`
-	RequestID string              `json:"requestId"`
+	RequestID string              `json:"requestId" schema:"uuid"`
 }
 
 // Render writes p as the error envelope in the request's locale.

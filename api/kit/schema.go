@@ -2,6 +2,7 @@ package kit
 
 import (
 	"net/http"
+	"reflect"
 	"sort"
 
 	"ppwr/internal/input"
@@ -50,13 +51,13 @@ func Object(props map[string]Schema) Schema {
 	return Schema{"type": "object", "required": req, "properties": p}
 }
 
-// ListOf is the list envelope around items of the named schema.
+// ListOf is the list envelope around items of the named schema: the
+// envelope Paginate encodes, its data the named items.
 func ListOf(name string) Schema {
-	return Object(map[string]Schema{
-		"data":      ArrayOf(Ref(name)),
-		"links":     Ref("ListLinks"),
-		"requestId": UUID(),
-	})
+	g := generator{names: map[reflect.Type]string{reflect.TypeFor[listLinks](): listLinksModel}, path: ListName(name)}
+	s := g.object(reflect.TypeFor[listEnvelope]())
+	s["properties"].(map[string]any)["data"] = ArrayOf(Ref(name))
+	return s
 }
 
 // ListName is the name of the component holding the list envelope of the
