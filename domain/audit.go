@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,6 +58,19 @@ func (e *AuditEntry) BeforeCreate(*gorm.DB) error {
 // commits or rolls back with the change it describes.
 func AppendAudit(ctx context.Context, tx *gorm.DB, e *AuditEntry) error {
 	return tx.WithContext(ctx).Create(e).Error
+}
+
+// AuditOperator appends the entry of an operator's change to the
+// organization's audit log, in tx, the transaction of the change.
+func AuditOperator(ctx context.Context, tx *gorm.DB, orgID uuid.UUID, operation, recordType string, recordID uuid.UUID, summary map[string]any) error {
+	raw, err := json.Marshal(summary)
+	if err != nil {
+		return err
+	}
+	return AppendAudit(ctx, tx, &AuditEntry{
+		OrganizationID: orgID, ActorKind: ActorOperator, Operation: operation,
+		RecordType: recordType, RecordID: &recordID, Summary: datatypes.JSON(raw),
+	})
 }
 
 // Commit finishes w: its deferred rows, its audit entry and extra rows

@@ -2,8 +2,10 @@ package domain
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
@@ -18,6 +20,26 @@ var (
 	// ErrRevisionConflict: the record changed since the client read it.
 	ErrRevisionConflict = errors.New("revision conflict")
 )
+
+// MissingError is ErrNotFound naming the record: the operator names
+// records of any organization by id, and is told which one is missing.
+type MissingError struct {
+	Record string // what the record is, "import"
+	ID     uuid.UUID
+	// Organization, unless nil, is the organization the record was
+	// looked for in.
+	Organization uuid.UUID
+}
+
+func (e *MissingError) Error() string {
+	msg := fmt.Sprintf("%s %s does not exist", e.Record, e.ID)
+	if e.Organization != uuid.Nil {
+		msg += " in organization " + e.Organization.String()
+	}
+	return msg
+}
+
+func (e *MissingError) Unwrap() error { return ErrNotFound }
 
 // RuleError is a business rule that refuses a well-formed request (422),
 // with a stable code for clients, a message key and, when the rule is

@@ -46,6 +46,18 @@ func LockFor[T any](ctx context.Context, tx *gorm.DB, orgID, id uuid.UUID, stren
 	return Take[T](Tenant(ctx, tx, orgID).Clauses(clause.Locking{Strength: strength}).Where("id = ?", id))
 }
 
+// OldestFirst reads the records q selects, oldest first (ids are
+// UUIDv7); none is an empty list.
+func OldestFirst[T any](q *gorm.DB) ([]T, error) {
+	rows := []T{}
+	// Qualified: q may join a table with an id of its own.
+	byID := clause.OrderByColumn{Column: clause.Column{Table: clause.CurrentTable, Name: "id"}}
+	if err := q.Order(byID).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
 func Take[T any](q *gorm.DB) (*T, error) {
 	var row T
 	if err := q.Take(&row).Error; err != nil {

@@ -64,7 +64,7 @@ func New(d Deps) sdkworker.Worker {
 	w.RegisterWorkflowWithOptions(workflows.Report, workflow.RegisterOptions{Name: reports.ReportType})
 	w.RegisterActivity(&activities.Reports{DB: d.DB, Storage: d.Storage})
 	w.RegisterWorkflowWithOptions(workflows.AuthorityRequest, workflow.RegisterOptions{Name: records.AuthorityRequestType})
-	w.RegisterWorkflowWithOptions(workflows.AuthorityRequestAnswered, workflow.RegisterOptions{Name: workflows.AuthorityRequestAnsweredType})
+	w.RegisterWorkflowWithOptions(workflows.AuthorityRequestAnswered, workflow.RegisterOptions{Name: records.AuthorityRequestAnsweredType})
 	w.RegisterActivity(&activities.AuthorityRequests{DB: d.DB, Storage: d.Storage})
 	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})
 	w.RegisterActivity(&activities.Reservations{DB: d.DB})

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -54,16 +53,6 @@ func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) er
 		return err
 	}
 	return built
-}
-
-// AuthorityRequestAnsweredType is the registered type name of the
-// workflow that delivers AuthorityRequestAnsweredSignal.
-const AuthorityRequestAnsweredType = "AuthorityRequestAnswered"
-
-// AuthorityRequestAnsweredWorkflowID is the delivery of a request's
-// answer: a request is marked answered once.
-func AuthorityRequestAnsweredWorkflowID(id uuid.UUID) string {
-	return records.AuthorityRequestWorkflowID(id) + "/answered"
 }
 
 // AuthorityRequestAnswered signals the request's workflow that the

@@ -172,5 +172,5 @@ func TestAnsweringSignalsTheRequestsWorkflowAndToleratesItsEnd(t *testing.T) {
 		Return(errors.New("unable to signal"))
 	env.ExecuteWorkflow(AuthorityRequestAnswered, in)
 	assert.Error(t, env.GetWorkflowError())
-	assert.Equal(t, "authority-request/"+id.String()+"/answered", AuthorityRequestAnsweredWorkflowID(id))
+	assert.Equal(t, "authority-request/"+id.String()+"/answered", records.AuthorityRequestAnsweredWorkflowID(id))
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,14 +11,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
 	"github.com/spf13/cobra"
-	"gorm.io/datatypes"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
-	"ppwr/domain"
 	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 )
@@ -95,26 +88,11 @@ func reportArgErrors(c *cobra.Command) {
 	}
 }
 
-// adminRun opens the database and runs fn in one transaction, then prints
-// its result as adminOpen does.
-func adminRun(fn func(ctx context.Context, tx *gorm.DB) (map[string]any, error)) func(*cobra.Command, []string) error {
-	return adminOpen(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
-		var out map[string]any
-		err := db.Transaction(func(tx *gorm.DB) error {
-			var ferr error
-			out, ferr = fn(ctx, tx)
-			return ferr
-		})
-		return out, err
-	})
-}
-
-// adminOpen opens the database and runs fn on it, then prints its result:
+// adminRun opens the database and runs fn on it, then prints its result:
 // as one JSON object with --json, else as "key: value" lines. Errors are
 // printed as {"error": {"message": ...}} with --json too, so a script
-// always gets one object. A command that runs a domain command on a unit
-// of work (work.Unit, which begins its own transaction) uses it directly.
-func adminOpen(fn func(ctx context.Context, db *gorm.DB) (map[string]any, error)) func(*cobra.Command, []string) error {
+// always gets one object.
+func adminRun(fn func(ctx context.Context, db *gorm.DB) (map[string]any, error)) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
 		asJSON, _ := cmd.Flags().GetBool("json")
 		out, err := func() (map[string]any, error) {
@@ -126,12 +104,6 @@ func adminOpen(fn func(ctx context.Context, db *gorm.DB) (map[string]any, error)
 			db = db.Session(&gorm.Session{Context: cmd.Context(), Logger: failuresUnlogged{db.Logger}})
 			return fn(cmd.Context(), db)
 		}()
-		switch {
-		case errors.Is(err, gorm.ErrDuplicatedKey):
-			err = errors.New("a record with these unique values (slug, e-mail or membership) already exists")
-		case errors.Is(err, gorm.ErrForeignKeyViolated):
-			err = errors.New("a record the command refers to (organization or user) does not exist")
-		}
 		if err != nil {
 			return reportError(cmd, err)
 		}
@@ -156,36 +128,32 @@ func (l failuresUnlogged) Trace(ctx context.Context, begin time.Time, fc func() 
 	}
 }
 
-// listRecords answers a list command: the records q selects, oldest first
-// (ids are UUIDv7), each shown by show, as {name: [...]}. No records is an
-// empty list, not null.
-func listRecords[T any](q *gorm.DB, name string, show func(*T) map[string]any) (map[string]any, error) {
-	var rows []T
-	// Qualified: q may join a table with an id of its own.
-	byID := clause.OrderByColumn{Column: clause.Column{Table: clause.CurrentTable, Name: "id"}}
-	if err := q.Order(byID).Find(&rows).Error; err != nil {
-		return nil, err
-	}
+// showAll answers a list command: rows, each shown by show, as
+// {name: [...]}. No rows is an empty list, not null.
+func showAll[T any](name string, rows []T, show func(*T) map[string]any) map[string]any {
 	items := make([]map[string]any, 0, len(rows))
 	for i := range rows {
 		items = append(items, show(&rows[i]))
 	}
-	return map[string]any{name: items}, nil
+	return map[string]any{name: items}
 }
 
 // listInOrgCommand is a `list --org ORG` command: the organization's
-// records of T, shown by show, as {name: [...]}. The hidden columns are not
-// even read, so no later change to show can leak them.
-func listInOrgCommand[T any](short, name string, show func(*T) map[string]any, hidden ...string) *cobra.Command {
+// records list reads, shown by show, as {name: [...]}.
+func listInOrgCommand[T any](short, name string, list func(context.Context, *gorm.DB, uuid.UUID) ([]T, error), show func(*T) map[string]any) *cobra.Command {
 	cmd := &cobra.Command{Use: "list", Short: short, Args: cobra.NoArgs}
 	cmd.Flags().String("org", "", "organization id (required)")
 	_ = cmd.MarkFlagRequired("org")
-	cmd.RunE = adminRun(func(_ context.Context, tx *gorm.DB) (map[string]any, error) {
-		orgID, err := parseOrgFlag(cmd, tx)
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		orgID, err := parseUUIDFlag(cmd, "org")
 		if err != nil {
 			return nil, err
 		}
-		return listRecords(tx.Scopes(domain.InOrganization(orgID)).Omit(hidden...), name, show)
+		rows, err := list(ctx, db, orgID)
+		if err != nil {
+			return nil, err
+		}
+		return showAll(name, rows, show), nil
 	})
 	return cmd
 }
@@ -262,24 +230,6 @@ func parseUUIDFlag(cmd *cobra.Command, name string) (uuid.UUID, error) {
 	return id, nil
 }
 
-// parseOrgFlag returns the organization --org names. One that does not
-// exist is reported as such instead of as a foreign-key violation or an
-// empty list.
-func parseOrgFlag(cmd *cobra.Command, tx *gorm.DB) (uuid.UUID, error) {
-	id, err := parseUUIDFlag(cmd, "org")
-	if err != nil {
-		return uuid.Nil, err
-	}
-	var n int64
-	if err := tx.Model(&accounts.Organization{}).Where("id = ?", id).Count(&n).Error; err != nil {
-		return uuid.Nil, err
-	}
-	if n == 0 {
-		return uuid.Nil, fmt.Errorf("organization %s does not exist", id)
-	}
-	return id, nil
-}
-
 // addMembershipFlags adds the required --org and --user flags: the pair a
 // membership or an API key belongs to.
 func addMembershipFlags(cmd *cobra.Command) {
@@ -289,33 +239,13 @@ func addMembershipFlags(cmd *cobra.Command) {
 	_ = cmd.MarkFlagRequired("user")
 }
 
-// parseMembershipFlags returns the ids addMembershipFlags asks for, the
-// organization checked as parseOrgFlag does.
-func parseMembershipFlags(cmd *cobra.Command, tx *gorm.DB) (orgID, userID uuid.UUID, err error) {
-	if orgID, err = parseOrgFlag(cmd, tx); err != nil {
+// parseMembershipFlags returns the ids addMembershipFlags asks for.
+func parseMembershipFlags(cmd *cobra.Command) (orgID, userID uuid.UUID, err error) {
+	if orgID, err = parseUUIDFlag(cmd, "org"); err != nil {
 		return uuid.Nil, uuid.Nil, err
 	}
 	userID, err = parseUUIDFlag(cmd, "user")
 	return orgID, userID, err
-}
-
-// auditOperator records an administration change in the organization's
-// audit log, in the same transaction as the change.
-func auditOperator(ctx context.Context, tx *gorm.DB, orgID uuid.UUID, operation, recordType string, recordID uuid.UUID, summary map[string]any) error {
-	raw, err := json.Marshal(summary)
-	if err != nil {
-		return err
-	}
-	return domain.AppendAudit(ctx, tx, &domain.AuditEntry{
-		OrganizationID: orgID, ActorKind: domain.ActorOperator, Operation: operation,
-		RecordType: recordType, RecordID: &recordID, Summary: datatypes.JSON(raw),
-	})
-}
-
-func randomSuffix() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func bootstrapCommand() *cobra.Command {
@@ -326,32 +256,12 @@ func bootstrapCommand() *cobra.Command {
 	}
 	name := cmd.Flags().String("name", "Local development", "organization name")
 	email := cmd.Flags().String("email", "", "owner e-mail (default: a generated example.test address)")
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		suffix := randomSuffix()
-		org, err := accounts.CreateOrganization(ctx, tx, *name, accounts.Slugify(*name)+"-"+suffix)
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		b, err := accounts.Bootstrap(ctx, db, accounts.BootstrapInput{Name: *name, Email: *email})
 		if err != nil {
 			return nil, err
 		}
-		addr := *email
-		if addr == "" {
-			addr = "owner-" + suffix + "@example.test"
-		}
-		user, err := accounts.CreateUser(ctx, tx, addr, "Owner", true, false)
-		if err != nil {
-			return nil, err
-		}
-		if err := accounts.UpsertMembership(ctx, tx, &accounts.Membership{OrganizationID: org.ID, UserID: user.ID, Role: access.Owner, Active: true}); err != nil {
-			return nil, err
-		}
-		all, _ := access.ParseAbilities("all")
-		key, token, err := accounts.CreateAPIKey(ctx, tx, org.ID, user.ID, "bootstrap", all)
-		if err != nil {
-			return nil, err
-		}
-		if err := auditOperator(ctx, tx, org.ID, "admin.bootstrap", "api_key", key.ID, map[string]any{"user_id": user.ID}); err != nil {
-			return nil, err
-		}
-		return map[string]any{"organizationId": org.ID, "userId": user.ID, "apiKey": token}, nil
+		return map[string]any{"organizationId": b.OrganizationID, "userId": b.UserID, "apiKey": b.APIKey}, nil
 	})
 	return cmd
 }
@@ -368,22 +278,34 @@ func orgCreateCommand() *cobra.Command {
 	name := cmd.Flags().String("name", "", "organization name (required)")
 	slug := cmd.Flags().String("slug", "", "URL slug (default: derived from the name)")
 	_ = cmd.MarkFlagRequired("name")
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		org, err := accounts.CreateOrganization(ctx, tx, *name, *slug)
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		org, err := accounts.OperatorCreateOrganization(ctx, db, *name, *slug)
 		if err != nil {
 			return nil, err
 		}
-		return organizationJSON(org), auditOperator(ctx, tx, org.ID, "admin.org.create", "organization", org.ID, map[string]any{"name": org.Name})
+		return organizationJSON(org), nil
 	})
 	return cmd
 }
 
 func orgListCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "list", Short: "List all organizations", Args: cobra.NoArgs}
-	cmd.RunE = adminRun(func(_ context.Context, tx *gorm.DB) (map[string]any, error) {
-		return listRecords(tx, "organizations", organizationJSON)
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		orgs, err := accounts.ListOrganizations(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		return showAll("organizations", orgs, organizationJSON), nil
 	})
 	return cmd
+}
+
+// changedFlag is the flag's value if it was given, else nil.
+func changedFlag[T any](cmd *cobra.Command, name string, value *T) *T {
+	if !cmd.Flags().Changed(name) {
+		return nil
+	}
+	return value
 }
 
 func orgPolicyCommand() *cobra.Command {
@@ -393,41 +315,20 @@ func orgPolicyCommand() *cobra.Command {
 	mfa := cmd.Flags().Bool("require-mfa", false, "require members to have MFA")
 	dual := cmd.Flags().Bool("dual-control", false, "require a second reviewer for own documents")
 	_ = cmd.MarkFlagRequired("org")
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
 		id, err := parseUUIDFlag(cmd, "org")
 		if err != nil {
 			return nil, err
 		}
-		var org accounts.Organization
-		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).First(&org, "id = ?", id).Error; err != nil {
-			return nil, fmt.Errorf("organization %s: %w", id, err)
-		}
-		changes := map[string]any{}
+		change := accounts.PolicyChange{RequireMFA: changedFlag(cmd, "require-mfa", mfa), DualControl: changedFlag(cmd, "dual-control", dual)}
 		if cmd.Flags().Changed("ip-allow") {
-			cidrs, err := accounts.ParseCIDRs(strings.Split(*ipAllow, ","))
-			if err != nil {
-				return nil, err
-			}
-			org.IPAllowList, changes["ip_allow_list"] = cidrs, cidrs
+			change.IPAllowList = strings.Split(*ipAllow, ",")
 		}
-		if cmd.Flags().Changed("require-mfa") {
-			org.RequireMFA, changes["require_mfa"] = *mfa, *mfa
+		org, err := accounts.OperatorSetPolicy(ctx, db, id, change)
+		if err != nil {
+			return nil, err
 		}
-		if cmd.Flags().Changed("dual-control") {
-			org.DualControl, changes["dual_control"] = *dual, *dual
-		}
-		if len(changes) > 0 {
-			changes["revision"] = gorm.Expr("revision + 1")
-			changes["updated_at"] = time.Now().UTC()
-			if err := tx.Model(&org).Updates(changes).Error; err != nil {
-				return nil, err
-			}
-			delete(changes, "revision")
-			if err := auditOperator(ctx, tx, org.ID, "admin.org.policy", "organization", org.ID, changes); err != nil {
-				return nil, err
-			}
-		}
-		return organizationJSON(&org), nil
+		return organizationJSON(org), nil
 	})
 	return cmd
 }
@@ -439,8 +340,8 @@ func userCreateCommand() *cobra.Command {
 	verified := cmd.Flags().Bool("verified", true, "e-mail address is verified")
 	mfa := cmd.Flags().Bool("mfa", false, "user has MFA enabled")
 	_ = cmd.MarkFlagRequired("email")
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		u, err := accounts.CreateUser(ctx, tx, *email, *name, *verified, *mfa)
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		u, err := accounts.OperatorCreateUser(ctx, db, accounts.NewUser{Email: *email, Name: *name, EmailVerified: *verified, MFA: *mfa})
 		if err != nil {
 			return nil, err
 		}
@@ -456,27 +357,27 @@ func userJSON(u *accounts.User) map[string]any {
 func userListCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "list", Short: "List all users, or an organization's members with their membership", Args: cobra.NoArgs}
 	cmd.Flags().String("org", "", "organization id: only its members")
-	cmd.RunE = adminRun(func(_ context.Context, tx *gorm.DB) (map[string]any, error) {
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
 		if !cmd.Flags().Changed("org") {
-			return listRecords(tx, "users", userJSON)
+			users, err := accounts.ListUsers(ctx, db)
+			if err != nil {
+				return nil, err
+			}
+			return showAll("users", users, userJSON), nil
 		}
-		orgID, err := parseOrgFlag(cmd, tx)
+		orgID, err := parseUUIDFlag(cmd, "org")
 		if err != nil {
 			return nil, err
 		}
-		type member struct {
-			accounts.User
-			Role        access.Role
-			Permissions pq.StringArray `gorm:"type:text[]"`
-			Active      bool
+		members, err := accounts.ListMembers(ctx, db, orgID)
+		if err != nil {
+			return nil, err
 		}
-		q := tx.Table("users").Select("users.*, memberships.role, memberships.permissions, memberships.active").
-			Joins("JOIN memberships ON memberships.user_id = users.id AND memberships.organization_id = ?", orgID)
-		return listRecords(q, "users", func(m *member) map[string]any {
+		return showAll("users", members, func(m *accounts.Member) map[string]any {
 			out := userJSON(&m.User)
 			out["role"], out["permissions"], out["active"] = m.Role, []string(m.Permissions), m.Active
 			return out
-		})
+		}), nil
 	})
 	return cmd
 }
@@ -488,8 +389,8 @@ func memberAddCommand() *cobra.Command {
 	perms := cmd.Flags().String("permissions", "", "comma-separated permissions (members hold exactly these)")
 	active := cmd.Flags().Bool("active", true, "membership is active")
 	_ = cmd.MarkFlagRequired("role")
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		orgID, userID, err := parseMembershipFlags(cmd, tx)
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		orgID, userID, err := parseMembershipFlags(cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -501,12 +402,11 @@ func memberAddCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		m := &accounts.Membership{OrganizationID: orgID, UserID: userID, Role: r, Permissions: p, Active: *active}
-		if err := accounts.UpsertMembership(ctx, tx, m); err != nil {
+		m, err := accounts.OperatorAddMember(ctx, db, accounts.Membership{OrganizationID: orgID, UserID: userID, Role: r, Permissions: p, Active: *active})
+		if err != nil {
 			return nil, err
 		}
-		out := map[string]any{"id": m.ID, "organizationId": m.OrganizationID, "userId": m.UserID, "role": m.Role, "permissions": []string(m.Permissions), "active": m.Active}
-		return out, auditOperator(ctx, tx, orgID, "admin.member.add", "membership", m.ID, out)
+		return map[string]any{"id": m.ID, "organizationId": m.OrganizationID, "userId": m.UserID, "role": m.Role, "permissions": []string(m.Permissions), "active": m.Active}, nil
 	})
 	return cmd
 }
@@ -516,8 +416,8 @@ func keyCreateCommand() *cobra.Command {
 	addMembershipFlags(cmd)
 	abilities := cmd.Flags().String("abilities", "all", "comma-separated abilities, or all")
 	name := cmd.Flags().String("name", "", "label shown to operators")
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		orgID, userID, err := parseMembershipFlags(cmd, tx)
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		orgID, userID, err := parseMembershipFlags(cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -525,11 +425,8 @@ func keyCreateCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		key, token, err := accounts.CreateAPIKey(ctx, tx, orgID, userID, *name, list)
+		key, token, err := accounts.OperatorCreateKey(ctx, db, accounts.NewKey{OrganizationID: orgID, UserID: userID, Name: *name, Abilities: list})
 		if err != nil {
-			return nil, err
-		}
-		if err := auditOperator(ctx, tx, orgID, "admin.key.create", "api_key", key.ID, map[string]any{"user_id": userID, "abilities": list, "name": *name}); err != nil {
 			return nil, err
 		}
 		return map[string]any{"id": key.ID, "token": token, "organizationId": orgID, "userId": userID, "abilities": list, "name": key.Name}, nil
@@ -538,28 +435,28 @@ func keyCreateCommand() *cobra.Command {
 }
 
 func keyListCommand() *cobra.Command {
-	return listInOrgCommand("List an organization's API keys (tokens are never shown)", "keys", func(k *accounts.APIKey) map[string]any {
+	return listInOrgCommand("List an organization's API keys (tokens are never shown)", "keys", accounts.ListAPIKeys, func(k *accounts.APIKey) map[string]any {
 		return map[string]any{
 			"id": k.ID, "name": k.Name, "userId": k.UserID, "abilities": []string(k.Abilities),
 			"tokenPrefix": k.TokenPrefix, "createdAt": k.CreatedAt, "revokedAt": k.RevokedAt,
 		}
-	}, "token_hash")
+	})
 }
 
 func keyRevokeCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "revoke", Short: "Revoke an API key immediately", Args: cobra.NoArgs}
 	cmd.Flags().String("key", "", "key id (required)")
 	_ = cmd.MarkFlagRequired("key")
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
 		id, err := parseUUIDFlag(cmd, "key")
 		if err != nil {
 			return nil, err
 		}
-		key, err := accounts.RevokeAPIKey(ctx, tx, id)
+		key, err := accounts.OperatorRevokeKey(ctx, db, id)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"id": key.ID, "revokedAt": key.RevokedAt}, auditOperator(ctx, tx, key.OrganizationID, "admin.key.revoke", "api_key", key.ID, map[string]any{})
+		return map[string]any{"id": key.ID, "revokedAt": key.RevokedAt}, nil
 	})
 	return cmd
 }

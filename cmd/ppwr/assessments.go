@@ -24,22 +24,17 @@ func assessmentsRunCommand() *cobra.Command {
 	}
 	cmd.Flags().String("org", "", "organization id (required)")
 	_ = cmd.MarkFlagRequired("org")
-	cmd.Flags().String("rule-set", "", "code of a published rule set (default: all)")
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
-		orgID, err := parseOrgFlag(cmd, tx)
+	ruleSet := cmd.Flags().String("rule-set", "", "code of a published rule set (default: all)")
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		orgID, err := parseUUIDFlag(cmd, "org")
 		if err != nil {
 			return nil, err
 		}
-		ruleSet, _ := cmd.Flags().GetString("rule-set")
-		run, err := assessments.StartAssessmentRun(ctx, tx, orgID, ruleSet)
+		run, err := assessments.OperatorStartAssessmentRun(ctx, db, orgID, *ruleSet)
 		if err != nil {
 			return nil, err
 		}
-		workflowID := assessments.AssessmentRunWorkflowID(run.ID)
-		out := map[string]any{"id": run.ID, "workflowId": workflowID, "organizationId": orgID, "items": run.Total}
-		return out, auditOperator(ctx, tx, orgID, "admin.assessments.run", "assessment_run", run.ID, map[string]any{
-			"workflow_id": workflowID, "rule_set": ruleSet,
-		})
+		return map[string]any{"id": run.ID, "workflowId": assessments.AssessmentRunWorkflowID(run.ID), "organizationId": orgID, "items": run.Total}, nil
 	})
 	return cmd
 }

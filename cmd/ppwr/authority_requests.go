@@ -2,28 +2,21 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
-	"gorm.io/datatypes"
 	"gorm.io/gorm"
 
-	"ppwr/domain"
 	"ppwr/domain/records"
-	"ppwr/internal/work"
-	"ppwr/workflows"
 )
 
 func authorityRequestsCommand() *cobra.Command {
 	return groupCommand("authority-requests", "Record answers to authority requests", authorityRequestAnsweredCommand())
 }
 
-// authorityRequestAnsweredCommand marks a request answered. The API has no
-// update of a request (the spec lists a create and a read only), so the
-// day the organization answered the authority is recorded by an operator.
+// authorityRequestAnsweredCommand marks a request answered
+// (records.OperatorMarkAnswered).
 func authorityRequestAnsweredCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "answered --org ORG --id REQUEST [--on YYYY-MM-DD]",
@@ -36,11 +29,11 @@ func authorityRequestAnsweredCommand() *cobra.Command {
 	}
 	cmd.Flags().String("org", "", "organization id (required)")
 	cmd.Flags().String("id", "", "authority request id (required)")
-	cmd.Flags().String("on", "", "the day it was answered, YYYY-MM-DD (default: today, UTC)")
+	onFlag := cmd.Flags().String("on", "", "the day it was answered, YYYY-MM-DD (default: today, UTC)")
 	_ = cmd.MarkFlagRequired("org")
 	_ = cmd.MarkFlagRequired("id")
-	cmd.RunE = adminOpen(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
-		orgID, err := parseOrgFlag(cmd, db)
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		orgID, err := parseUUIDFlag(cmd, "org")
 		if err != nil {
 			return nil, err
 		}
@@ -48,36 +41,18 @@ func authorityRequestAnsweredCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		today := time.Now().UTC().Truncate(24 * time.Hour)
-		on := today
-		if raw, _ := cmd.Flags().GetString("on"); raw != "" {
-			if on, err = time.Parse(time.DateOnly, raw); err != nil {
-				return nil, fmt.Errorf("--on must be a date YYYY-MM-DD, got %q", raw)
+		var on time.Time
+		if *onFlag != "" {
+			if on, err = time.Parse(time.DateOnly, *onFlag); err != nil {
+				return nil, fmt.Errorf("--on must be a date YYYY-MM-DD, got %q", *onFlag)
 			}
 		}
-		w := work.New(ctx, db, work.Actor{Kind: work.ActorOperator, OrganizationID: orgID, Reference: "admin.authority-requests.answered"})
-		defer w.Rollback()
-		r, err := records.MarkAuthorityRequestAnswered(w, id, on)
-		if errors.Is(err, domain.ErrNotFound) {
-			return nil, fmt.Errorf("authority request %s does not exist in organization %s", id, orgID)
-		}
+		a, err := records.OperatorMarkAnswered(ctx, db, orgID, id, on)
 		if err != nil {
 			return nil, err
 		}
-		workflowID := workflows.AuthorityRequestAnsweredWorkflowID(r.ID)
-		if err := domain.StartWorkflow(w, workflowID, workflows.AuthorityRequestAnsweredType, r.ID,
-			records.AuthorityRequestInput{OrganizationID: orgID, RequestID: r.ID, DueOn: r.DueOn, Answered: true}); err != nil {
-			return nil, err
-		}
-		summary, err := json.Marshal(map[string]any{"answered_on": on.Format(time.DateOnly), "workflow_id": workflowID})
-		if err != nil {
-			return nil, err
-		}
-		if err := domain.Commit(w, domain.AuditEntry{Operation: "admin.authority-requests.answered", Summary: datatypes.JSON(summary)}); err != nil {
-			return nil, err
-		}
-		return map[string]any{"id": r.ID, "organizationId": orgID, "answeredOn": on.Format(time.DateOnly),
-			"dueOn": r.DueOn.Format(time.DateOnly), "deadlineStatus": r.DeadlineStatus(today), "workflowId": workflowID}, nil
+		return map[string]any{"id": a.Request.ID, "organizationId": orgID, "answeredOn": a.Request.AnsweredOn.Format(time.DateOnly),
+			"dueOn": a.Request.DueOn.Format(time.DateOnly), "deadlineStatus": a.DeadlineStatus, "workflowId": a.WorkflowID}, nil
 	})
 	return cmd
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -24,37 +23,48 @@ func importsCommand() *cobra.Command {
 	return groupCommand("imports", "Re-drive imports whose workflow failed or was terminated", importsRedriveCommand())
 }
 
-// importStage is the workflow that moves an import on from its status.
-type importStage struct {
-	name         string
+// stageWorkflows are the workflows of the stages an import waits for.
+var stageWorkflows = map[imports.RedriveStage]struct {
 	workflowType string
 	workflowID   func(uuid.UUID) string
-	// requeue: the import is failed and is made queued again for the run.
-	requeue bool
+}{
+	imports.StagePreview: {workflows.ImportPreviewType, workflows.ImportWorkflowID},
+	imports.StageApply:   {workflows.ImportApplyType, workflows.ImportApplyWorkflowID},
 }
 
-// redriveStage is the stage an import waits for. Queued and applying
-// imports wait for a workflow; a failed one is previewed again (a worker
-// with a bug may have failed it, and its file is still stored, so the
-// customer need not upload it again; a file that is really unreadable
-// fails again the same way). The others say why there is nothing to do.
-func redriveStage(imp *imports.Import) (importStage, error) {
-	var why string
-	switch imp.Status {
-	case imports.ImportQueued:
-		return importStage{name: "preview", workflowType: workflows.ImportPreviewType, workflowID: workflows.ImportWorkflowID}, nil
-	case imports.ImportFailedStatus:
-		return importStage{name: "preview", workflowType: workflows.ImportPreviewType, workflowID: workflows.ImportWorkflowID, requeue: true}, nil
-	case imports.ImportApplying:
-		return importStage{name: "apply", workflowType: workflows.ImportApplyType, workflowID: workflows.ImportApplyWorkflowID}, nil
-	case imports.ImportReadyStatus:
-		why = "its preview is done; the customer applies it through the API (POST .../imports/{id}/apply)"
-	case imports.ImportCompletedStatus, imports.ImportCompletedWithErrors:
-		why = "it has been applied"
-	default:
-		why = "the status is unknown to this version"
+// startRedrive starts a new run of the stage's workflow.
+//
+// Started here, not recorded in workflow_starts for the relay: the relay's
+// start returns the run that exists, open or closed, which is what a
+// retried request needs and the opposite of a re-drive. Nor is durability
+// needed: the operator sees a failed start and runs the command again.
+// Should the audit entry then fail to commit, the run exists and the
+// command reports the error; running it again is refused, naming that
+// run, while the run is open.
+func startRedrive(ctx context.Context, imp *imports.Import, stage imports.RedriveStage) (workflowID, runID string, err error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return "", "", err
 	}
-	return importStage{}, fmt.Errorf("import %s is %s, nothing to re-drive: %s", imp.ID, imp.Status, why)
+	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace)
+	if err != nil {
+		return "", "", err
+	}
+	defer tc.Close()
+	wf := stageWorkflows[stage]
+	ref := temporalclient.Ref{
+		WorkflowID:     wf.workflowID(imp.ID),
+		OrganizationID: imp.OrganizationID.String(),
+		ResourceID:     imp.ID.String(),
+		TaskQueue:      cfg.TemporalTaskQueue,
+	}
+	tctx, cancel := context.WithTimeout(ctx, redriveTimeout)
+	defer cancel()
+	run, err := temporalclient.Redrive(tctx, tc, ref, wf.workflowType, workflows.ImportInput{ImportID: imp.ID})
+	if err != nil {
+		return "", "", err
+	}
+	return ref.WorkflowID, run.GetRunID(), nil
 }
 
 func importsRedriveCommand() *cobra.Command {
@@ -67,71 +77,20 @@ func importsRedriveCommand() *cobra.Command {
 			"Refused while a run of that workflow is still open.",
 		Args: cobra.ExactArgs(1),
 	}
-	cmd.RunE = adminRun(func(ctx context.Context, tx *gorm.DB) (map[string]any, error) {
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
 		raw := cmd.Flags().Arg(0)
 		id, err := uuid.Parse(raw)
 		if err != nil {
 			return nil, fmt.Errorf("IMPORT_ID must be a UUID, got %q", raw)
 		}
-		// The operator names an import of any organization.
-		var imp imports.Import
-		if err := tx.First(&imp, "id = ?", id).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return nil, fmt.Errorf("import %s does not exist", id)
-			}
-			return nil, err
-		}
-		stage, err := redriveStage(&imp)
+		r, err := imports.Redrive(ctx, db, id, startRedrive)
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := config.FromEnv()
-		if err != nil {
-			return nil, err
-		}
-		tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace)
-		if err != nil {
-			return nil, err
-		}
-		defer tc.Close()
-		summary := map[string]any{}
-		if stage.requeue {
-			// Requeued in the transaction that starts the run: the
-			// preview's read of the import waits for it to commit, so the
-			// run finds the import queued, or still failed (and does
-			// nothing) if the re-drive fails after the start.
-			key, args, _ := imp.ErrorReason()
-			summary["requeued_from"] = imp.Status
-			summary["previous_error"] = map[string]any{"key": key, "args": args}
-			if err := imports.RequeueFailedImport(ctx, tx, &imp); err != nil {
-				return nil, err
-			}
-		}
-		ref := temporalclient.Ref{
-			WorkflowID:     stage.workflowID(imp.ID),
-			OrganizationID: imp.OrganizationID.String(),
-			ResourceID:     imp.ID.String(),
-			TaskQueue:      cfg.TemporalTaskQueue,
-		}
-		// Started here, not recorded in workflow_starts for the relay: the
-		// relay's start returns the run that exists, open or closed, which
-		// is what a retried request needs and the opposite of a re-drive.
-		// Nor is durability needed: the operator sees a failed start and
-		// runs the command again. Should the audit entry then fail to
-		// commit, the run exists and the command reports the error; running
-		// it again is refused, naming that run, while the run is open.
-		tctx, cancel := context.WithTimeout(ctx, redriveTimeout)
-		defer cancel()
-		run, err := temporalclient.Redrive(tctx, tc, ref, stage.workflowType, workflows.ImportInput{ImportID: imp.ID})
-		if err != nil {
-			return nil, err
-		}
-		out := map[string]any{
-			"importId": imp.ID, "organizationId": imp.OrganizationID, "workflowId": ref.WorkflowID,
-			"runId": run.GetRunID(), "stage": stage.name,
-		}
-		summary["workflow_id"], summary["run_id"], summary["stage"] = ref.WorkflowID, run.GetRunID(), stage.name
-		return out, auditOperator(ctx, tx, imp.OrganizationID, "admin.imports.redrive", "import", imp.ID, summary)
+		return map[string]any{
+			"importId": r.Import.ID, "organizationId": r.Import.OrganizationID, "workflowId": r.WorkflowID,
+			"runId": r.RunID, "stage": r.Stage,
+		}, nil
 	})
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/domain"
+	"ppwr/domain/accounts"
 	"ppwr/domain/catalog"
 	"ppwr/domain/registers"
 	"ppwr/internal/input"
@@ -79,6 +80,28 @@ func StartAssessmentRun(ctx context.Context, tx *gorm.DB, org uuid.UUID, ruleSet
 		return nil, err
 	}
 	return run, tx.WithContext(ctx).Create(start).Error
+}
+
+// OperatorStartAssessmentRun is StartAssessmentRun of an operator, with
+// its audit entry, in one transaction.
+func OperatorStartAssessmentRun(ctx context.Context, db *gorm.DB, org uuid.UUID, ruleSet string) (*AssessmentRun, error) {
+	var run *AssessmentRun
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := accounts.RequireOrganization(ctx, tx, org); err != nil {
+			return err
+		}
+		var err error
+		if run, err = StartAssessmentRun(ctx, tx, org, ruleSet); err != nil {
+			return err
+		}
+		return domain.AuditOperator(ctx, tx, org, "admin.assessments.run", "assessment_run", run.ID, map[string]any{
+			"workflow_id": AssessmentRunWorkflowID(run.ID), "rule_set": ruleSet,
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return run, nil
 }
 
 // NextRunItems are up to limit active items of the run's organization

@@ -2,6 +2,8 @@ package records
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/domain"
+	"ppwr/domain/accounts"
 	"ppwr/domain/assessments"
 	"ppwr/domain/catalog"
 	"ppwr/domain/documents"
@@ -72,6 +75,16 @@ const AuthorityRequestType = "AuthorityRequest"
 // AuthorityRequestWorkflowID is the workflow of a request: its bundle and
 // its deadline.
 func AuthorityRequestWorkflowID(id uuid.UUID) string { return "authority-request/" + id.String() }
+
+// AuthorityRequestAnsweredType is the registered type name of the
+// workflow that tells the request's workflow it was answered.
+const AuthorityRequestAnsweredType = "AuthorityRequestAnswered"
+
+// AuthorityRequestAnsweredWorkflowID is the delivery of a request's
+// answer: a request is marked answered once.
+func AuthorityRequestAnsweredWorkflowID(id uuid.UUID) string {
+	return AuthorityRequestWorkflowID(id) + "/answered"
+}
 
 // AuthorityRequest is one request of an authority and its bundle.
 type AuthorityRequest struct {
@@ -233,6 +246,53 @@ func MarkAuthorityRequestAnswered(w *work.Unit, id uuid.UUID, on time.Time) (*Au
 		return nil, err
 	}
 	return r, domain.Emit(w, AuthorityRequestAnswered{ID: r.ID, AnsweredOn: on.Format(time.DateOnly)})
+}
+
+// AnsweredRequest is a request an operator marked answered.
+type AnsweredRequest struct {
+	Request        *AuthorityRequest
+	DeadlineStatus string
+	// WorkflowID is the workflow that ends the request's deadline timer.
+	WorkflowID string
+}
+
+// OperatorMarkAnswered records that the organization answered its
+// request id on the day on (today, UTC, when zero): MarkAuthorityRequestAnswered,
+// and the durable start of the workflow that signals the request's
+// workflow so its deadline timer ends. The API has no update of a
+// request (the spec lists a create and a read only), so an operator
+// records the day.
+func OperatorMarkAnswered(ctx context.Context, db *gorm.DB, org, id uuid.UUID, on time.Time) (*AnsweredRequest, error) {
+	if err := accounts.RequireOrganization(ctx, db, org); err != nil {
+		return nil, err
+	}
+	today := domain.Today()
+	if on.IsZero() {
+		on = today
+	}
+	const operation = "admin.authority-requests.answered"
+	w := work.New(ctx, db, work.Actor{Kind: work.ActorOperator, OrganizationID: org, Reference: operation})
+	defer w.Rollback()
+	r, err := MarkAuthorityRequestAnswered(w, id, on)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, &domain.MissingError{Record: "authority request", ID: id, Organization: org}
+	}
+	if err != nil {
+		return nil, err
+	}
+	workflowID := AuthorityRequestAnsweredWorkflowID(r.ID)
+	if err := domain.StartWorkflow(w, workflowID, AuthorityRequestAnsweredType, r.ID,
+		AuthorityRequestInput{OrganizationID: org, RequestID: r.ID, DueOn: r.DueOn, Answered: true}); err != nil {
+		return nil, err
+	}
+	summary, err := json.Marshal(map[string]any{"answered_on": on.Format(time.DateOnly), "workflow_id": workflowID})
+	if err != nil {
+		return nil, err
+	}
+	if err := domain.Commit(w, domain.AuditEntry{Operation: operation, Summary: datatypes.JSON(summary)}); err != nil {
+		return nil, err
+	}
+	return &AnsweredRequest{Request: r, DeadlineStatus: r.DeadlineStatus(today), WorkflowID: workflowID}, nil
 }
 
 // OpenAuthorityRequestDueIssue opens the reminder issue of a request not
