@@ -138,19 +138,18 @@ func (in *SupplyEventCreate) Declare(f *input.Fields) {
 	DeclareEventOn(f, &in.EventOn)
 	f.Enum("reusable_at_event", &in.ReusableAtEvent, input.Enum{Values: ReuseStates})
 	f.Code("country", &in.Country, input.Code{Nullable: true, Known: countries, Desc: "schema.supply_country"})
-	if !f.Binding() {
-		return
+	trade := input.Is("direction", DirectionReceived, DirectionSupplied)
+	f.RequiredWhen("counterparty_name", trade)
+	f.RequiredWhen("counterparty_country", trade)
+	f.RequiredWhen("counterparty_address", trade)
+	used := input.Is("direction", DirectionUsed)
+	f.RequiredWhen("usage_channel", used)
+	f.RequiredWhen("country", used)
+	f.RequiredWhen("transaction_reference", used, input.Is("usage_channel", UsageEcommerce))
+	f.RequiredWhen("note", input.Is("direction", DirectionAdjustmentIn, DirectionAdjustmentOut))
+	if f.Binding() {
+		in.declareQuantityForm(f)
 	}
-	in.declareQuantityForm(f)
-	d := in.Direction.Value
-	trade := d == DirectionReceived || d == DirectionSupplied
-	in.require(f, trade, "counterparty_name", in.CounterpartyName)
-	in.require(f, trade, "counterparty_country", in.CounterpartyCountry)
-	in.require(f, trade, "counterparty_address", in.CounterpartyAddress)
-	in.require(f, d == DirectionUsed, "usage_channel", in.UsageChannel)
-	in.require(f, d == DirectionUsed, "country", in.Country)
-	in.require(f, d == DirectionUsed && in.UsageChannel.Value == UsageEcommerce, "transaction_reference", in.TransactionReference)
-	in.require(f, d == DirectionAdjustmentIn || d == DirectionAdjustmentOut, "note", in.Note)
 }
 
 // declareQuantityForm accepts quantity with unit, or quantity_units alone.
@@ -169,15 +168,9 @@ func (in *SupplyEventCreate) declareQuantityForm(f *input.Fields) {
 		if !in.Quantity.Set() && !in.Has("quantity") {
 			f.Fail("quantity", "field.required")
 		}
-		in.require(f, true, "unit", in.Unit)
-	}
-}
-
-// require fails field when cond needs it and no value was sent; a value
-// that failed its own rule is already reported.
-func (in *SupplyEventCreate) require(f *input.Fields, cond bool, field string, v input.Opt[string]) {
-	if cond && !v.Set() && !in.Has(field) {
-		f.Fail(field, "field.required")
+		if !in.Unit.Set() && !in.Has("unit") {
+			f.Fail("unit", "field.required")
+		}
 	}
 }
 

@@ -166,6 +166,8 @@ type objectDoc struct {
 	props    map[string]any
 	order    []string
 	required []string
+	// conditional are the if/then clauses of RequiredWhen.
+	conditional []Schema
 }
 
 func (d *objectDoc) schema() Schema {
@@ -173,7 +175,11 @@ func (d *objectDoc) schema() Schema {
 	if required == nil {
 		required = []string{}
 	}
-	return Schema{"type": "object", "required": required, "properties": d.props}
+	s := Schema{"type": "object", "required": required, "properties": d.props}
+	if len(d.conditional) > 0 {
+		s["allOf"] = d.conditional
+	}
+	return s
 }
 
 // source yields the raw form of a named field.
@@ -220,6 +226,9 @@ type Fields struct {
 	// Shorthand), whose errors name the entry.
 	whole string
 	doc   *objectDoc
+	// values are the bound values of enumerations, codes and booleans,
+	// for RequiredWhen.
+	values map[string]any
 }
 
 // Binding reports whether values are being bound (not described), so a

@@ -160,7 +160,7 @@ func (f *Fields) wordOrNull(name string, dst *Opt[string], required, isNullable 
 	s, ok := f.text(name, raw, "field.string")
 	if ok && check(strings.TrimSpace(s)) {
 		dst.Value = strings.TrimSpace(s)
-		return
+		f.remember(name, dst.Value)
 	}
 }
 
@@ -243,6 +243,7 @@ func (f *Fields) Bool(name string, dst *Opt[bool], r Bool) {
 		return
 	}
 	dst.Value = b
+	f.remember(name, b)
 }
 
 // Int is an integer field within [Min, Max].

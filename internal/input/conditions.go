@@ -1,0 +1,87 @@
+package input
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// When is a condition on another field of the same object: it holds one
+// of Values (strings of an enumeration or a code, or booleans). The field
+// must be declared, with Enum, Code or Bool, before the requirement that
+// names it.
+type When struct {
+	Field  string
+	Values []any
+}
+
+// Is is the condition that field holds one of values.
+func Is[T string | bool](field string, values ...T) When {
+	w := When{Field: field}
+	for _, v := range values {
+		w.Values = append(w.Values, v)
+	}
+	return w
+}
+
+// RequiredWhen declares that field must be sent, and not null, when
+// every condition holds. One declaration serves both sides: the binder
+// refuses a body that breaks it, and the document states it as an
+// if/then clause (JSON Schema 2020-12), so that a client generated from
+// the document knows it too. A condition on a field that was absent or
+// invalid does not hold: that field has its own error.
+func (f *Fields) RequiredWhen(field string, conds ...When) {
+	if !f.Binding() {
+		f.doc.conditional = append(f.doc.conditional, f.requirementSchema(field, conds))
+		return
+	}
+	for _, c := range conds {
+		v, ok := f.values[c.Field]
+		if !ok || !slices.Contains(c.Values, v) {
+			return
+		}
+	}
+	if _, sent, null := f.src.lookup(field); (sent && !null) || f.Has(field) {
+		return
+	}
+	if len(conds) == 1 {
+		f.Fail(field, "field.required_with", conds[0].Field, joinValues(conds[0].Values))
+		return
+	}
+	f.Fail(field, "field.required")
+}
+
+// requirementSchema is the if/then clause of a requirement: the
+// conditions' fields present with one of their values, then field
+// present and not null.
+func (f *Fields) requirementSchema(field string, conds []When) Schema {
+	props := map[string]any{}
+	var present []string
+	for _, c := range conds {
+		if _, declared := f.doc.props[c.Field]; !declared {
+			panic(fmt.Sprintf("input: %s is required when %s, which is not declared before it", field, c.Field))
+		}
+		props[c.Field] = Schema{"enum": c.Values}
+		present = append(present, c.Field)
+	}
+	return Schema{
+		"if":   Schema{"properties": props, "required": present},
+		"then": Schema{"properties": map[string]any{field: Schema{"not": Schema{"type": "null"}}}, "required": []string{field}},
+	}
+}
+
+// remember keeps a field's bound value for the requirements that name it.
+func (f *Fields) remember(name string, v any) {
+	if f.values == nil {
+		f.values = map[string]any{}
+	}
+	f.values[name] = v
+}
+
+func joinValues(values []any) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, ", ")
+}
