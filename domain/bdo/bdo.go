@@ -271,9 +271,7 @@ func (in *BDOClassification) Declare(f *input.Fields) {
 		e.Bool("reusable", &s.Reusable, input.Bool{})
 		e.Bool("excluded", &s.Excluded, input.Bool{})
 		e.Text("exclusion_reason", &s.ExclusionReason, input.Text{Nullable: true, NotBlank: true, Max: BDOReasonMax})
-		if e.Binding() && s.Excluded.Value && !s.ExclusionReason.Set() {
-			e.Fail("exclusion_reason", "field.required_with", "excluded", true)
-		}
+		e.RequiredWhen("exclusion_reason", input.Is("excluded", true))
 		if i >= 0 {
 			in.Sources = append(in.Sources, s)
 		}

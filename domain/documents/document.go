@@ -145,9 +145,7 @@ func (in *DocumentUpload) Declare(f *input.Fields) {
 	f.Enum("language", &in.Language, input.Enum{Values: DocumentLanguages})
 	f.Ref("supplier_request", &in.SupplierRequest, input.Ref{})
 	f.Ref("supplier_request_line", &in.SupplierRequestLine, input.Ref{})
-	if f.Binding() && in.SupplierRequestLine.Set() && !in.SupplierRequest.Set() {
-		f.Fail("supplier_request", "field.required_for", "supplier_request_line")
-	}
+	f.RequiredWith("supplier_request", "supplier_request_line")
 	if f.Binding() && in.ValidFrom.Set() && in.ValidUntil.Set() && in.ValidUntil.Value.Before(in.ValidFrom.Value) {
 		f.Fail("valid_until", "field.valid_until_before_from")
 	}

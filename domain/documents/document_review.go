@@ -44,9 +44,7 @@ func (in *DocumentDecision) Declare(f *input.Fields) {
 	f.Enum("decision", &in.Decision, input.Enum{Required: true, Values: DocumentDecisions})
 	f.Int("revision", &in.Revision, input.Revision(true))
 	f.Text("reason", &in.Reason, input.Text{Max: DocumentReasonMax, Nullable: true})
-	if f.Binding() && in.Decision.Value != DecisionApproved && in.Decision.Set() && !in.Reason.Set() && !in.Has("reason") {
-		f.Fail("reason", "field.required_for", in.Decision.Value)
-	}
+	f.RequiredWhen("reason", input.Is("decision", DecisionRejected, DecisionRevoked))
 }
 
 // Reviewer is who decides: the permissions the decision needs were

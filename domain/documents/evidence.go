@@ -337,13 +337,8 @@ func (in *ProposalDecision) Declare(f *input.Fields) {
 	f.Int("revision", &in.Revision, input.Revision(true))
 	f.Text("note", &in.Note, input.Text{Required: true, Max: DecisionNoteMax})
 	f.Decimal("acceptedValue", &in.AcceptedValue, input.Decimal{})
-	if !f.Binding() || !in.Decision.Set() {
-		return
-	}
-	switch modified := in.Decision.Value == ProposalAcceptedModified; {
-	case modified && !in.AcceptedValue.Set() && !in.Has("acceptedValue"):
-		f.Fail("acceptedValue", "field.required_for", in.Decision.Value)
-	case !modified && in.AcceptedValue.Set():
+	f.RequiredWhen("acceptedValue", input.Is("decision", ProposalAcceptedModified))
+	if f.Binding() && in.Decision.Set() && in.Decision.Value != ProposalAcceptedModified && in.AcceptedValue.Set() {
 		f.Fail("acceptedValue", "field.only_for", ProposalAcceptedModified)
 	}
 }

@@ -116,21 +116,14 @@ func (in *ReportCreate) Declare(f *input.Fields) {
 	f.Date("from", &in.From, input.Date{Desc: "report.from"})
 	f.Date("to", &in.To, input.Date{Desc: "report.to"})
 	f.Ref("item", &in.Item, input.Ref{Nullable: true, Desc: "report.item"})
+	f.RequiredWhen("from", input.Is("kind", ReportPlacedOnMarket))
+	f.RequiredWhen("to", input.Is("kind", ReportPlacedOnMarket))
+	f.RequiredWhen("item", input.Is("kind", ReportStockLedger))
 	if !f.Binding() || !in.Kind.Set() {
 		return
 	}
 	if formats := ReportFormats[in.Kind.Value]; in.Format.Set() && !slices.Contains(formats, in.Format.Value) {
 		f.Fail("format", "field.one_of", strings.Join(formats, ", "))
-	}
-	if in.Kind.Value == ReportPlacedOnMarket {
-		for name, v := range map[string]input.Opt[time.Time]{"from": in.From, "to": in.To} {
-			if !v.Set() && !in.Has(name) {
-				f.Fail(name, "field.required_with", "kind", in.Kind.Value)
-			}
-		}
-	}
-	if in.Kind.Value == ReportStockLedger && !in.Item.Set() && !in.Has("item") {
-		f.Fail("item", "field.required_with", "kind", in.Kind.Value)
 	}
 	if in.From.Set() && in.To.Set() && in.To.Value.Before(in.From.Value) {
 		f.Fail("to", "field.before_from")

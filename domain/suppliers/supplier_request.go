@@ -473,9 +473,7 @@ func (in *LineReview) Declare(f *input.Fields) {
 	f.Enum("decision", &in.Decision, input.Enum{Required: true, Values: LineDecisions})
 	f.Text("reason", &in.Reason, input.Text{Max: documents.DocumentReasonMax})
 	f.Int("revision", &in.Revision, input.Revision(true))
-	if f.Binding() && in.Decision.Value == LineRejected && !in.Reason.Set() && !in.Has("reason") {
-		f.Fail("reason", "field.required_for", LineRejected)
-	}
+	f.RequiredWhen("reason", input.Is("decision", LineRejected))
 }
 
 // ReviewLine decides a line of an open request that is not accepted yet:

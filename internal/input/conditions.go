@@ -3,7 +3,6 @@ package input
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // When is a condition on another field of the same object: it holds one
@@ -45,10 +44,32 @@ func (f *Fields) RequiredWhen(field string, conds ...When) {
 		return
 	}
 	if len(conds) == 1 {
-		f.Fail(field, "field.required_with", conds[0].Field, joinValues(conds[0].Values))
+		f.Fail(field, "field.required_with", conds[0].Field, f.values[conds[0].Field])
 		return
 	}
 	f.Fail(field, "field.required")
+}
+
+// RequiredWith declares that field must be sent when other is: the
+// document states it as dependentRequired.
+func (f *Fields) RequiredWith(field, other string) {
+	if !f.Binding() {
+		if _, declared := f.doc.props[other]; !declared {
+			panic(fmt.Sprintf("input: %s is required with %s, which is not declared before it", field, other))
+		}
+		if f.doc.dependent == nil {
+			f.doc.dependent = map[string][]string{}
+		}
+		f.doc.dependent[other] = append(f.doc.dependent[other], field)
+		return
+	}
+	if _, sent, null := f.src.lookup(other); !sent || null {
+		return
+	}
+	if _, sent, null := f.src.lookup(field); (sent && !null) || f.Has(field) {
+		return
+	}
+	f.Fail(field, "field.required_when_given", other)
 }
 
 // requirementSchema is the if/then clause of a requirement: the
@@ -76,12 +97,4 @@ func (f *Fields) remember(name string, v any) {
 		f.values = map[string]any{}
 	}
 	f.values[name] = v
-}
-
-func joinValues(values []any) string {
-	s := make([]string, len(values))
-	for i, v := range values {
-		s[i] = fmt.Sprint(v)
-	}
-	return strings.Join(s, ", ")
 }

@@ -30,6 +30,7 @@ func (s *shipment) Declare(f *Fields) {
 	f.RequiredWhen("carrier", Is("state", "shipped"))
 	f.RequiredWhen("tracking", Is("state", "shipped"), Is("mode", "courier"))
 	f.RequiredWhen("value", Is("insured", true))
+	f.RequiredWith("mode", "tracking")
 }
 
 // The binder and the published schema agree on every body: each refusal
@@ -56,6 +57,8 @@ func TestRequiredWhenBindsAsItIsDescribed(t *testing.T) {
 		{`{"state":"draft","mode":"courier"}`, map[string]string{}},
 		{`{"state":"draft","insured":true}`, map[string]string{"value": "field.required_with"}},
 		{`{"state":"draft","insured":false}`, map[string]string{}},
+		{`{"state":"draft","tracking":"X1"}`, map[string]string{"mode": "field.required_when_given"}},
+		{`{"state":"draft","tracking":"X1","mode":"post"}`, map[string]string{}},
 		// A condition on an invalid value does not hold: that field has
 		// its own error, and no second one is piled on.
 		{`{"state":"lost"}`, map[string]string{"state": "field.one_of"}},

@@ -166,8 +166,10 @@ type objectDoc struct {
 	props    map[string]any
 	order    []string
 	required []string
-	// conditional are the if/then clauses of RequiredWhen.
+	// conditional are the if/then clauses of RequiredWhen, dependent the
+	// fields RequiredWith requires by the field that requires them.
 	conditional []Schema
+	dependent   map[string][]string
 }
 
 func (d *objectDoc) schema() Schema {
@@ -178,6 +180,9 @@ func (d *objectDoc) schema() Schema {
 	s := Schema{"type": "object", "required": required, "properties": d.props}
 	if len(d.conditional) > 0 {
 		s["allOf"] = d.conditional
+	}
+	if len(d.dependent) > 0 {
+		s["dependentRequired"] = d.dependent
 	}
 	return s
 }
