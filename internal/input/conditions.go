@@ -54,9 +54,7 @@ func (f *Fields) RequiredWhen(field string, conds ...When) {
 // document states it as dependentRequired.
 func (f *Fields) RequiredWith(field, other string) {
 	if !f.Binding() {
-		if _, declared := f.doc.props[other]; !declared {
-			panic(fmt.Sprintf("input: %s is required with %s, which is not declared before it", field, other))
-		}
+		f.mustBeDeclared(field, other)
 		if f.doc.dependent == nil {
 			f.doc.dependent = map[string][]string{}
 		}
@@ -79,9 +77,7 @@ func (f *Fields) requirementSchema(field string, conds []When) Schema {
 	props := map[string]any{}
 	var present []string
 	for _, c := range conds {
-		if _, declared := f.doc.props[c.Field]; !declared {
-			panic(fmt.Sprintf("input: %s is required when %s, which is not declared before it", field, c.Field))
-		}
+		f.mustBeDeclared(field, c.Field)
 		props[c.Field] = Schema{"enum": c.Values}
 		present = append(present, c.Field)
 	}
@@ -97,4 +93,33 @@ func (f *Fields) remember(name string, v any) {
 		f.values = map[string]any{}
 	}
 	f.values[name] = v
+}
+
+// RequiredUnless declares that field must be sent unless other is: the
+// document states it as if other is absent, then field is required.
+func (f *Fields) RequiredUnless(field, other string) {
+	if !f.Binding() {
+		f.mustBeDeclared(field, other)
+		f.doc.conditional = append(f.doc.conditional, Schema{
+			"if":   Schema{"not": Schema{"required": []string{other}}},
+			"then": Schema{"required": []string{field}},
+		})
+		return
+	}
+	if _, sent, null := f.src.lookup(other); sent && !null {
+		return
+	}
+	if _, sent, null := f.src.lookup(field); (sent && !null) || f.Has(field) {
+		return
+	}
+	f.Fail(field, "field.required_unless_given", other)
+}
+
+// mustBeDeclared panics unless other was declared before the requirement
+// on field that names it: the document would otherwise state a condition
+// on a field it does not publish.
+func (f *Fields) mustBeDeclared(field, other string) {
+	if _, declared := f.doc.props[other]; !declared {
+		panic(fmt.Sprintf("input: the requirement on %s names %s, which is not declared before it", field, other))
+	}
 }

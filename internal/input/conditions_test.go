@@ -17,7 +17,8 @@ type shipment struct {
 	Errors
 	State, Mode, Carrier, Tracking Opt[string]
 	Insured                        Opt[bool]
-	Value                          Opt[string]
+	Value, Label                   Opt[string]
+	Declared                       Opt[bool]
 }
 
 func (s *shipment) Declare(f *Fields) {
@@ -31,6 +32,9 @@ func (s *shipment) Declare(f *Fields) {
 	f.RequiredWhen("tracking", Is("state", "shipped"), Is("mode", "courier"))
 	f.RequiredWhen("value", Is("insured", true))
 	f.RequiredWith("mode", "tracking")
+	f.Text("label", &s.Label, Text{Max: 20})
+	f.RequiredUnless("label", "tracking")
+	f.Bool("declared", &s.Declared, Bool{FalseKey: "field.sole_responsibility"})
 }
 
 // The binder and the published schema agree on every body: each refusal
@@ -49,19 +53,22 @@ func TestRequiredWhenBindsAsItIsDescribed(t *testing.T) {
 		body   string
 		errors map[string]string
 	}{
-		{`{"state":"draft"}`, map[string]string{}},
-		{`{"state":"shipped"}`, map[string]string{"carrier": "field.required_with"}},
-		{`{"state":"shipped","carrier":null}`, map[string]string{"carrier": "field.required_with"}},
-		{`{"state":"shipped","carrier":"DPD","mode":"post"}`, map[string]string{}},
-		{`{"state":"shipped","carrier":"DPD","mode":"courier"}`, map[string]string{"tracking": "field.required"}},
-		{`{"state":"draft","mode":"courier"}`, map[string]string{}},
-		{`{"state":"draft","insured":true}`, map[string]string{"value": "field.required_with"}},
-		{`{"state":"draft","insured":false}`, map[string]string{}},
+		{`{"state":"draft","label":"L"}`, map[string]string{}},
+		{`{"state":"draft"}`, map[string]string{"label": "field.required_unless_given"}},
+		{`{"state":"draft","label":"L","declared":true}`, map[string]string{}},
+		{`{"state":"draft","label":"L","declared":false}`, map[string]string{"declared": "field.sole_responsibility"}},
+		{`{"state":"shipped","label":"L"}`, map[string]string{"carrier": "field.required_with"}},
+		{`{"state":"shipped","carrier":null,"label":"L"}`, map[string]string{"carrier": "field.required_with"}},
+		{`{"state":"shipped","carrier":"DPD","mode":"post","label":"L"}`, map[string]string{}},
+		{`{"state":"shipped","carrier":"DPD","mode":"courier","label":"L"}`, map[string]string{"tracking": "field.required"}},
+		{`{"state":"draft","mode":"courier","label":"L"}`, map[string]string{}},
+		{`{"state":"draft","insured":true,"label":"L"}`, map[string]string{"value": "field.required_with"}},
+		{`{"state":"draft","insured":false,"label":"L"}`, map[string]string{}},
 		{`{"state":"draft","tracking":"X1"}`, map[string]string{"mode": "field.required_when_given"}},
 		{`{"state":"draft","tracking":"X1","mode":"post"}`, map[string]string{}},
 		// A condition on an invalid value does not hold: that field has
 		// its own error, and no second one is piled on.
-		{`{"state":"lost"}`, map[string]string{"state": "field.one_of"}},
+		{`{"state":"lost","label":"L"}`, map[string]string{"state": "field.one_of"}},
 	}
 	for _, tc := range cases {
 		var s shipment

@@ -214,16 +214,22 @@ func (f *Fields) Decimal(name string, dst *Opt[decimal.Decimal], r Decimal) {
 	}
 }
 
-// Bool is a boolean field.
+// Bool is a boolean field. With FalseKey, only true is accepted, and
+// false is refused with that message.
 type Bool struct {
 	Required bool
 	Desc     Msg
+	FalseKey string
 }
 
 // Bool binds a boolean field.
 func (f *Fields) Bool(name string, dst *Opt[bool], r Bool) {
 	if !f.Binding() {
-		f.describe(name, r.Required, withDesc(Schema{"type": "boolean"}, r.Desc))
+		s := Schema{"type": "boolean"}
+		if r.FalseKey != "" {
+			s["enum"] = []bool{true}
+		}
+		f.describe(name, r.Required, withDesc(s, r.Desc))
 		return
 	}
 	raw, sent, null, ok := f.field(name, r.Required, false)
@@ -240,6 +246,10 @@ func (f *Fields) Bool(name string, dst *Opt[bool], r Bool) {
 	}
 	if err != nil {
 		f.Fail(name, "field.boolean")
+		return
+	}
+	if !b && r.FalseKey != "" {
+		f.Fail(name, r.FalseKey)
 		return
 	}
 	dst.Value = b

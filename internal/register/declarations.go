@@ -60,6 +60,10 @@ func enums(name string, values ...string) Field {
 	return Field{Name: name, Kind: Enums, Values: values}
 }
 func boolean(name string) Field { return Field{Name: name, Kind: Bool} }
+
+// truth is a statement that must be made: only true is accepted, and
+// falseKey is the message refusing false.
+func truth(name, falseKey string) Field { return Field{Name: name, Kind: Bool, FalseKey: falseKey} }
 func integer(name string, lowest, highest int) Field {
 	return Field{Name: name, Kind: Int, Min: lowest, Max: highest}
 }
@@ -74,38 +78,23 @@ func objects(name string, most int, f ...Field) Field {
 // must makes a field required.
 func must(f Field) Field { f.Required = true; return f }
 
-// requiredWhen requires field when cond holds; the message names the
-// field and value that made it required.
-func requiredWhen(field, because string, value any, cond func(v Values, s Subject) bool) Rule {
-	return func(v Values, s Subject, fail Fail) {
-		if cond(v, s) && !v.Has(field) {
-			fail(field, "field.required_with", because, value)
-		}
-	}
+// requiredWhen requires field when another field holds a value.
+func requiredWhen(field string, when input.When) Requirement {
+	return func(f *input.Fields) { f.RequiredWhen(field, when) }
 }
 
 // whenGiven requires field when other was sent.
-func whenGiven(field, other string) Rule {
-	return func(v Values, _ Subject, fail Fail) {
-		if v.Has(other) && !v.Has(field) {
-			fail(field, "field.required_when_given", other)
-		}
-	}
+func whenGiven(field, other string) Requirement {
+	return func(f *input.Fields) { f.RequiredWith(field, other) }
 }
 
 // unlessGiven requires field when other was not sent.
-func unlessGiven(field, other string) Rule {
-	return func(v Values, _ Subject, fail Fail) {
-		if !v.Has(other) && !v.Has(field) {
-			fail(field, "field.required_unless_given", other)
-		}
-	}
+func unlessGiven(field, other string) Requirement {
+	return func(f *input.Fields) { f.RequiredUnless(field, other) }
 }
 
 // whenTrue requires field when the boolean flag is true.
-func whenTrue(field, flag string) Rule {
-	return requiredWhen(field, flag, true, func(v Values, _ Subject) bool { return v.Bool(flag) })
-}
+func whenTrue(field, flag string) Requirement { return requiredWhen(field, input.Is(flag, true)) }
 
 var hundred = decimal.NewFromInt(100)
 
@@ -159,11 +148,13 @@ var packagingClassification = &Register{
 			return "very_thick"
 		}},
 	},
-	Rules: []Rule{
-		requiredWhen("annex_ii_category", "is_packaging", true, func(v Values, _ Subject) bool { return v.Bool("is_packaging") }),
+	Requires: []Requirement{
+		whenTrue("annex_ii_category", "is_packaging"),
 		whenTrue("contact_sensitive_basis", "contact_sensitive"),
 		whenTrue("minor_material_share", "composite"),
 		whenTrue("capacity", "sup_beverage_bottle"),
+	},
+	Rules: []Rule{
 		func(v Values, _ Subject, fail Fail) {
 			if v.Bool("food_contact") && !v.Bool("contact_sensitive") {
 				fail("contact_sensitive", "field.food_contact_is_contact_sensitive")
@@ -227,8 +218,10 @@ var chemicalSafety = &Register{
 		}},
 	},
 	Rules: []Rule{
-		foodContactRequires("pfas_max_individual"), foodContactRequires("pfas_sum_targeted"),
-		foodContactRequires("pfas_total"), foodContactRequires("total_fluorine"),
+		foodContactRequires("pfas_max_individual"),
+		foodContactRequires("pfas_sum_targeted"),
+		foodContactRequires("pfas_total"),
+		foodContactRequires("total_fluorine"),
 		func(v Values, _ Subject, fail Fail) {
 			// Art. 5(5)(c): above 50 mg/kg of total fluorine the supplier
 			// must prove whether it is PFAS.
@@ -292,7 +285,7 @@ var recyclability = &Register{
 			return Grade(score)
 		}},
 	},
-	Rules: []Rule{
+	Requires: []Requirement{
 		unlessGiven("dfr_score", "exemption"),
 		whenTrue("innovative_notification", "innovative"),
 	},
@@ -342,6 +335,9 @@ var minimization = &Register{
 			return quantityOf(m.Sub(lowest), "g")
 		}},
 	},
+	Requires: []Requirement{
+		whenGiven("exception_evidence", "exception"),
+	},
 	Rules: []Rule{
 		func(v Values, _ Subject, fail Fail) {
 			// Art. 10(2): double walls, false bottoms and unnecessary layers
@@ -350,7 +346,6 @@ var minimization = &Register{
 				fail("exception", "field.volume_feature_needs_exception")
 			}
 		},
-		whenGiven("exception_evidence", "exception"),
 	},
 }
 
@@ -437,10 +432,8 @@ var restrictedFormats = &Register{
 			"micro_enterprise", "handling_grouped"),
 		document("exemption_evidence"),
 	},
-	Rules: []Rule{
-		requiredWhen("pre_packed_mass", "use_context", "fresh_fruit_vegetables", func(v Values, _ Subject) bool {
-			return v.String("use_context") == "fresh_fruit_vegetables"
-		}),
+	Requires: []Requirement{
+		requiredWhen("pre_packed_mass", input.Is("use_context", "fresh_fruit_vegetables")),
 		whenTrue("exemption_basis", "exemption_claimed"),
 	},
 }
@@ -505,8 +498,10 @@ var reuseUnits = &Register{
 		integer("return_events", 0, 1000000),
 		date("end_of_life_on"),
 	},
+	Requires: []Requirement{
+		requiredWhen("units_in_batch", input.Is("identifier_kind", "batch")),
+	},
 	Rules: []Rule{
-		requiredWhen("units_in_batch", "identifier_kind", "batch", func(v Values, _ Subject) bool { return v.String("identifier_kind") == "batch" }),
 		func(v Values, _ Subject, fail Fail) {
 			added, ok := v.Date("added_on")
 			end, ok2 := v.Date("end_of_life_on")
@@ -529,7 +524,9 @@ var compostability = &Register{
 		text("test_lab", 300),
 		text("label_text", 1000),
 	},
-	Rules: []Rule{whenTrue("home_certificate", "home_compostable")},
+	Requires: []Requirement{
+		whenTrue("home_certificate", "home_compostable"),
+	},
 }
 
 var biobased = &Register{
@@ -543,7 +540,7 @@ var biobased = &Register{
 		document("certificate"),
 		text("claim_text", 1000),
 	},
-	Rules: []Rule{
+	Requires: []Requirement{
 		whenGiven("certificate", "claim_text"),
 	},
 }
@@ -618,7 +615,7 @@ var euDeclarations = &Register{
 		must(text("packaging_identification", 500)),
 		must(text("manufacturer", 1000)),
 		text("authorised_representative", 1000),
-		must(boolean("sole_responsibility_statement")),
+		must(truth("sole_responsibility_statement", "field.sole_responsibility")),
 		must(text("object_description", 2000)),
 		must(text("union_legislation", 2000)),
 		text("standards", 2000),
@@ -630,11 +627,4 @@ var euDeclarations = &Register{
 		must(date("placed_on_market_on")),
 	},
 	Derived: []Derived{{Name: "retention_until", Kind: Date, Compute: retentionUntil}},
-	Rules: []Rule{
-		func(v Values, _ Subject, fail Fail) {
-			if v.Has("sole_responsibility_statement") && !v.Bool("sole_responsibility_statement") {
-				fail("sole_responsibility_statement", "field.sole_responsibility")
-			}
-		},
-	},
 }

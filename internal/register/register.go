@@ -50,6 +50,9 @@ type Field struct {
 	Max      int        // Text: characters; Int: largest value; Objects: entries
 	Min      int        // Int: smallest value
 	Fields   []Field    // Objects: the fields of each entry
+	// FalseKey, for a Bool, refuses false with its message: a statement
+	// the law requires to be made.
+	FalseKey string
 	// Prefill is the evidence code whose accepted value on the item stands
 	// in for a quantity the client leaves out; the field is then required
 	// only when no such evidence exists.
@@ -76,8 +79,14 @@ type Subject struct {
 // Fail records a message about a value, by its name under values.
 type Fail func(field, key string, args ...any)
 
-// Rule is a cross-field rule.
+// Rule is a cross-field rule that the document cannot state: one that
+// needs the item (Subject) or compares values.
 type Rule func(v Values, s Subject, fail Fail)
+
+// Requirement is a value required because of another value's presence
+// or value. It is declared with the fields, so it is both the binder's
+// check and the document's (input.Fields.RequiredWhen and its kin).
+type Requirement func(f *input.Fields)
 
 // Register is one register's declaration.
 type Register struct {
@@ -88,6 +97,7 @@ type Register struct {
 	Reviewable bool
 	Fields     []Field
 	Derived    []Derived
+	Requires   []Requirement
 	Rules      []Rule
 }
 
@@ -126,7 +136,12 @@ func Label(name string) input.Msg { return input.Msg("register.field." + name) }
 // Declare binds the values of a create body into v (or describes them):
 // each field by its kind. A prefilled field is optional here; the domain
 // command requires it once no evidence stood in for it.
-func (r *Register) Declare(f *input.Fields, v Values) { declareFields(f, r.Fields, v) }
+func (r *Register) Declare(f *input.Fields, v Values) {
+	declareFields(f, r.Fields, v)
+	for _, require := range r.Requires {
+		require(f)
+	}
+}
 
 func declareFields(f *input.Fields, fields []Field, v Values) {
 	for _, fd := range fields {
@@ -153,7 +168,7 @@ func declareField(f *input.Fields, fd Field, v Values) {
 		keep(o.Set() && o.Value != "", o.Value)
 	case Bool:
 		var o input.Opt[bool]
-		f.Bool(fd.Name, &o, input.Bool{Required: required, Desc: desc})
+		f.Bool(fd.Name, &o, input.Bool{Required: required, Desc: desc, FalseKey: fd.FalseKey})
 		keep(o.Set() && !f.Has(fd.Name), o.Value)
 	case Int:
 		var o input.Opt[int]

@@ -124,3 +124,28 @@ func TestDecodeGivesBackWhatBindingProduced(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "30", esr.String())
 }
+
+// The requirements between values are published with the register's
+// body, as the binder enforces them: a client generated from the
+// document knows that a packaging item needs its Annex II category, a
+// recyclability entry its score unless exempted, and that a declaration
+// of conformity states sole responsibility.
+func TestRequirementsArePublished(t *testing.T) {
+	schema := func(slug string) string {
+		reg, ok := ByName(slug)
+		require.True(t, ok, slug)
+		b, err := json.Marshal(input.Describe(&entryBody{reg: reg}))
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Contains(t, schema("packaging-classification"), `{"if":{"properties":{"is_packaging":{"enum":[true]}},"required":["is_packaging"]},"then":{"properties":{"annex_ii_category":{"not":{"type":"null"}}},"required":["annex_ii_category"]}}`)
+	assert.Contains(t, schema("recyclability"), `{"if":{"not":{"required":["exemption"]}},"then":{"required":["dfr_score"]}}`)
+	assert.Contains(t, schema("eu-declarations"), `"sole_responsibility_statement":{"description":"register.field.sole_responsibility_statement","enum":[true],"type":"boolean"}`)
+}
+
+type entryBody struct {
+	input.Errors
+	reg *Register
+}
+
+func (b *entryBody) Declare(f *input.Fields) { b.reg.Declare(f, Values{}) }
