@@ -91,6 +91,7 @@ func (s *Shape) DescribeField(field, key string) {
 //	signed      a decimal that may be negative
 //	const=<v>   a field that always holds the JSON value v
 //	object      a json.RawMessage that is always a JSON object
+//	objects     a json.RawMessage that is always a JSON array of objects
 //	desc=<key>  the message key of the field's description, translated
 //	            in each locale's document
 const schemaTag = "schema"
@@ -137,6 +138,7 @@ type fieldOptions struct {
 	sha256   bool
 	signed   bool
 	object   bool
+	objects  bool
 	constant any
 	descKey  string
 }
@@ -176,8 +178,11 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 	case nullDecimalType:
 		return Nullable(g.bare(decimalType, o))
 	case rawType:
-		if o.object {
+		switch {
+		case o.object:
 			return Schema{"type": "object"}
+		case o.objects:
+			return ArrayOf(Schema{"type": "object"})
 		}
 		return Schema{}
 	}
@@ -330,6 +335,8 @@ func parseOptions(tag, where string) fieldOptions {
 			}
 		case "object":
 			o.object = true
+		case "objects":
+			o.objects = true
 		case "desc":
 			o.descKey = value
 		default:

@@ -18,11 +18,12 @@ type modelBase struct {
 
 type modelOuter struct {
 	modelBase
-	Note   *string        `json:"note"`
-	Hash   string         `json:"hash" schema:"sha256"`
-	Done   bool           `json:"done" schema:"const=true"`
-	Counts map[string]int `json:"counts"`
-	Inner  []modelInner   `json:"inner"`
+	Note   *string         `json:"note"`
+	Hash   string          `json:"hash" schema:"sha256"`
+	Done   bool            `json:"done" schema:"const=true"`
+	Counts map[string]int  `json:"counts"`
+	Inner  []modelInner    `json:"inner"`
+	Parts  json.RawMessage `json:"parts" schema:"objects"`
 }
 
 func (modelOuter) Declare(s *Shape) {
@@ -39,12 +40,13 @@ func TestModelDeclarations(t *testing.T) {
 	got, err := json.Marshal(Schemas([]Model{ModelOf[modelOuter]("Outer")})["Outer"])
 	assert.NoError(t, err)
 	assert.JSONEq(t, `{"type":"object","description":"schema.outer",
-		"required":["counts","done","hash","inner","note","status"],
+		"required":["counts","done","hash","inner","note","parts","status"],
 		"properties":{
 			"note":{"type":["string","null"]},
 			"status":{"type":"string","description":"outer.status"},
 			"hash":{"type":"string","pattern":"^[0-9a-f]{64}$"},
 			"done":{"type":"boolean","const":true},
+			"parts":{"type":"array","items":{"type":"object"}},
 			"counts":{"type":"object","required":["a","b"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}},
 			"inner":{"type":"array","items":{"type":"object","required":["kind"],"properties":{"kind":{"type":"string","enum":["x","y"]}}}}}}`,
 		string(got))
