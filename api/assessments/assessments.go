@@ -45,36 +45,9 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Query(h.summary), kit.OK(kit.Ref("PPWRSummary"))),
 		},
-		Schemas: map[string]kit.Schema{"Assessment": schema(), "RuleOutcome": outcomeSchema(), "PPWRSummary": summarySchema()},
+		Models: []kit.Model{kit.ModelOf[assessmentJSON]("Assessment"), kit.ModelOf[outcomeJSON]("RuleOutcome"),
+			kit.ModelOf[summaryJSON]("PPWRSummary")},
 	}
-}
-
-func schema() kit.Schema {
-	counts := map[string]kit.Schema{}
-	for _, o := range rules.Outcomes {
-		counts[o] = kit.Int()
-	}
-	s := kit.Object(kit.WithReview(map[string]kit.Schema{
-		"id": kit.UUID(), "item": kit.UUID(), "catalog_revision": kit.Int(), "data_version": kit.UUID(), "date": kit.Date(),
-		"rule_sets": kit.ArrayOf(kit.Object(map[string]kit.Schema{"code": kit.Str(), "version": kit.Str()})), "markets": kit.ArrayOf(kit.UUID()),
-		"status": kit.Described(kit.Enum(assessments.AssessmentStatuses...), "assessment.status"),
-		"stale":  kit.Described(kit.Bool(), "assessment.stale"),
-		"counts": kit.Object(counts), "results": kit.ArrayOf(kit.Ref("RuleOutcome")),
-		"entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()), "created_at": kit.DateTime(),
-	}, kit.Described(kit.Enum(assessments.AssessmentReviewStatuses...), "assessment.review_status")))
-	return kit.Described(s, "schema.assessment")
-}
-
-func outcomeSchema() kit.Schema {
-	return kit.Object(map[string]kit.Schema{
-		"rule": kit.Str(), "article": kit.Str(), "rule_set": kit.Str(),
-		"check":   kit.Enum(rules.PassFail, rules.GradedCheck, rules.Documentation, rules.Classification),
-		"outcome": kit.Enum(rules.Outcomes...), "grade": kit.Nullable(kit.Enum("A", "B", "C", "non_recyclable")),
-		"applies_from":             kit.Date(),
-		"applies_from_pending_act": kit.Described(kit.Bool(), "assessment.pending_act"),
-		"reason":                   kit.Nullable(kit.Str()), "reason_text": kit.Nullable(kit.Str()), "reason_args": kit.ArrayOf(kit.Str()),
-		"missing": kit.ArrayOf(kit.Str()), "entries": kit.ArrayOf(kit.UUID()), "evidence": kit.ArrayOf(kit.UUID()),
-	})
 }
 
 type outcomeJSON struct {
@@ -83,22 +56,37 @@ type outcomeJSON struct {
 	ReasonText *string `json:"reason_text"`
 }
 
+func (outcomeJSON) Declare(s *kit.Shape) {
+	s.Enum("check", rules.PassFail, rules.GradedCheck, rules.Documentation, rules.Classification)
+	s.Enum("outcome", rules.Outcomes...)
+	s.Enum("grade", "A", "B", "C", "non_recyclable")
+	s.DescribeField("applies_from_pending_act", "assessment.pending_act")
+}
+
 type assessmentJSON struct {
 	ID              uuid.UUID                    `json:"id"`
 	Item            uuid.UUID                    `json:"item"`
 	CatalogRevision int                          `json:"catalog_revision"`
 	DataVersion     uuid.UUID                    `json:"data_version"`
-	Date            string                       `json:"date"`
+	Date            string                       `json:"date" schema:"date"`
 	RuleSets        []assessments.RuleSetVersion `json:"rule_sets"`
 	Markets         []uuid.UUID                  `json:"markets"`
-	Status          string                       `json:"status"`
-	Stale           bool                         `json:"stale"`
+	Status          string                       `json:"status" schema:"desc=assessment.status"`
+	Stale           bool                         `json:"stale" schema:"desc=assessment.stale"`
 	Counts          map[string]int               `json:"counts"`
 	Results         []outcomeJSON                `json:"results"`
 	Entries         []uuid.UUID                  `json:"entries"`
 	Evidence        []uuid.UUID                  `json:"evidence"`
 	CreatedAt       time.Time                    `json:"created_at"`
 	kit.ReviewJSON
+}
+
+func (assessmentJSON) Declare(s *kit.Shape) {
+	s.Describe("schema.assessment")
+	s.Enum("status", assessments.AssessmentStatuses...)
+	s.Keys("counts", rules.Outcomes...)
+	s.Enum("review_status", assessments.AssessmentReviewStatuses...)
+	s.DescribeField("review_status", "assessment.review_status")
 }
 
 // render answers an assessment in the request's language.
@@ -209,13 +197,13 @@ func (q *summaryQuery) Declare(f *input.Fields) { f.Date("date", &q.Date, input.
 type ruleDateJSON struct {
 	Rule        string `json:"rule"`
 	Article     string `json:"article"`
-	AppliesFrom string `json:"applies_from"`
+	AppliesFrom string `json:"applies_from" schema:"date"`
 	Pending     bool   `json:"applies_from_pending_act"`
 }
 
 type summaryJSON struct {
 	Item            uuid.UUID              `json:"item"`
-	Date            string                 `json:"date"`
+	Date            string                 `json:"date" schema:"date"`
 	CatalogRevision int                    `json:"catalog_revision"`
 	Notice          string                 `json:"notice"`
 	Markets         []summaryMarketJSON    `json:"markets"`
@@ -227,6 +215,8 @@ type summaryJSON struct {
 	OpenIssues      []summaryIssueJSON     `json:"open_issues"`
 }
 
+func (summaryJSON) Declare(s *kit.Shape) { s.Describe("schema.ppwr_summary") }
+
 type summaryMarketJSON struct {
 	Scenario     uuid.UUID `json:"scenario"`
 	Country      string    `json:"country"`
@@ -235,10 +225,16 @@ type summaryMarketJSON struct {
 
 type summaryAssessmentJSON struct {
 	ID           uuid.UUID         `json:"id"`
-	Date         string            `json:"date"`
+	Date         string            `json:"date" schema:"date"`
 	Status       string            `json:"status"`
 	ReviewStatus string            `json:"review_status"`
 	Outcomes     map[string]string `json:"outcomes"`
+}
+
+func (summaryAssessmentJSON) Declare(s *kit.Shape) {
+	s.Enum("status", assessments.AssessmentStatuses...)
+	s.Enum("review_status", assessments.AssessmentReviewStatuses...)
+	s.Enum("outcomes", rules.Outcomes...)
 }
 
 type coverageJSON struct {
@@ -254,23 +250,6 @@ type summaryIssueJSON struct {
 	Severity string    `json:"severity"`
 	Message  string    `json:"message"`
 	OpenedAt time.Time `json:"opened_at"`
-}
-
-func summarySchema() kit.Schema {
-	ruleDate := kit.Object(map[string]kit.Schema{"rule": kit.Str(), "article": kit.Str(), "applies_from": kit.Date(),
-		"applies_from_pending_act": kit.Bool()})
-	return kit.Described(kit.Object(map[string]kit.Schema{
-		"item": kit.UUID(), "date": kit.Date(), "catalog_revision": kit.Int(), "notice": kit.Str(),
-		"markets":    kit.ArrayOf(kit.Object(map[string]kit.Schema{"scenario": kit.UUID(), "country": kit.Str(), "economic_role": kit.Nullable(kit.Str())})),
-		"applicable": kit.ArrayOf(ruleDate), "upcoming": kit.ArrayOf(ruleDate), "next_deadline": kit.Nullable(ruleDate),
-		"assessment": kit.Nullable(kit.Object(map[string]kit.Schema{"id": kit.UUID(), "date": kit.Date(),
-			"status": kit.Enum(assessments.AssessmentStatuses...), "review_status": kit.Enum(assessments.AssessmentReviewStatuses...),
-			"outcomes": kit.Schema{"type": "object", "additionalProperties": kit.Enum(rules.Outcomes...)}})),
-		"registers": kit.ArrayOf(kit.Object(map[string]kit.Schema{"register": kit.Str(), "covered": kit.Bool(),
-			"entry": kit.Nullable(kit.UUID()), "review_status": kit.Nullable(kit.Str())})),
-		"open_issues": kit.ArrayOf(kit.Object(map[string]kit.Schema{"id": kit.UUID(), "kind": kit.Str(), "severity": kit.Str(),
-			"message": kit.Str(), "opened_at": kit.DateTime()})),
-	}), "schema.ppwr_summary")
 }
 
 func ruleDate(r assessments.RuleDate) ruleDateJSON {

@@ -42,51 +42,8 @@ func Area(d kit.Deps) kit.Area {
 				Handle(kit.Query(h.download), kit.Response{Status: http.StatusOK, ContentType: "application/octet-stream",
 					Schema: kit.Binary(), Headers: []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
-		Schemas: schemas(),
-	}
-}
-
-func schemas() map[string]kit.Schema {
-	dec := kit.DecimalString()
-	groups := kit.Enum(dictionaries.BDOGroups()...)
-	return map[string]kit.Schema{
-		"BDOSourcePage": kit.Described(kit.Object(map[string]kit.Schema{
-			"data": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"key": kit.Str(), "kind": kit.Enum("flow", "supply"), "id": kit.UUID(), "date": kit.Date(), "item": kit.UUID(),
-				"material_code": kit.Str(), "material_group": kit.Nullable(groups), "reusable": kit.Bool(),
-				"packaging_function": kit.Nullable(kit.Str()), "mass_g": dec, "mass_mg": dec,
-				"suggested_section": kit.Enum(bdo.BDOSections...), "state": kit.Enum(bdo.BDOStates...),
-				"classification": kit.Nullable(kit.Object(map[string]kit.Schema{
-					"section": kit.Enum(bdo.BDOSections...), "material_group": kit.Nullable(groups), "reusable": kit.Nullable(kit.Bool()),
-					"excluded": kit.Bool(), "exclusion_reason": kit.Nullable(kit.Str()), "classified_at": kit.DateTime(),
-				})),
-			})),
-			"page": kit.Int(), "per_page": kit.Int(), "total": kit.Int(), "year": kit.Int(),
-			"summary": kit.Object(map[string]kit.Schema{
-				"totals": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"material_group": kit.Nullable(groups), "single_use_mg": dec, "reusable_mg": dec, "total_mg": dec,
-				})),
-				"total_mg": dec, "unclassified": kit.Int(), "excluded": kit.Int(),
-			}),
-			"requestId": kit.UUID(),
-		}), "schema.bdo_sources"),
-		"ReportRun": kit.Described(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "year": kit.Int(), "status": kit.Enum(bdo.BDOReportStatuses...),
-			"settlement_mode": kit.Enum(bdo.NotCalculated), "rounding": kit.Str(), "source_count": kit.Int(),
-			"totals": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"section": kit.Enum(bdo.BDOSections...), "material_group": kit.Nullable(groups), "single_use_g": dec, "reusable_g": dec,
-				"single_use_mg": dec, "reusable_mg": dec, "total_mg": dec, "sources": kit.Int(),
-			})),
-			"warnings": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"code": kit.Enum(bdo.WarningUnclassified, bdo.WarningNoMass, bdo.WarningNoGroup), "count": kit.Int(),
-				"sources": kit.ArrayOf(kit.Str()),
-			})),
-			"export_status": kit.Enum(bdo.ExportStatuses...), "export_error": kit.Nullable(kit.Str()),
-			"rendered_at": kit.Nullable(kit.DateTime()), "created_at": kit.DateTime(),
-		}), "schema.bdo_report"),
-		"BDOClassificationResult": kit.Object(map[string]kit.Schema{
-			"year": kit.Int(), "classified": kit.Int(), "sources": kit.ArrayOf(kit.Str()), "requestId": kit.UUID(),
-		}),
+		Models: []kit.Model{kit.ModelOf[sourcePageJSON]("BDOSourcePage"), kit.ModelOf[reportJSON]("ReportRun"),
+			kit.ModelOf[classificationResultJSON]("BDOClassificationResult")},
 	}
 }
 
@@ -114,11 +71,16 @@ type classificationJSON struct {
 	ClassifiedAt    time.Time `json:"classified_at"`
 }
 
+func (classificationJSON) Declare(s *kit.Shape) {
+	s.Enum("section", bdo.BDOSections...)
+	s.Enum("material_group", dictionaries.BDOGroups()...)
+}
+
 type sourceJSON struct {
 	Key               string              `json:"key"`
 	Kind              string              `json:"kind"`
 	ID                uuid.UUID           `json:"id"`
-	Date              string              `json:"date"`
+	Date              string              `json:"date" schema:"date"`
 	Item              uuid.UUID           `json:"item"`
 	MaterialCode      string              `json:"material_code"`
 	MaterialGroup     *string             `json:"material_group"`
@@ -131,11 +93,42 @@ type sourceJSON struct {
 	Classification    *classificationJSON `json:"classification"`
 }
 
+func (sourceJSON) Declare(s *kit.Shape) {
+	s.Enum("kind", "flow", "supply")
+	s.Enum("material_group", dictionaries.BDOGroups()...)
+	s.Enum("suggested_section", bdo.BDOSections...)
+	s.Enum("state", bdo.BDOStates...)
+}
+
 type totalJSON struct {
 	MaterialGroup *string         `json:"material_group"`
 	SingleUseMg   decimal.Decimal `json:"single_use_mg"`
 	ReusableMg    decimal.Decimal `json:"reusable_mg"`
 	TotalMg       decimal.Decimal `json:"total_mg"`
+}
+
+func (totalJSON) Declare(s *kit.Shape) { s.Enum("material_group", dictionaries.BDOGroups()...) }
+
+// sourcePageJSON is a page of the year's sources with the year's summary;
+// its fields are in the order of the map it replaced, so the answer keeps
+// its bytes.
+type sourcePageJSON struct {
+	Data      []sourceJSON      `json:"data"`
+	Page      int               `json:"page"`
+	PerPage   int               `json:"per_page"`
+	RequestID string            `json:"requestId" schema:"uuid"`
+	Summary   sourceSummaryJSON `json:"summary"`
+	Total     int64             `json:"total"`
+	Year      int               `json:"year"`
+}
+
+func (sourcePageJSON) Declare(s *kit.Shape) { s.Describe("schema.bdo_sources") }
+
+type sourceSummaryJSON struct {
+	Excluded     int64           `json:"excluded"`
+	TotalMg      decimal.Decimal `json:"total_mg"`
+	Totals       []totalJSON     `json:"totals"`
+	Unclassified int64           `json:"unclassified"`
 }
 
 // sources answers a page of the year's sources and the year's summary.
@@ -173,9 +166,9 @@ func (h *handlers) sources(c *gin.Context, q *sourcesQuery) error {
 			ReusableMg: bdo.GramsToMg(t.ReusableG), TotalMg: bdo.GramsToMg(sum)}
 		all = all.Add(sum)
 	}
-	c.JSON(http.StatusOK, gin.H{"data": data, "page": page, "per_page": perPage, "total": total, "year": q.Year.Value,
-		"summary":   gin.H{"totals": totals, "total_mg": bdo.GramsToMg(all), "unclassified": summary.Unclassified, "excluded": summary.Excluded},
-		"requestId": kit.State(c).ID})
+	c.JSON(http.StatusOK, sourcePageJSON{Data: data, Page: page, PerPage: perPage, Total: total, Year: q.Year.Value,
+		Summary:   sourceSummaryJSON{Totals: totals, TotalMg: bdo.GramsToMg(all), Unclassified: summary.Unclassified, Excluded: summary.Excluded},
+		RequestID: kit.State(c).ID})
 	return nil
 }
 
@@ -192,8 +185,17 @@ func (h *handlers) classify(c *gin.Context, in *bdo.BDOClassification) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"year": in.Year.Value, "classified": len(keys), "sources": keys, "requestId": kit.State(c).ID})
+	c.JSON(http.StatusOK, classificationResultJSON{Year: in.Year.Value, Classified: len(keys), Sources: keys, RequestID: kit.State(c).ID})
 	return nil
+}
+
+// classificationResultJSON acknowledges a classification; its fields are
+// in the order of the map it replaced.
+type classificationResultJSON struct {
+	Classified int      `json:"classified"`
+	RequestID  string   `json:"requestId" schema:"uuid"`
+	Sources    []string `json:"sources"`
+	Year       int      `json:"year"`
 }
 
 type reportJSON struct {
@@ -209,6 +211,16 @@ type reportJSON struct {
 	ExportError    *string                `json:"export_error"`
 	RenderedAt     *time.Time             `json:"rendered_at"`
 	CreatedAt      time.Time              `json:"created_at"`
+}
+
+func (reportJSON) Declare(s *kit.Shape) {
+	s.Describe("schema.bdo_report")
+	s.Enum("status", bdo.BDOReportStatuses...)
+	s.Enum("settlement_mode", bdo.NotCalculated)
+	s.Enum("totals.section", bdo.BDOSections...)
+	s.Enum("totals.material_group", dictionaries.BDOGroups()...)
+	s.Enum("warnings.code", bdo.WarningUnclassified, bdo.WarningNoMass, bdo.WarningNoGroup)
+	s.Enum("export_status", bdo.ExportStatuses...)
 }
 
 func reportToJSON(r *bdo.BDOReport) reportJSON {

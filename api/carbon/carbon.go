@@ -47,52 +47,8 @@ func Area(d kit.Deps) kit.Area {
 				Answers(carbon.ErrFactorArchived, domain.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("recordId", carbon.ArchiveCarbonFactor, factorToJSON)), kit.OK(factor)),
 		},
-		Schemas: schemas(),
-	}
-}
-
-func schemas() map[string]kit.Schema {
-	dec, nullDec := kit.DecimalString(), kit.Nullable(kit.DecimalString())
-	factorUsed := kit.Object(map[string]kit.Schema{
-		"variant": kit.Enum(carbon.CarbonVariants...), "factor": kit.Nullable(kit.UUID()), "reference_set": kit.Nullable(kit.Str()),
-		"row_id": kit.Nullable(kit.Str()), "source": kit.Str(), "year": kit.Nullable(kit.Int()), "name": kit.Str(), "value": dec,
-		"unit": kit.Str(), "kg_co2e_per_kg": dec, "scope": kit.Str(), "boundary": kit.Nullable(kit.Str()),
-	})
-	return map[string]kit.Schema{
-		"CarbonFactor": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "name": kit.Str(), "material_code": kit.Str(), "variant": kit.Enum(carbon.CarbonVariants...),
-			"value": dec, "unit": kit.Enum(carbon.CarbonUnits...), "kg_co2e_per_kg": dec, "scope": kit.Enum(carbon.CarbonScopes...),
-			"source": kit.Str(), "boundary": kit.Nullable(kit.Str()), "valid_from": kit.Nullable(kit.Date()),
-			"valid_until": kit.Nullable(kit.Date()), "supplier_document": kit.Nullable(kit.UUID()), "active": kit.Bool(),
-			"archived_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-		}),
-		"CarbonCalculation": kit.Described(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "subject": kit.UUID(), "type": kit.Enum(carbon.CarbonTypes...), "date": kit.Date(),
-			"data_version": kit.Nullable(kit.UUID()), "total_kg_co2e": kit.Described(nullDec, "schema.carbon_total"), "complete": kit.Bool(),
-			"lines": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"item": kit.UUID(), "data_version": kit.UUID(), "component": kit.Nullable(kit.UUID()), "material": kit.Str(),
-				"mass_g": dec, "quantity_per_set": nullDec, "recycled_share": dec, "recycled_share_evidence": kit.Nullable(kit.UUID()),
-				"factors": kit.ArrayOf(factorUsed), "kg_co2e": nullDec,
-			})),
-			"missing": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"item": kit.UUID(), "component": kit.Nullable(kit.UUID()), "material": kit.Str(),
-				"missing": kit.Enum(carbon.MissingPrimaryFactor, carbon.MissingRecycledFactor, carbon.MissingUnitConversion, carbon.MissingLines),
-			})),
-			"method": kit.Str(), "created_at": kit.DateTime(),
-		}), "schema.carbon_calculation"),
-		"CarbonFactorReference": kit.Object(map[string]kit.Schema{
-			"sources": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"code": kit.Str(), "title": kit.Str(), "publisher": kit.Str(), "year": kit.Int(), "licence": kit.Str(),
-				"scope": kit.Str(), "unit": kit.Str(), "note": kit.Str(),
-				"rows": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"row_id": kit.Str(), "name": kit.Str(), "variant": kit.Enum(carbonref.Primary, carbonref.Recycled, carbonref.ReUsed),
-					"variant_text": kit.Str(), "value": dec, "kg_co2e_per_kg": dec, "boundary": kit.Nullable(kit.Str()),
-					"materials": kit.ArrayOf(kit.Str()),
-				})),
-			})),
-			"scopes": kit.ArrayOf(kit.Enum(carbon.CarbonScopes...)), "units": kit.ArrayOf(kit.Enum(carbon.CarbonUnits...)),
-			"variants": kit.ArrayOf(kit.Enum(carbon.CarbonVariants...)),
-		}),
+		Models: []kit.Model{kit.ModelOf[factorJSON]("CarbonFactor"), kit.ModelOf[calculationJSON]("CarbonCalculation"),
+			kit.ModelOf[referenceJSON]("CarbonFactorReference")},
 	}
 }
 
@@ -101,9 +57,29 @@ type referenceRowJSON struct {
 	PerKg decimal.Decimal `json:"kg_co2e_per_kg"`
 }
 
+func (referenceRowJSON) Declare(s *kit.Shape) {
+	s.Enum("variant", carbonref.Primary, carbonref.Recycled, carbonref.ReUsed)
+}
+
 type referenceSetJSON struct {
 	carbonref.Set
 	Rows []referenceRowJSON `json:"rows"`
+}
+
+// referenceJSON is the reference factor sets with the values a factor of
+// the organization's own may take; its fields are in the order of the map
+// it replaced, so the answer keeps its bytes.
+type referenceJSON struct {
+	Scopes   []string           `json:"scopes"`
+	Sources  []referenceSetJSON `json:"sources"`
+	Units    []string           `json:"units"`
+	Variants []string           `json:"variants"`
+}
+
+func (referenceJSON) Declare(s *kit.Shape) {
+	s.Enum("scopes", carbon.CarbonScopes...)
+	s.Enum("units", carbon.CarbonUnits...)
+	s.Enum("variants", carbon.CarbonVariants...)
 }
 
 func (h *handlers) reference(c *gin.Context) error {
@@ -114,7 +90,7 @@ func (h *handlers) reference(c *gin.Context) error {
 			sets[i].Rows[j] = referenceRowJSON{Row: r, PerKg: r.PerKg()}
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"sources": sets, "scopes": carbon.CarbonScopes, "units": carbon.CarbonUnits, "variants": carbon.CarbonVariants})
+	c.JSON(http.StatusOK, referenceJSON{Sources: sets, Scopes: carbon.CarbonScopes, Units: carbon.CarbonUnits, Variants: carbon.CarbonVariants})
 	return nil
 }
 
@@ -129,14 +105,20 @@ type factorJSON struct {
 	Scope            string          `json:"scope"`
 	Source           string          `json:"source"`
 	Boundary         *string         `json:"boundary"`
-	ValidFrom        *string         `json:"valid_from"`
-	ValidUntil       *string         `json:"valid_until"`
+	ValidFrom        *string         `json:"valid_from" schema:"date"`
+	ValidUntil       *string         `json:"valid_until" schema:"date"`
 	SupplierDocument *uuid.UUID      `json:"supplier_document"`
 	Active           bool            `json:"active"`
 	ArchivedAt       *time.Time      `json:"archived_at"`
 	Revision         int             `json:"revision"`
 	CreatedAt        time.Time       `json:"created_at"`
 	UpdatedAt        time.Time       `json:"updated_at"`
+}
+
+func (factorJSON) Declare(s *kit.Shape) {
+	s.Enum("variant", carbon.CarbonVariants...)
+	s.Enum("unit", carbon.CarbonUnits...)
+	s.Enum("scope", carbon.CarbonScopes...)
 }
 
 func factorToJSON(f *carbon.CarbonFactor) factorJSON {
@@ -175,14 +157,21 @@ type calculationJSON struct {
 	ID          uuid.UUID              `json:"id"`
 	Subject     uuid.UUID              `json:"subject"`
 	Type        string                 `json:"type"`
-	Date        string                 `json:"date"`
+	Date        string                 `json:"date" schema:"date"`
 	DataVersion *uuid.UUID             `json:"data_version"`
-	Total       *decimal.Decimal       `json:"total_kg_co2e"`
+	Total       *decimal.Decimal       `json:"total_kg_co2e" schema:"desc=schema.carbon_total"`
 	Complete    bool                   `json:"complete"`
 	Lines       []carbon.CarbonLine    `json:"lines"`
 	Missing     []carbon.CarbonMissing `json:"missing"`
 	Method      string                 `json:"method"`
 	CreatedAt   time.Time              `json:"created_at"`
+}
+
+func (calculationJSON) Declare(s *kit.Shape) {
+	s.Describe("schema.carbon_calculation")
+	s.Enum("type", carbon.CarbonTypes...)
+	s.Enum("lines.factors.variant", carbon.CarbonVariants...)
+	s.Enum("missing.missing", carbon.MissingPrimaryFactor, carbon.MissingRecycledFactor, carbon.MissingUnitConversion, carbon.MissingLines)
 }
 
 func calculationToJSON(x *carbon.CarbonCalculation) calculationJSON {

@@ -16,7 +16,7 @@ const tag = "catalog"
 
 type handlers struct{ kit.Deps }
 
-// Area declares the catalogue's operations, schemas and error codes.
+// Area declares the catalogue's operations, models and error codes.
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{d}
 	item := "/catalog-items/{catalogItemId}"
@@ -85,54 +85,9 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getParty", kit.Org+"/parties/{recordId}", tag, a.CatalogRead, a.SuppliersManage).
 				Handle(kit.Do(h.getParty), kit.OK(kit.Ref("Party"))),
 		},
-		Schemas: schemas(),
-	}
-}
-
-// schemas are the catalogue's resources. Request bodies are described by
-// their declarations in the domain and named after their operations.
-func schemas() map[string]kit.Schema {
-	scenario := kit.Object(map[string]kit.Schema{
-		"id": kit.UUID(), "catalog_item": kit.UUID(), "country": kit.Str(),
-		"origin_country": kit.Nullable(kit.Str()), "economic_role": kit.Nullable(kit.Str()), "assessment_date": kit.Nullable(kit.Date()),
-		"active": kit.Bool(), "created_at": kit.DateTime(), "deactivated_at": kit.Nullable(kit.DateTime()),
-	})
-	return map[string]kit.Schema{
-		"CatalogItem": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "internalCode": kit.Str(), "name": kit.Str(), "sourcingType": kit.Enum(catalog.SourcingTypes...),
-			"massG": kit.DecimalString(), "mainMaterialCode": kit.Str(), "stockUnit": kit.Enum(catalog.StockUnits...),
-			"stockTracked": kit.Bool(), "foodContactStatus": kit.Enum(catalog.FoodContactStatuses...),
-			"reuseType": kit.Enum(catalog.ReuseTypes...), "folder": kit.Nullable(kit.UUID()), "family": kit.Nullable(kit.UUID()),
-			"innerLengthMm": kit.Nullable(kit.DecimalString()), "innerWidthMm": kit.Nullable(kit.DecimalString()),
-			"innerHeightMm": kit.Nullable(kit.DecimalString()),
-			"status":        kit.Enum(catalog.ItemActive, catalog.ItemArchived), "revision": kit.Int(), "assessmentsStale": kit.Bool(),
-			"createdAt": kit.DateTime(), "updatedAt": kit.DateTime(), "archivedAt": kit.Nullable(kit.DateTime()),
-		}),
-		"Component": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "catalogItem": kit.UUID(), "name": kit.Str(), "role": kit.Enum(catalog.ComponentRoles...),
-			"materialCode": kit.Str(), "massG": kit.DecimalString(), "createdAt": kit.DateTime(),
-		}),
-		"DataVersion": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "catalogItem": kit.UUID(), "revision": kit.Int(),
-			"specifications": {"type": "object"}, "components": kit.ArrayOf(kit.Schema{"type": "object"}),
-			"markets": kit.ArrayOf(kit.Schema{"type": "object"}), "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-			"createdAt": kit.DateTime(),
-		}),
-		"MarketScenario": scenario,
-		"MarketsResult":  kit.Object(map[string]kit.Schema{"market_revision": kit.Int(), "markets": kit.ArrayOf(kit.Ref("MarketScenario"))}),
-		"Folder": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "name": kit.Str(), "parent": kit.Nullable(kit.UUID()), "revision": kit.Int(),
-			"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-		}),
-		"FolderDeleted": kit.Object(map[string]kit.Schema{"id": kit.UUID(), "deleted": {"type": "boolean", "const": true}}),
-		"Family": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "name": kit.Str(), "description": kit.Nullable(kit.Str()), "revision": kit.Int(),
-			"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-		}),
-		"Party": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "name": kit.Str(), "roles": kit.ArrayOf(kit.Enum(catalog.PartyRoles...)), "country": kit.Str(),
-			"tax_id": kit.Nullable(kit.Str()), "email": kit.Nullable(kit.Str()), "address": kit.Nullable(kit.Str()),
-			"created_at": kit.DateTime(),
-		}),
+		Models: []kit.Model{kit.ModelOf[catalogItemJSON]("CatalogItem"), kit.ModelOf[componentJSON]("Component"),
+			kit.ModelOf[dataVersionJSON]("DataVersion"), kit.ModelOf[marketJSON]("MarketScenario"),
+			kit.ModelOf[marketsResultJSON]("MarketsResult"), kit.ModelOf[folderJSON]("Folder"),
+			kit.ModelOf[folderDeletedJSON]("FolderDeleted"), kit.ModelOf[familyJSON]("Family"), kit.ModelOf[partyJSON]("Party")},
 	}
 }

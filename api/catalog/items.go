@@ -31,6 +31,14 @@ type catalogItemJSON struct {
 	ArchivedAt       *time.Time `json:"archivedAt"`
 }
 
+func (catalogItemJSON) Declare(s *kit.Shape) {
+	s.Enum("sourcingType", catalog.SourcingTypes...)
+	s.Enum("stockUnit", catalog.StockUnits...)
+	s.Enum("foodContactStatus", catalog.FoodContactStatuses...)
+	s.Enum("reuseType", catalog.ReuseTypes...)
+	s.Enum("status", catalog.ItemActive, catalog.ItemArchived)
+}
+
 func catalogItemToJSON(i *catalog.CatalogItem) catalogItemJSON {
 	return catalogItemJSON{
 		ID: i.ID, ItemSpecifications: i.Specifications(), Folder: i.FolderID, Family: i.FamilyID,
@@ -150,6 +158,8 @@ type componentJSON struct {
 	CreatedAt    time.Time       `json:"createdAt"`
 }
 
+func (componentJSON) Declare(s *kit.Shape) { s.Enum("role", catalog.ComponentRoles...) }
+
 func componentToJSON(m *catalog.Component) componentJSON {
 	return componentJSON{ID: m.ID, CatalogItem: m.CatalogItemID, Name: m.Name, Role: m.Role,
 		MaterialCode: m.MaterialCode, MassG: m.MassG, CreatedAt: m.CreatedAt.UTC()}
@@ -216,14 +226,16 @@ func (h *handlers) createComponent(c *gin.Context, in *catalog.ComponentCreate) 
 	return kit.Created(c, comp.ID, componentToJSON(comp))
 }
 
+// dataVersionJSON is a data version as it was frozen: its parts are
+// answered as stored.
 type dataVersionJSON struct {
 	ID             uuid.UUID       `json:"id"`
 	CatalogItem    uuid.UUID       `json:"catalogItem"`
 	Revision       int             `json:"revision"`
-	Specifications json.RawMessage `json:"specifications"`
-	Components     json.RawMessage `json:"components"`
-	Markets        json.RawMessage `json:"markets"`
-	Hash           string          `json:"hash"`
+	Specifications json.RawMessage `json:"specifications" schema:"object"`
+	Components     json.RawMessage `json:"components" schema:"objects"`
+	Markets        json.RawMessage `json:"markets" schema:"objects"`
+	Hash           string          `json:"hash" schema:"sha256"`
 	CreatedAt      time.Time       `json:"createdAt"`
 }
 
@@ -246,7 +258,7 @@ type marketJSON struct {
 	Country        string     `json:"country"`
 	OriginCountry  *string    `json:"origin_country"`
 	EconomicRole   *string    `json:"economic_role"`
-	AssessmentDate *string    `json:"assessment_date"`
+	AssessmentDate *string    `json:"assessment_date" schema:"date"`
 	Active         bool       `json:"active"`
 	CreatedAt      time.Time  `json:"created_at"`
 	DeactivatedAt  *time.Time `json:"deactivated_at"`
@@ -284,6 +296,13 @@ func (h *handlers) replaceMarkets(c *gin.Context, in *catalog.MarketsReplace) er
 	for i := range scenarios {
 		out[i] = marketToJSON(&scenarios[i])
 	}
-	c.JSON(http.StatusOK, gin.H{"market_revision": revision, "markets": out})
+	c.JSON(http.StatusOK, marketsResultJSON{MarketRevision: revision, Markets: out})
 	return nil
+}
+
+// marketsResultJSON is the item's scenarios after a replacement, with the
+// revision the replacement made.
+type marketsResultJSON struct {
+	MarketRevision int          `json:"market_revision"`
+	Markets        []marketJSON `json:"markets"`
 }

@@ -66,8 +66,14 @@ func (h *handlers) deleteFolder(c *gin.Context, in *domain.RevisionRequired) err
 	if err := catalog.DeleteFolder(kit.Work(c), id, in); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"id": id, "deleted": true})
+	c.JSON(http.StatusOK, folderDeletedJSON{ID: id, Deleted: true})
 	return nil
+}
+
+// folderDeletedJSON acknowledges a deletion; Deleted is always true.
+type folderDeletedJSON struct {
+	Deleted bool      `json:"deleted" schema:"const=true"`
+	ID      uuid.UUID `json:"id"`
 }
 
 type familyJSON struct {
@@ -119,6 +125,8 @@ type partyJSON struct {
 	Address   *string   `json:"address"`
 	CreatedAt time.Time `json:"created_at"`
 }
+
+func (partyJSON) Declare(s *kit.Shape) { s.Enum("roles", catalog.PartyRoles...) }
 
 func partyToJSON(p *catalog.Party) partyJSON {
 	roles := []string(p.Roles)

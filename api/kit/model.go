@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -34,8 +35,9 @@ func ModelOf[T any](name string) Model {
 
 // Declarer is a response struct that declares what its field types and
 // tags cannot say: the Go enumeration a string field takes its values
-// from. The schema of the field (of its items for a list, of its values
-// for a map) is that enumeration.
+// from, the keys a map always holds, descriptions. The schema of an
+// enumerated field (of its items for a list, of its values for a map) is
+// that enumeration.
 type Declarer interface {
 	Declare(*Shape)
 }
@@ -43,9 +45,14 @@ type Declarer interface {
 // Shape collects a Declarer's declarations, by JSON field name.
 type Shape struct {
 	enums map[string][]string
+	keys  map[string][]string
+	descs map[string]string // "": the struct's own
 }
 
-// Enum declares that the string values of field are among values.
+// Enum declares that the string values of field are among values. The
+// field may be a path into nested structs that are not models,
+// "lines.factors.variant": a struct of a domain package cannot declare
+// its own.
 func (s *Shape) Enum(field string, values ...string) {
 	if s.enums == nil {
 		s.enums = map[string][]string{}
@@ -53,13 +60,38 @@ func (s *Shape) Enum(field string, values ...string) {
 	s.enums[field] = values
 }
 
+// Keys declares that the map field always holds exactly keys, so each is
+// a required property.
+func (s *Shape) Keys(field string, keys ...string) {
+	if s.keys == nil {
+		s.keys = map[string][]string{}
+	}
+	s.keys[field] = keys
+}
+
+// Describe gives the struct's schema the description of a message key.
+func (s *Shape) Describe(key string) { s.DescribeField("", key) }
+
+// DescribeField gives field the description of a message key: a field an
+// embedded struct of another package lends (a struct's own field takes
+// the desc tag).
+func (s *Shape) DescribeField(field, key string) {
+	if s.descs == nil {
+		s.descs = map[string]string{}
+	}
+	s.descs[field] = key
+}
+
 // Field tags understood beside `json`, as `schema:"option,option"`:
 //
 //	date        a string holding a calendar date (format date)
 //	uri         a string holding a URI (format uri)
 //	uuid        a string holding a UUID (format uuid)
+//	sha256      a string holding a hex SHA-256 digest
 //	signed      a decimal that may be negative
+//	const=<v>   a field that always holds the JSON value v
 //	object      a json.RawMessage that is always a JSON object
+//	objects     a json.RawMessage that is always a JSON array of objects
 //	desc=<key>  the message key of the field's description, translated
 //	            in each locale's document
 const schemaTag = "schema"
@@ -94,14 +126,21 @@ func SchemaOf[T any]() Schema {
 type generator struct {
 	names map[reflect.Type]string
 	path  string // for panics: where the generator is
+	// below are the enumerations an enclosing struct declares for paths
+	// into the nested struct the generator is at.
+	below map[string][]string
 }
 
 type fieldOptions struct {
-	enum    []string
-	format  string
-	signed  bool
-	object  bool
-	descKey string
+	enum     []string
+	keys     []string
+	format   string
+	sha256   bool
+	signed   bool
+	object   bool
+	objects  bool
+	constant any
+	descKey  string
 }
 
 var (
@@ -116,6 +155,9 @@ var (
 
 func (g generator) schema(t reflect.Type, o fieldOptions) Schema {
 	s := g.bare(t, o)
+	if o.constant != nil {
+		s["const"] = o.constant
+	}
 	if o.descKey != "" {
 		s = Described(s, o.descKey)
 	}
@@ -136,8 +178,11 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 	case nullDecimalType:
 		return Nullable(g.bare(decimalType, o))
 	case rawType:
-		if o.object {
+		switch {
+		case o.object:
 			return Schema{"type": "object"}
+		case o.objects:
+			return ArrayOf(Schema{"type": "object"})
 		}
 		return Schema{}
 	}
@@ -152,6 +197,8 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 		switch {
 		case o.enum != nil:
 			return Enum(o.enum...)
+		case o.sha256:
+			return Schema{"type": "string", "pattern": "^[0-9a-f]{64}$"}
 		case o.format != "":
 			return Schema{"type": "string", "format": o.format}
 		}
@@ -169,9 +216,19 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 		if t.Key().Kind() != reflect.String {
 			panic(fmt.Sprintf("kit: %s: map keys of %s are not strings", g.path, t))
 		}
+		if o.keys != nil {
+			props := map[string]any{}
+			for _, k := range o.keys {
+				props[k] = g.bare(t.Elem(), fieldOptions{})
+			}
+			return Schema{"type": "object", "required": slices.Sorted(slices.Values(o.keys)), "properties": props}
+		}
 		return Schema{"type": "object", "additionalProperties": g.bare(t.Elem(), o)}
 	case reflect.Struct:
 		if name, ok := g.names[t]; ok {
+			if len(g.below) > 0 {
+				panic(fmt.Sprintf("kit: %s: model %s declares its own enumerations", g.path, name))
+			}
 			return Ref(name)
 		}
 		return g.object(t)
@@ -186,44 +243,78 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 // absent, every other field is always sent (null when empty).
 func (g generator) object(t reflect.Type) Schema {
 	var decl Shape
+	for path, values := range g.below {
+		decl.Enum(path, values...)
+	}
 	if d, ok := reflect.New(t).Elem().Interface().(Declarer); ok {
 		d.Declare(&decl)
 	}
 	props := map[string]any{}
 	var required []string
 	g.fields(t, &decl, props, &required)
-	for name := range decl.enums {
-		if _, ok := props[name]; !ok {
-			panic(fmt.Sprintf("kit: %s declares an enumeration for %q, which it has no field for", t, name))
+	declared := slices.Concat(slices.Collect(maps.Keys(decl.enums)), slices.Collect(maps.Keys(decl.keys)), slices.Collect(maps.Keys(decl.descs)))
+	for _, path := range declared {
+		if name, _, _ := strings.Cut(path, "."); name != "" {
+			if _, ok := props[name]; !ok {
+				panic(fmt.Sprintf("kit: %s declares %q, which it has no field for", t, path))
+			}
 		}
 	}
 	slices.Sort(required)
-	return Schema{"type": "object", "required": required, "properties": props}
+	s := Schema{"type": "object", "required": required, "properties": props}
+	if key, ok := decl.descs[""]; ok {
+		s = Described(s, key)
+	}
+	return s
 }
 
+// fields lends t's fields to props the way encoding/json encodes them: a
+// field hides those of its name an embedded struct lends from deeper
+// down, so embedded structs are walked one depth at a time.
 func (g generator) fields(t reflect.Type, decl *Shape, props map[string]any, required *[]string) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag, hasTag := f.Tag.Lookup("json")
-		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
-			continue
+	for level := []reflect.Type{t}; len(level) > 0; {
+		var embedded []reflect.Type
+		for _, t := range level {
+			for i := range t.NumField() {
+				f := t.Field(i)
+				tag, hasTag := f.Tag.Lookup("json")
+				if tag == "-" || (!f.IsExported() && !f.Anonymous) {
+					continue
+				}
+				name, flags, _ := strings.Cut(tag, ",")
+				if f.Anonymous && !hasTag && f.Type.Kind() == reflect.Struct {
+					embedded = append(embedded, f.Type)
+					continue
+				}
+				if name == "" {
+					name = f.Name
+				}
+				if _, hidden := props[name]; hidden {
+					continue
+				}
+				o := parseOptions(f.Tag.Get(schemaTag), g.path+"."+name)
+				o.enum, o.keys = decl.enums[name], decl.keys[name]
+				if key, ok := decl.descs[name]; ok {
+					o.descKey = key
+				}
+				inner := g
+				inner.path = g.path + "." + name
+				inner.below = nil
+				for path, values := range decl.enums {
+					if rest, ok := strings.CutPrefix(path, name+"."); ok {
+						if inner.below == nil {
+							inner.below = map[string][]string{}
+						}
+						inner.below[rest] = values
+					}
+				}
+				props[name] = inner.schema(f.Type, o)
+				if !strings.Contains(","+flags+",", ",omitempty,") && !strings.Contains(","+flags+",", ",omitzero,") {
+					*required = append(*required, name)
+				}
+			}
 		}
-		name, flags, _ := strings.Cut(tag, ",")
-		if f.Anonymous && !hasTag && f.Type.Kind() == reflect.Struct {
-			g.fields(f.Type, decl, props, required)
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		o := parseOptions(f.Tag.Get(schemaTag), g.path+"."+name)
-		o.enum = decl.enums[name]
-		inner := g
-		inner.path = g.path + "." + name
-		props[name] = inner.schema(f.Type, o)
-		if !strings.Contains(","+flags+",", ",omitempty,") && !strings.Contains(","+flags+",", ",omitzero,") {
-			*required = append(*required, name)
-		}
+		level = embedded
 	}
 }
 
@@ -234,10 +325,18 @@ func parseOptions(tag, where string) fieldOptions {
 		case "":
 		case "date", "uri", "uuid":
 			o.format = key
+		case "sha256":
+			o.sha256 = true
 		case "signed":
 			o.signed = true
+		case "const":
+			if err := json.Unmarshal([]byte(value), &o.constant); err != nil {
+				panic(fmt.Sprintf("kit: %s: const %q is not JSON", where, value))
+			}
 		case "object":
 			o.object = true
+		case "objects":
+			o.objects = true
 		case "desc":
 			o.descKey = value
 		default:

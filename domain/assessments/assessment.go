@@ -84,7 +84,7 @@ type RuleOutcome struct {
 	Check       string      `json:"check"`
 	Outcome     string      `json:"outcome"`
 	Grade       *string     `json:"grade"`
-	AppliesFrom string      `json:"applies_from"`
+	AppliesFrom string      `json:"applies_from" schema:"date"`
 	Pending     bool        `json:"applies_from_pending_act"`
 	Reason      *string     `json:"reason"`
 	ReasonArgs  []string    `json:"reason_args"`
