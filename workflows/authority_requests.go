@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -56,23 +55,13 @@ func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) er
 	return built
 }
 
-// AuthorityRequestAnsweredType is the registered type name of the
-// workflow that delivers AuthorityRequestAnsweredSignal.
-const AuthorityRequestAnsweredType = "AuthorityRequestAnswered"
-
-// AuthorityRequestAnsweredWorkflowID is the delivery of a request's
-// answer: a request is marked answered once.
-func AuthorityRequestAnsweredWorkflowID(id uuid.UUID) string {
-	return records.AuthorityRequestWorkflowID(id) + "/answered"
-}
-
 // AuthorityRequestAnswered signals the request's workflow that the
 // request was answered. It is a workflow, started durably with the change
 // that marked the request answered, so that the signal survives a crash
 // right after the commit; a workflow whose wait is over has nothing to
 // stop.
 func AuthorityRequestAnswered(ctx workflow.Context, in records.AuthorityRequestInput) error {
-	err := workflow.SignalExternalWorkflow(ctx, records.AuthorityRequestWorkflowID(in.RequestID), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
+	err := workflow.SignalExternalWorkflow(ctx, records.AuthorityRequestWorkflow.ID(in), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
 	var gone *temporal.UnknownExternalWorkflowExecutionError
 	if errors.As(err, &gone) {
 		return nil

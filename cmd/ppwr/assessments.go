@@ -35,7 +35,7 @@ func assessmentsRunCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		workflowID := assessments.AssessmentRunWorkflowID(run.ID)
+		workflowID := assessments.AssessmentRunWorkflow.ID(assessments.AssessmentRunInput{RunID: run.ID})
 		out := map[string]any{"id": run.ID, "workflowId": workflowID, "organizationId": orgID, "items": run.Total}
 		return out, auditOperator(ctx, tx, orgID, "admin.assessments.run", "assessment_run", run.ID, map[string]any{
 			"workflow_id": workflowID, "rule_set": ruleSet,

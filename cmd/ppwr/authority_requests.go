@@ -14,7 +14,6 @@ import (
 	"ppwr/domain"
 	"ppwr/domain/records"
 	"ppwr/internal/work"
-	"ppwr/workflows"
 )
 
 func authorityRequestsCommand() *cobra.Command {
@@ -64,11 +63,7 @@ func authorityRequestAnsweredCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		workflowID := workflows.AuthorityRequestAnsweredWorkflowID(r.ID)
-		if err := domain.StartWorkflow(w, workflowID, workflows.AuthorityRequestAnsweredType, r.ID,
-			records.AuthorityRequestInput{OrganizationID: orgID, RequestID: r.ID, DueOn: r.DueOn, Answered: true}); err != nil {
-			return nil, err
-		}
+		workflowID := records.AuthorityRequestAnsweredWorkflow.ID(r.WorkflowInput())
 		summary, err := json.Marshal(map[string]any{"answered_on": on.Format(time.DateOnly), "workflow_id": workflowID})
 		if err != nil {
 			return nil, err

@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
 	"ppwr/domain/imports"
 	"ppwr/internal/config"
 	"ppwr/internal/temporalclient"
-	"ppwr/workflows"
 )
 
 // redriveTimeout bounds the re-drive's calls to Temporal: an unreachable
@@ -26,9 +26,8 @@ func importsCommand() *cobra.Command {
 
 // importStage is the workflow that moves an import on from its status.
 type importStage struct {
-	name         string
-	workflowType string
-	workflowID   func(uuid.UUID) string
+	name     string
+	workflow domain.Workflow[imports.ImportInput]
 	// requeue: the import is failed and is made queued again for the run.
 	requeue bool
 }
@@ -42,11 +41,11 @@ func redriveStage(imp *imports.Import) (importStage, error) {
 	var why string
 	switch imp.Status {
 	case imports.ImportQueued:
-		return importStage{name: "preview", workflowType: workflows.ImportPreviewType, workflowID: workflows.ImportWorkflowID}, nil
+		return importStage{name: "preview", workflow: imports.PreviewWorkflow}, nil
 	case imports.ImportFailedStatus:
-		return importStage{name: "preview", workflowType: workflows.ImportPreviewType, workflowID: workflows.ImportWorkflowID, requeue: true}, nil
+		return importStage{name: "preview", workflow: imports.PreviewWorkflow, requeue: true}, nil
 	case imports.ImportApplying:
-		return importStage{name: "apply", workflowType: workflows.ImportApplyType, workflowID: workflows.ImportApplyWorkflowID}, nil
+		return importStage{name: "apply", workflow: imports.ApplyWorkflow}, nil
 	case imports.ImportReadyStatus:
 		why = "its preview is done; the customer applies it through the API (POST .../imports/{id}/apply)"
 	case imports.ImportCompletedStatus, imports.ImportCompletedWithErrors:
@@ -107,8 +106,9 @@ func importsRedriveCommand() *cobra.Command {
 				return nil, err
 			}
 		}
+		in := imports.ImportInput{Org: domain.OrgOf(imp.OrganizationID), ImportID: imp.ID}
 		ref := temporalclient.Ref{
-			WorkflowID:     stage.workflowID(imp.ID),
+			WorkflowID:     stage.workflow.ID(in),
 			OrganizationID: imp.OrganizationID.String(),
 			ResourceID:     imp.ID.String(),
 			TaskQueue:      cfg.TemporalTaskQueue,
@@ -122,7 +122,7 @@ func importsRedriveCommand() *cobra.Command {
 		// it again is refused, naming that run, while the run is open.
 		tctx, cancel := context.WithTimeout(ctx, redriveTimeout)
 		defer cancel()
-		run, err := temporalclient.Redrive(tctx, tc, ref, stage.workflowType, workflows.ImportInput{ImportID: imp.ID})
+		run, err := temporalclient.Redrive(tctx, tc, ref, stage.workflow.Type, in)
 		if err != nil {
 			return nil, err
 		}
