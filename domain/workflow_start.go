@@ -64,9 +64,9 @@ const systemOrganization = "system"
 // NewWorkflowStart builds the row that has the relay start workflowType
 // with id workflowID and argument input, with the OrganizationId and
 // ResourceId search attributes organizationID and resourceID. The caller
-// writes it in the transaction of the change that needs the workflow (an
-// API handler defers it into the request's unit of work), so the workflow
-// starts if and only if the change commits.
+// writes it in the transaction of the change that needs the workflow (a
+// domain command, through Start, defers it into its unit of work), so the
+// workflow starts if and only if the change commits.
 //
 // input is marshalled now, with encoding/json as Temporal's default data
 // converter would, and the workflow receives it decoded into its
