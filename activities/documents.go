@@ -10,7 +10,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
@@ -65,15 +64,13 @@ func clean(contentType string) Finding {
 	return Finding{Outcome: OutcomeClean, ContentType: contentType}
 }
 
-// version reads a version by id, whatever its organization: activities
-// act for the record their workflow was started for.
-func (a *Documents) version(ctx context.Context, id uuid.UUID) (*documents.DocumentVersion, error) {
-	var v documents.DocumentVersion
-	err := a.DB.WithContext(ctx).Take(&v, "id = ?", id).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+// version reads the run's version through its organization's scope.
+func (a *Documents) version(ctx context.Context, in documents.VersionInput) (*documents.DocumentVersion, error) {
+	v, err := domain.Find[documents.DocumentVersion](ctx, a.DB, in.OrganizationID, in.VersionID)
+	if errors.Is(err, domain.ErrNotFound) {
 		return nil, temporal.NewNonRetryableApplicationError("document version not found", "NotFound", err)
 	}
-	return &v, err
+	return v, err
 }
 
 // download copies the version's object into a temporary file, hashing
@@ -105,8 +102,8 @@ func removeTemp(f *os.File) {
 // Inspect marks the version as processing, verifies that the stored
 // bytes are the uploaded ones, and tells their real type and structural
 // safety from the content.
-func (a *Documents) Inspect(ctx context.Context, versionID uuid.UUID) (Finding, error) {
-	v, err := a.version(ctx, versionID)
+func (a *Documents) Inspect(ctx context.Context, in documents.VersionInput) (Finding, error) {
+	v, err := a.version(ctx, in)
 	if err != nil {
 		return Finding{}, err
 	}
@@ -148,8 +145,8 @@ func inspection(r filecheck.Report) Finding {
 // Scan streams the stored bytes to clamd. A connection that fails is
 // retried by Temporal; a file over the scanner's limit cannot be vouched
 // for, so it is quarantined like an infected one.
-func (a *Documents) Scan(ctx context.Context, versionID uuid.UUID) (Finding, error) {
-	v, err := a.version(ctx, versionID)
+func (a *Documents) Scan(ctx context.Context, in documents.VersionInput) (Finding, error) {
+	v, err := a.version(ctx, in)
 	if err != nil {
 		return Finding{}, err
 	}
@@ -179,8 +176,8 @@ const pageBatch = 50
 // batches, heartbeating after each; a retry rewrites the pages it finds
 // stored. It returns the page count, or a failure for a PDF that cannot
 // be read.
-func (a *Documents) ExtractPages(ctx context.Context, versionID uuid.UUID) (int, error) {
-	v, err := a.version(ctx, versionID)
+func (a *Documents) ExtractPages(ctx context.Context, in documents.VersionInput) (int, error) {
+	v, err := a.version(ctx, in)
 	if err != nil {
 		return 0, err
 	}
@@ -231,8 +228,8 @@ const ErrorTypeUnreadablePDF = "UnreadablePDF"
 // audit entry; a version already finished is left as it is. A quarantined
 // version's bytes are first moved under the store's quarantine prefix,
 // which no reader of the store opens, so they can never be served.
-func (a *Documents) FinishProcessing(ctx context.Context, versionID uuid.UUID, out documents.ProcessingOutcome) error {
-	v, err := a.version(ctx, versionID)
+func (a *Documents) FinishProcessing(ctx context.Context, in documents.VersionInput, out documents.ProcessingOutcome) error {
+	v, err := a.version(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -252,13 +249,13 @@ func (a *Documents) FinishProcessing(ctx context.Context, versionID uuid.UUID, o
 // Analyze proposes the measurable values found in the version's page
 // text as evidence proposals of its run; a retry proposes nothing twice.
 // It returns how many proposals the run holds.
-func (a *Documents) Analyze(ctx context.Context, versionID uuid.UUID, run int) (int, error) {
-	v, err := a.version(ctx, versionID)
+func (a *Documents) Analyze(ctx context.Context, in documents.VersionInput) (int, error) {
+	v, err := a.version(ctx, in)
 	if err != nil {
 		return 0, err
 	}
 	var pages []documents.DocumentPage
-	if err := a.DB.WithContext(ctx).Where("document_version_id = ? AND has_text", v.ID).Order("page").Find(&pages).Error; err != nil {
+	if err := domain.Tenant(ctx, a.DB, v.OrganizationID).Where("document_version_id = ? AND has_text", v.ID).Order("page").Find(&pages).Error; err != nil {
 		return 0, err
 	}
 	var found []measure.Finding
@@ -266,7 +263,7 @@ func (a *Documents) Analyze(ctx context.Context, versionID uuid.UUID, run int) (
 		found = append(found, measure.Find(p.Page, p.Text)...)
 	}
 	w := systemUnit(ctx, a.DB, v.OrganizationID)
-	n, err := documents.ProposeFindings(w, v, run, found)
+	n, err := documents.ProposeFindings(w, v, in.Run, found)
 	if err != nil {
 		w.Rollback()
 		return 0, err

@@ -60,12 +60,9 @@ func cannotRead(key string, args ...any) *unreadable { return &unreadable{key: k
 // requeues a failed import in the transaction that starts the preview's
 // run (imports.RequeueFailedImport), and the run must find it queued, not
 // failed as it was before that transaction committed.
-func (a *Imports) load(ctx context.Context, id uuid.UUID) (*imports.Import, error) {
-	var imp imports.Import
-	if err := a.DB.WithContext(ctx).Clauses(clause.Locking{Strength: clause.LockingStrengthShare}).First(&imp, "id = ?", id).Error; err != nil {
-		return nil, err
-	}
-	return &imp, nil
+func (a *Imports) load(ctx context.Context, in imports.ImportInput) (*imports.Import, error) {
+	return domain.Take[imports.Import](domain.Tenant(ctx, a.DB, in.OrganizationID).
+		Clauses(clause.Locking{Strength: clause.LockingStrengthShare}).Where("id = ?", in.ImportID))
 }
 
 // systemUnit acts for the system in the import's workflow: reading the
@@ -86,8 +83,8 @@ func importUnit(ctx context.Context, db *gorm.DB, imp *imports.Import) *work.Uni
 // batches, then makes the import ready (or failed, for a file it cannot
 // read) with its event. It returns the import's status. A retry starts
 // over: rows of an earlier attempt are deleted first.
-func (a *Imports) Preview(ctx context.Context, importID uuid.UUID) (string, error) {
-	imp, err := a.load(ctx, importID)
+func (a *Imports) Preview(ctx context.Context, in imports.ImportInput) (string, error) {
+	imp, err := a.load(ctx, in)
 	if err != nil || imp.Status != imports.ImportQueued {
 		return statusOf(imp), err
 	}
@@ -400,8 +397,8 @@ func validUTF8Start(b []byte) bool {
 // applied are skipped in any case, as their change committed with the
 // mark, so no row is applied twice. Then the import is completed (with
 // errors when some rows were invalid) and import.completed is emitted.
-func (a *Imports) Apply(ctx context.Context, importID uuid.UUID) (string, error) {
-	imp, err := a.load(ctx, importID)
+func (a *Imports) Apply(ctx context.Context, in imports.ImportInput) (string, error) {
+	imp, err := a.load(ctx, in)
 	if err != nil || imp.Status != imports.ImportApplying {
 		return statusOf(imp), err
 	}

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 
-	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -19,13 +18,9 @@ type Reservations struct {
 // system in its workflow; otherwise it changes nothing, so a retry or a
 // timer firing after a consumption or release is harmless. It reports
 // whether it expired the reservation.
-func (a *Reservations) Expire(ctx context.Context, reservationID uuid.UUID) (bool, error) {
-	var r packing.Reservation
-	if err := a.DB.WithContext(ctx).Select("id", "organization_id").First(&r, "id = ?", reservationID).Error; err != nil {
-		return false, err
-	}
-	w := systemUnit(ctx, a.DB, r.OrganizationID)
-	expired, err := packing.ExpireReservation(w, r.ID)
+func (a *Reservations) Expire(ctx context.Context, in packing.ReservationInput) (bool, error) {
+	w := systemUnit(ctx, a.DB, in.OrganizationID)
+	expired, err := packing.ExpireReservation(w, in.ReservationID)
 	if err != nil || !expired {
 		w.Rollback()
 		return false, err

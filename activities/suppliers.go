@@ -44,13 +44,10 @@ const ErrorTypeSMTPPermanent = "SMTPPermanent"
 // SendRequestEmail sends the send-th e-mail of a request, once: a delivery already
 // made, or left in flight by a worker that died after the server took
 // it, is not made again.
-func (a *Suppliers) SendRequestEmail(ctx context.Context, requestID uuid.UUID, send int) error {
-	org, err := a.organization(ctx, requestID)
-	if err != nil {
-		return err
-	}
+func (a *Suppliers) SendRequestEmail(ctx context.Context, in suppliers.RequestInput) error {
+	org, send := in.OrganizationID, in.Send
 	w := systemUnit(ctx, a.DB, org)
-	pending, err := suppliers.PendingDelivery(w, requestID, send)
+	pending, err := suppliers.PendingDelivery(w, in.RequestID, send)
 	if err != nil {
 		w.Rollback()
 		return err
@@ -98,12 +95,6 @@ func (a *Suppliers) SendRequestEmail(ctx context.Context, requestID uuid.UUID, s
 	return err
 }
 
-func (a *Suppliers) organization(ctx context.Context, requestID uuid.UUID) (uuid.UUID, error) {
-	var r suppliers.SupplierRequest
-	err := a.DB.WithContext(ctx).Select("organization_id").Take(&r, "id = ?", requestID).Error
-	return r.OrganizationID, err
-}
-
 // message writes the request's e-mail in its language, listing every
 // line, with a Reply-To unique to the request.
 func (a *Suppliers) message(p *suppliers.RequestMail) mail.Message {
@@ -147,13 +138,9 @@ func (a *Suppliers) message(p *suppliers.RequestMail) mail.Message {
 }
 
 // RecordRequestEmailFailure records that a send gave up.
-func (a *Suppliers) RecordRequestEmailFailure(ctx context.Context, requestID uuid.UUID, reason string) error {
-	org, err := a.organization(ctx, requestID)
-	if err != nil {
-		return err
-	}
-	w := systemUnit(ctx, a.DB, org)
-	if err := suppliers.FailDelivery(w, requestID, reason); err != nil {
+func (a *Suppliers) RecordRequestEmailFailure(ctx context.Context, in suppliers.RequestInput, reason string) error {
+	w := systemUnit(ctx, a.DB, in.OrganizationID)
+	if err := suppliers.FailDelivery(w, in.RequestID, reason); err != nil {
 		w.Rollback()
 		return err
 	}
@@ -162,13 +149,9 @@ func (a *Suppliers) RecordRequestEmailFailure(ctx context.Context, requestID uui
 
 // MarkRequestOverdue opens the overdue issue of a request still unanswered at
 // its due date.
-func (a *Suppliers) MarkRequestOverdue(ctx context.Context, requestID uuid.UUID) (bool, error) {
-	org, err := a.organization(ctx, requestID)
-	if err != nil {
-		return false, err
-	}
-	w := systemUnit(ctx, a.DB, org)
-	opened, err := suppliers.MarkOverdue(w, requestID)
+func (a *Suppliers) MarkRequestOverdue(ctx context.Context, in suppliers.RequestInput) (bool, error) {
+	w := systemUnit(ctx, a.DB, in.OrganizationID)
+	opened, err := suppliers.MarkOverdue(w, in.RequestID)
 	if err != nil || !opened {
 		w.Rollback()
 		return false, err
@@ -186,9 +169,9 @@ const ErrorTypeUnreadableReply = "UnreadableReply"
 // to the object store under ids derived from the reply, so a retry
 // overwrites what an earlier attempt stored instead of adding to it; a
 // reply filed before answers its versions again.
-func (a *Suppliers) FileReply(ctx context.Context, replyID uuid.UUID) ([]uuid.UUID, error) {
-	var reply suppliers.SupplierReply
-	if err := a.DB.WithContext(ctx).Take(&reply, "id = ?", replyID).Error; err != nil {
+func (a *Suppliers) FileReply(ctx context.Context, in suppliers.ReplyInput) ([]uuid.UUID, error) {
+	reply, err := domain.Find[suppliers.SupplierReply](ctx, a.DB, in.OrganizationID, in.ReplyID)
+	if err != nil {
 		return nil, err
 	}
 	if reply.Status != suppliers.ReplyReceived {
@@ -252,13 +235,9 @@ func replyFileIDs(reply uuid.UUID, n int) (uuid.UUID, uuid.UUID) {
 }
 
 // RecordReplyFailure records that a reply's message could not be read.
-func (a *Suppliers) RecordReplyFailure(ctx context.Context, replyID uuid.UUID, reason string) error {
-	var reply suppliers.SupplierReply
-	if err := a.DB.WithContext(ctx).Select("organization_id").Take(&reply, "id = ?", replyID).Error; err != nil {
-		return err
-	}
-	w := systemUnit(ctx, a.DB, reply.OrganizationID)
-	if err := suppliers.FailReply(w, replyID, reason); err != nil {
+func (a *Suppliers) RecordReplyFailure(ctx context.Context, in suppliers.ReplyInput, reason string) error {
+	w := systemUnit(ctx, a.DB, in.OrganizationID)
+	if err := suppliers.FailReply(w, in.ReplyID, reason); err != nil {
 		w.Rollback()
 		return err
 	}

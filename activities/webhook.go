@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
@@ -46,20 +45,22 @@ func (w *Webhooks) client() *http.Client {
 // Deliver makes one attempt: it signs the event's stored body afresh, POSTs
 // it and records the attempt. A non-2xx answer or a transport error is
 // returned, so Temporal retries it with the workflow's policy.
-func (w *Webhooks) Deliver(ctx context.Context, deliveryID uuid.UUID) error {
+func (w *Webhooks) Deliver(ctx context.Context, in webhooks.DeliveryInput) error {
+	// A delivery belongs to its event and endpoint, which are the
+	// organization's: they are read through its scope.
 	var d webhooks.WebhookDelivery
-	if err := w.DB.WithContext(ctx).First(&d, "id = ?", deliveryID).Error; err != nil {
+	if err := w.DB.WithContext(ctx).First(&d, "id = ?", in.DeliveryID).Error; err != nil {
 		return err
 	}
 	if d.Status == webhooks.DeliverySucceeded {
 		return nil // a retry of an attempt whose success was already recorded
 	}
-	var event domain.Event
-	var endpoint webhooks.WebhookEndpoint
-	if err := w.DB.WithContext(ctx).First(&event, "id = ?", d.EventID).Error; err != nil {
+	event, err := domain.Find[domain.Event](ctx, w.DB, in.OrganizationID, d.EventID)
+	if err != nil {
 		return err
 	}
-	if err := w.DB.WithContext(ctx).First(&endpoint, "id = ?", d.EndpointID).Error; err != nil {
+	endpoint, err := domain.Find[webhooks.WebhookEndpoint](ctx, w.DB, in.OrganizationID, d.EndpointID)
+	if err != nil {
 		return err
 	}
 	if endpoint.Status != webhooks.EndpointActive {
@@ -70,7 +71,7 @@ func (w *Webhooks) Deliver(ctx context.Context, deliveryID uuid.UUID) error {
 	}
 
 	start := time.Now()
-	status, postErr := w.post(ctx, &endpoint, &event, start)
+	status, postErr := w.post(ctx, endpoint, event, start)
 	attempt := webhooks.WebhookAttempt{
 		ID: domain.NewID(), DeliveryID: d.ID, AttemptedAt: start.UTC(), DurationMs: int(time.Since(start).Milliseconds()),
 	}
@@ -126,8 +127,8 @@ func (w *Webhooks) record(ctx context.Context, attempt *webhooks.WebhookAttempt,
 
 // MarkFailed records that a delivery was given up; a delivery that has
 // meanwhile succeeded stays succeeded.
-func (w *Webhooks) MarkFailed(ctx context.Context, deliveryID uuid.UUID, reason string) error {
+func (w *Webhooks) MarkFailed(ctx context.Context, in webhooks.DeliveryInput, reason string) error {
 	return w.DB.WithContext(ctx).Model(&webhooks.WebhookDelivery{}).
-		Where("id = ? AND status = ?", deliveryID, webhooks.DeliveryPending).
+		Where("id = ? AND status = ?", in.DeliveryID, webhooks.DeliveryPending).
 		Updates(map[string]any{"status": webhooks.DeliveryFailed, "completed_at": time.Now().UTC(), "last_error": reason}).Error
 }

@@ -64,9 +64,9 @@ const systemOrganization = "system"
 // NewWorkflowStart builds the row that has the relay start workflowType
 // with id workflowID and argument input, with the OrganizationId and
 // ResourceId search attributes organizationID and resourceID. The caller
-// writes it in the transaction of the change that needs the workflow (an
-// API handler defers it into the request's unit of work), so the workflow
-// starts if and only if the change commits.
+// writes it in the transaction of the change that needs the workflow (a
+// domain command, through Start, defers it into its unit of work), so the
+// workflow starts if and only if the change commits.
 //
 // input is marshalled now, with encoding/json as Temporal's default data
 // converter would, and the workflow receives it decoded into its
@@ -102,12 +102,60 @@ func NewWorkflowStart(workflowID, workflowType, organizationID, resourceID strin
 	}, nil
 }
 
-// StartWorkflow records in w that the workflow of type workflowType must
-// run for a record once w commits: the relay starts it with workflowID
-// and a duplicate-rejecting id policy, so a crash between commit and
-// start delays it but never loses it.
-func StartWorkflow(w *work.Unit, workflowID, workflowType string, resourceID uuid.UUID, input any) error {
-	start, err := NewWorkflowStart(workflowID, workflowType, w.Organization().String(), resourceID.String(), input)
+// Workflow declares a workflow once, beside the record that starts it:
+// its registered type name, and how its input names the run (ID, derived
+// from the record, so the input carries whatever the id needs) and the
+// record it works on (Resource, the ResourceId search attribute). In ties
+// the declaration, its recorded starts (Start) and its code
+// (workflows.Define) to one input type, so a start or a workflow function
+// with another input does not compile.
+type Workflow[In WorkflowInput] struct {
+	Type     string
+	ID       func(In) string
+	Resource func(In) uuid.UUID
+}
+
+// WorkflowInput is the input of a declared workflow. It names the
+// organization the run acts for, so that its activities read the records
+// they are given through the tenant scope, like a request does.
+type WorkflowInput interface {
+	Organization() uuid.UUID
+}
+
+// Org is embedded in every workflow input to carry its organization.
+// Runs started before an input carried it decode it as uuid.Nil
+// (workflows read their OrganizationId search attribute instead).
+type Org struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+}
+
+// OrgOf is the Org of organization id.
+func OrgOf(id uuid.UUID) Org { return Org{OrganizationID: id} }
+
+// Organization is the organization the run acts for.
+func (o Org) Organization() uuid.UUID { return o.OrganizationID }
+
+// NewStart builds the row that has the relay start wf with in, for the
+// input's organization (NewWorkflowStart). Commands record it with Start;
+// NewStart is for the few that write in a bare transaction.
+func NewStart[In WorkflowInput](wf Workflow[In], in In) (*WorkflowStart, error) {
+	if in.Organization() == uuid.Nil {
+		return nil, fmt.Errorf("workflow start %s: the input names no organization", wf.ID(in))
+	}
+	return NewWorkflowStart(wf.ID(in), wf.Type, in.Organization().String(), wf.Resource(in).String(), in)
+}
+
+// Start records in w that wf must run with in once w commits: the relay
+// starts it with the record-derived id and a duplicate-rejecting id
+// policy, so a crash between commit and start delays it but never loses
+// it. The domain command that decides the workflow calls it, in its unit
+// of work. An input of another organization than w's is refused: the run
+// would act for a tenant the change did not.
+func Start[In WorkflowInput](w *work.Unit, wf Workflow[In], in In) error {
+	if in.Organization() != w.Organization() {
+		return fmt.Errorf("workflow start %s: input of organization %s in a unit of organization %s", wf.ID(in), in.Organization(), w.Organization())
+	}
+	start, err := NewStart(wf, in)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package domain_test
 
 import (
+	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +16,8 @@ import (
 	"ppwr/domain"
 	"ppwr/internal/database"
 	"ppwr/internal/temporalclient"
+	"ppwr/internal/testenv"
+	"ppwr/internal/work"
 )
 
 type importInput struct {
@@ -76,4 +80,45 @@ func TestWorkflowStartRendersForDeferredInsert(t *testing.T) {
 		assert.Contains(t, stmt.SQL, `"`+col+`"`)
 	}
 	assert.Len(t, stmt.Vars, 11, "every column has a value; none is left to a database default")
+}
+
+// typedInput is a declared workflow's input: the id needs the batch too.
+type typedInput struct {
+	domain.Org
+	ImportID uuid.UUID `json:"import_id"`
+	Batch    int       `json:"batch"`
+}
+
+var typedWorkflow = domain.Workflow[typedInput]{
+	Type:     "TypedImport",
+	ID:       func(in typedInput) string { return "import/" + in.ImportID.String() + "/" + strconv.Itoa(in.Batch) },
+	Resource: func(in typedInput) uuid.UUID { return in.ImportID },
+}
+
+func TestStartRecordsTheTypedInputUnderTheDeclaredIDAndType(t *testing.T) {
+	ctx := context.Background()
+	db := testenv.DB(t)
+	org := uuid.New()
+	in := typedInput{Org: domain.OrgOf(org), ImportID: uuid.New(), Batch: 3}
+	w := work.New(ctx, db, work.Actor{Kind: work.ActorSystem, OrganizationID: org})
+	require.NoError(t, domain.Start(w, typedWorkflow, in))
+	require.NoError(t, w.Commit())
+
+	var s domain.WorkflowStart
+	require.NoError(t, db.Take(&s, "workflow_id = ?", "import/"+in.ImportID.String()+"/3").Error)
+	assert.Equal(t, "TypedImport", s.WorkflowType)
+	assert.Equal(t, org.String(), s.OrganizationID)
+	assert.Equal(t, in.ImportID.String(), s.ResourceID)
+	assert.JSONEq(t, `{"organization_id":"`+org.String()+`","import_id":"`+in.ImportID.String()+`","batch":3}`, string(s.Input))
+	var back typedInput
+	require.NoError(t, json.Unmarshal(s.Input, &back))
+	assert.Equal(t, in, back)
+}
+
+func TestStartRefusesAnInputOfAnotherOrganization(t *testing.T) {
+	w := work.New(context.Background(), testenv.DB(t), work.Actor{Kind: work.ActorSystem, OrganizationID: uuid.New()})
+	defer w.Rollback()
+	assert.Error(t, domain.Start(w, typedWorkflow, typedInput{Org: domain.OrgOf(uuid.New()), ImportID: uuid.New()}))
+	_, err := domain.NewStart(typedWorkflow, typedInput{ImportID: uuid.New()})
+	assert.Error(t, err, "an input that names no organization")
 }

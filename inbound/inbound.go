@@ -23,7 +23,6 @@ import (
 	"ppwr/internal/mailin"
 	"ppwr/internal/storage"
 	"ppwr/internal/work"
-	"ppwr/workflows"
 )
 
 // Receiver is the mailin.Handler of supplier replies.
@@ -123,10 +122,6 @@ func (r *Receiver) record(ctx context.Context, to string, in suppliers.IncomingR
 	}
 	w := work.New(ctx, r.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: req.OrganizationID, Reference: in.ObjectKey})
 	reply, err := suppliers.RecordReply(w, req.ID, in)
-	if err == nil && reply != nil {
-		err = domain.StartWorkflow(w, workflows.SupplierReplyWorkflowID(req.ID, reply.ID), workflows.SupplierReplyType, req.ID,
-			workflows.SupplierReplyInput{ReplyID: reply.ID, RequestID: req.ID, OrganizationID: req.OrganizationID})
-	}
 	if err != nil || reply == nil {
 		w.Rollback()
 		return false, err

@@ -14,7 +14,6 @@ import (
 	"ppwr/domain/webhooks"
 	"ppwr/internal/database"
 	"ppwr/internal/temporalclient"
-	"ppwr/workflows"
 )
 
 // Relay turns committed intentions into workflows: new outbox events into
@@ -157,14 +156,16 @@ func (r *Relay) fanOut(ctx context.Context, tx *gorm.DB, e *domain.Event) error 
 		if err := tx.Where("event_id = ? AND endpoint_id = ?", e.ID, ep.ID).First(&d).Error; err != nil {
 			return err
 		}
+		in := webhooks.DeliveryInput{Org: domain.OrgOf(e.OrganizationID), DeliveryID: d.ID, EventID: e.ID, EndpointID: ep.ID,
+			RetryInitial: r.RetryInitial, RetryFor: r.RetryFor}
+		wf := webhooks.DeliveryWorkflow
 		ref := temporalclient.Ref{
-			WorkflowID:     workflows.WebhookDeliveryWorkflowID(e.ID, ep.ID),
-			OrganizationID: e.OrganizationID.String(),
-			ResourceID:     e.ID.String(),
+			WorkflowID:     wf.ID(in),
+			OrganizationID: in.OrganizationID.String(),
+			ResourceID:     wf.Resource(in).String(),
 			TaskQueue:      r.TaskQueue,
 		}
-		in := workflows.WebhookDeliveryInput{DeliveryID: d.ID, RetryInitial: r.RetryInitial, RetryFor: r.RetryFor}
-		if _, err := temporalclient.Start(ctx, r.Temporal, ref, workflows.DeliverWebhook, in); err != nil {
+		if _, err := temporalclient.Start(ctx, r.Temporal, ref, wf.Type, in); err != nil {
 			return err
 		}
 	}

@@ -25,7 +25,6 @@ import (
 	"ppwr/internal/testenv"
 	"ppwr/webhooksig"
 	"ppwr/worker"
-	"ppwr/workflows"
 )
 
 // receiver is a customer's webhook endpoint: it records every request and
@@ -112,7 +111,7 @@ func (f *eventsFixture) emit(t *testing.T, data domain.Payload) *domain.Event {
 func (f *eventsFixture) waitForDelivery(t *testing.T, eventID, endpointID uuid.UUID) webhooks.WebhookDelivery {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	run := f.temporal.GetWorkflow(ctx, workflows.WebhookDeliveryWorkflowID(eventID, endpointID), "")
+	run := f.temporal.GetWorkflow(ctx, "webhook/"+eventID.String()+"/"+endpointID.String(), "")
 	require.NoError(t, run.Get(ctx, nil), "the delivery workflow completes")
 	var d webhooks.WebhookDelivery
 	require.NoError(t, f.db.First(&d, "event_id = ? AND endpoint_id = ?", eventID, endpointID).Error)

@@ -27,7 +27,7 @@ import (
 )
 
 // durableStartType is the registered name of durableStart: recorded starts
-// name their workflow by type name, as an area's handler would.
+// name their workflow by type name, as a domain declaration does.
 const durableStartType = "ppwr-test.DurableStart"
 
 // startInput stands in for a real workflow's argument: ids and scalars
@@ -115,14 +115,16 @@ func (f *startsFixture) relay() *worker.Relay {
 }
 
 // record commits a change together with the start of the workflow that
-// must follow it, in one unit of work, as an area's handler or activity
-// does.
+// must follow it, in one unit of work, as a domain command does
+// (domain.Start builds the row with NewWorkflowStart and defers it).
 func (f *startsFixture) record(t *testing.T, in startInput) *domain.WorkflowStart {
 	t.Helper()
 	w := work.New(context.Background(), f.db, work.Actor{Kind: work.ActorSystem, OrganizationID: f.org, Reference: "test"})
 	require.NoError(t, w.Tx().Model(&accounts.Organization{}).Where("id = ?", f.org).Update("name", "Changed "+uuid.NewString()[:8]).Error)
 	workflowID := "test-durable/" + in.RecordID.String()
-	require.NoError(t, domain.StartWorkflow(w, workflowID, durableStartType, in.RecordID, in))
+	start, err := domain.NewWorkflowStart(workflowID, durableStartType, f.org.String(), in.RecordID.String(), in)
+	require.NoError(t, err)
+	require.NoError(t, w.Defer(start))
 	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.record"}))
 	var s domain.WorkflowStart
 	require.NoError(t, f.db.First(&s, "workflow_id = ?", workflowID).Error)

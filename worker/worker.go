@@ -6,77 +6,44 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-	"gorm.io/gorm"
 
 	"ppwr/activities"
-	"ppwr/domain/assessments"
-	"ppwr/domain/bdo"
-	"ppwr/domain/catalog"
-	"ppwr/domain/records"
-	"ppwr/domain/reports"
-	"ppwr/internal/clamav"
-	"ppwr/internal/storage"
 	"ppwr/internal/temporalclient"
 	"ppwr/workflows"
 )
 
-// Deps are what activities need.
-type Deps struct {
-	DB        *gorm.DB
-	Temporal  client.Client
-	TaskQueue string
-	// Storage keeps uploaded files (imports, documents).
-	Storage *storage.Store
-	// ClamdAddress is the malware scanner documents are checked with.
-	ClamdAddress string
-	// Mail: the SMTP server, the sender and the base reply address of
-	// supplier requests.
-	SMTPURL, MailFrom, MailReplyAddress string
-	// DocumentMaxBytes bounds a file filed from a supplier's reply, as it
-	// bounds an upload.
-	DocumentMaxBytes int64
-	// WebhookAllowHTTPLoopback admits plain-http receivers on loopback
-	// (development and tests).
-	WebhookAllowHTTPLoopback bool
-}
+// Deps are what the worker and its activities need.
+type Deps = activities.Deps
 
 // New builds a worker with every workflow and activity registered.
 func New(d Deps) sdkworker.Worker {
 	w := sdkworker.New(d.Temporal, d.TaskQueue, sdkworker.Options{})
-	w.RegisterWorkflow(workflows.Housekeeping)
-	w.RegisterActivity(&activities.Housekeeping{DB: d.DB})
-	w.RegisterWorkflow(workflows.DeliverWebhook)
-	w.RegisterActivity(&activities.Webhooks{DB: d.DB, AllowHTTPLoopback: d.WebhookAllowHTTPLoopback})
-	w.RegisterWorkflowWithOptions(workflows.ImportPreview, workflow.RegisterOptions{Name: workflows.ImportPreviewType})
-	w.RegisterWorkflowWithOptions(workflows.ImportApply, workflow.RegisterOptions{Name: workflows.ImportApplyType})
-	w.RegisterActivity(&activities.Imports{DB: d.DB, Storage: d.Storage})
-	w.RegisterWorkflowWithOptions(workflows.AssessmentRefresh, workflow.RegisterOptions{Name: catalog.AssessmentRefreshType})
-	w.RegisterWorkflowWithOptions(workflows.AssessmentRun, workflow.RegisterOptions{Name: assessments.AssessmentRunType})
-	w.RegisterActivity(&activities.Assessments{DB: d.DB})
-	w.RegisterWorkflowWithOptions(workflows.BDOReport, workflow.RegisterOptions{Name: bdo.BDOReportType})
-	w.RegisterActivity(&activities.BDO{DB: d.DB, Storage: d.Storage})
-	w.RegisterWorkflowWithOptions(workflows.Report, workflow.RegisterOptions{Name: reports.ReportType})
-	w.RegisterActivity(&activities.Reports{DB: d.DB, Storage: d.Storage})
-	w.RegisterWorkflowWithOptions(workflows.AuthorityRequest, workflow.RegisterOptions{Name: records.AuthorityRequestType})
-	w.RegisterWorkflowWithOptions(workflows.AuthorityRequestAnswered, workflow.RegisterOptions{Name: records.AuthorityRequestAnsweredType})
-	w.RegisterActivity(&activities.AuthorityRequests{DB: d.DB, Storage: d.Storage})
-	w.RegisterWorkflowWithOptions(workflows.ReservationExpiry, workflow.RegisterOptions{Name: workflows.ReservationExpiryType})
-	w.RegisterActivity(&activities.Reservations{DB: d.DB})
-	w.RegisterWorkflowWithOptions(workflows.DocumentProcessing, workflow.RegisterOptions{Name: workflows.DocumentProcessingType})
-	w.RegisterWorkflowWithOptions(workflows.DocumentAnalysis, workflow.RegisterOptions{Name: workflows.DocumentAnalysisType})
-	w.RegisterActivity(&activities.Documents{DB: d.DB, Storage: d.Storage, Scanner: clamav.New(d.ClamdAddress)})
-	w.RegisterWorkflowWithOptions(workflows.SupplierRequestSend, workflow.RegisterOptions{Name: workflows.SupplierRequestSendType})
-	w.RegisterWorkflowWithOptions(workflows.SupplierRequestClose, workflow.RegisterOptions{Name: workflows.SupplierRequestCloseType})
-	w.RegisterWorkflowWithOptions(workflows.SupplierReply, workflow.RegisterOptions{Name: workflows.SupplierReplyType})
-	w.RegisterActivity(&activities.Suppliers{DB: d.DB, SMTPURL: d.SMTPURL, From: d.MailFrom, ReplyAddress: d.MailReplyAddress,
-		Storage: d.Storage, DocumentMaxBytes: d.DocumentMaxBytes})
+	Register(w, d)
 	return w
+}
+
+// Register registers every workflow of workflows.Definitions under its
+// declared type name, and each activity struct they run once, built from
+// d.
+func Register(r sdkworker.Registry, d Deps) {
+	registered := map[reflect.Type]bool{}
+	for _, def := range workflows.Definitions {
+		r.RegisterWorkflowWithOptions(def.Workflow, workflow.RegisterOptions{Name: def.Type})
+		for _, build := range def.Activities {
+			a := build(d)
+			if t := reflect.TypeOf(a); !registered[t] {
+				registered[t] = true
+				r.RegisterActivity(a)
+			}
+		}
+	}
 }
 
 // EnsureSchedules creates the service's schedules, or brings existing ones
@@ -92,7 +59,7 @@ func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) err
 	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: time.Hour}}}
 	action := &client.ScheduleWorkflowAction{
 		ID:                    ref.WorkflowID,
-		Workflow:              workflows.Housekeeping,
+		Workflow:              workflows.HousekeepingType,
 		TaskQueue:             taskQueue,
 		TypedSearchAttributes: ref.SearchAttributes(),
 	}

@@ -14,7 +14,7 @@ import (
 // AssessmentRefresh waits out the item's debounce window, so that every
 // change made within it is seen at once, and then marks the assessments
 // those changes outdated (assessment.stale). Its id,
-// catalog.AssessmentRefreshWorkflowID, names the item and the window; the
+// catalog.AssessmentRefreshWorkflow's, names the item and the window; the
 // changes of one window share the run. It returns how many it marked.
 func AssessmentRefresh(ctx workflow.Context, in catalog.AssessmentRefreshInput) (int, error) {
 	if err := workflow.Sleep(ctx, catalog.RefreshWindow); err != nil {

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
+	"ppwr/domain"
 	"ppwr/domain/assessments"
 	"ppwr/domain/catalog"
 )
@@ -19,7 +20,7 @@ import (
 func TestARefreshWaitsOutItsWindowThenMarksOnce(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.Assessments{})
-	in := catalog.AssessmentRefreshInput{OrganizationID: uuid.New(), ItemID: uuid.New()}
+	in := catalog.AssessmentRefreshInput{Org: domain.OrgOf(uuid.New()), ItemID: uuid.New()}
 	start := env.Now()
 	var calledAt time.Time
 	env.OnActivity((*activities.Assessments)(nil).MarkStale, mock.Anything, in).Return(func(context.Context, catalog.AssessmentRefreshInput) (int, error) {
@@ -39,15 +40,18 @@ func TestARefreshWaitsOutItsWindowThenMarksOnce(t *testing.T) {
 func TestChangesInOneWindowShareARun(t *testing.T) {
 	item := uuid.New()
 	at := time.Date(2026, 11, 26, 12, 0, 5, 0, time.UTC)
-	assert.Equal(t, catalog.AssessmentRefreshWorkflowID(item, at), catalog.AssessmentRefreshWorkflowID(item, at.Add(50*time.Second)))
-	assert.NotEqual(t, catalog.AssessmentRefreshWorkflowID(item, at), catalog.AssessmentRefreshWorkflowID(item, at.Add(time.Minute)))
-	assert.Equal(t, "assessment/"+item.String()+"/refresh/20261126T1200Z", catalog.AssessmentRefreshWorkflowID(item, at))
+	id := func(at time.Time) string {
+		return catalog.AssessmentRefreshWorkflow.ID(catalog.AssessmentRefreshInput{ItemID: item, Window: at})
+	}
+	assert.Equal(t, id(at), id(at.Add(50*time.Second)))
+	assert.NotEqual(t, id(at), id(at.Add(time.Minute)))
+	assert.Equal(t, "assessment/"+item.String()+"/refresh/20261126T1200Z", id(at))
 }
 
 func TestARunAssessesBatchesUntilNoneIsLeft(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.Assessments{})
-	in := assessments.AssessmentRunInput{OrganizationID: uuid.New(), RunID: uuid.New()}
+	in := assessments.AssessmentRunInput{Org: domain.OrgOf(uuid.New()), RunID: uuid.New()}
 	batches := []int{200, 200, 37, 0}
 	env.OnActivity((*activities.Assessments)(nil).AssessBatch, mock.Anything, in).Return(func(context.Context, assessments.AssessmentRunInput) (int, error) {
 		n := batches[0]
@@ -66,7 +70,7 @@ func TestARunAssessesBatchesUntilNoneIsLeft(t *testing.T) {
 func TestALongRunContinuesAsNew(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.Assessments{})
-	in := assessments.AssessmentRunInput{OrganizationID: uuid.New(), RunID: uuid.New()}
+	in := assessments.AssessmentRunInput{Org: domain.OrgOf(uuid.New()), RunID: uuid.New()}
 	env.OnActivity((*activities.Assessments)(nil).AssessBatch, mock.Anything, in).Return(1, nil)
 	env.ExecuteWorkflow(AssessmentRun, in)
 	require.True(t, env.IsWorkflowCompleted())

@@ -61,7 +61,7 @@ func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) er
 // right after the commit; a workflow whose wait is over has nothing to
 // stop.
 func AuthorityRequestAnswered(ctx workflow.Context, in records.AuthorityRequestInput) error {
-	err := workflow.SignalExternalWorkflow(ctx, records.AuthorityRequestWorkflowID(in.RequestID), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
+	err := workflow.SignalExternalWorkflow(ctx, records.AuthorityRequestWorkflow.ID(in), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
 	var gone *temporal.UnknownExternalWorkflowExecutionError
 	if errors.As(err, &gone) {
 		return nil

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
+	"ppwr/domain"
 	"ppwr/domain/records"
 )
 
@@ -30,7 +31,7 @@ func newAuthorityDesk() *authorityDesk {
 	d := &authorityDesk{env: newTestEnv(), a: &activities.AuthorityRequests{}}
 	d.env.RegisterActivity(d.a)
 	received := d.env.Now().UTC().Truncate(24 * time.Hour)
-	d.in = records.AuthorityRequestInput{OrganizationID: uuid.New(), RequestID: uuid.New(),
+	d.in = records.AuthorityRequestInput{Org: domain.OrgOf(uuid.New()), RequestID: uuid.New(),
 		DueOn: received.AddDate(0, 0, records.AuthorityAnswerDays)}
 	return d
 }
@@ -153,7 +154,7 @@ func TestABuildThatSucceedsOnRetryIsNotMarkedFailed(t *testing.T) {
 
 func TestAnsweringSignalsTheRequestsWorkflowAndToleratesItsEnd(t *testing.T) {
 	id := uuid.New()
-	in := records.AuthorityRequestInput{OrganizationID: uuid.New(), RequestID: id, Answered: true}
+	in := records.AuthorityRequestInput{Org: domain.OrgOf(uuid.New()), RequestID: id, Answered: true}
 
 	env := newTestEnv()
 	env.OnSignalExternalWorkflow(mock.Anything, "authority-request/"+id.String(), "", AuthorityRequestAnsweredSignal, nil).Return(nil).Once()
@@ -172,5 +173,5 @@ func TestAnsweringSignalsTheRequestsWorkflowAndToleratesItsEnd(t *testing.T) {
 		Return(errors.New("unable to signal"))
 	env.ExecuteWorkflow(AuthorityRequestAnswered, in)
 	assert.Error(t, env.GetWorkflowError())
-	assert.Equal(t, "authority-request/"+id.String()+"/answered", records.AuthorityRequestAnsweredWorkflowID(id))
+	assert.Equal(t, "authority-request/"+id.String()+"/answered", records.AuthorityRequestAnsweredWorkflow.ID(in))
 }

@@ -2,40 +2,14 @@ package workflows
 
 import (
 	"errors"
-	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
 	"ppwr/domain/documents"
 )
-
-// Registered type names of the document workflows: recorded starts name
-// their workflow by type.
-const (
-	DocumentProcessingType = "DocumentProcessing"
-	DocumentAnalysisType   = "DocumentAnalysis"
-)
-
-// DocumentVersionInput names the version a document workflow works on;
-// an analysis also carries its run number.
-type DocumentVersionInput struct {
-	VersionID uuid.UUID `json:"version_id"`
-	Run       int       `json:"run,omitempty"`
-}
-
-// DocumentProcessingWorkflowID is the processing workflow of a version.
-func DocumentProcessingWorkflowID(version uuid.UUID) string {
-	return "document-version/" + version.String() + "/processing"
-}
-
-// DocumentAnalysisWorkflowID is the run-th analysis workflow of a version.
-func DocumentAnalysisWorkflowID(version uuid.UUID, run int) string {
-	return "document-version/" + version.String() + "/analysis/" + strconv.Itoa(run)
-}
 
 // processingRetry retries a step for as long as it takes: a scanner or
 // object store that is down delays processing (visible as the pending
@@ -47,22 +21,23 @@ var processingRetry = &temporal.RetryPolicy{InitialInterval: time.Second, Backof
 // each page. The first step that finds a problem ends it: the version is
 // quarantined (unsafe) or failed (unreadable); otherwise it is ready for
 // review. It returns the version's processing status.
-func DocumentProcessing(ctx workflow.Context, in DocumentVersionInput) (string, error) {
+func DocumentProcessing(ctx workflow.Context, in documents.VersionInput) (string, error) {
+	withOrganization(ctx, &in.Org)
 	var a *activities.Documents
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: 2 * time.Minute, RetryPolicy: processingRetry,
 	})
 	finish := func(out documents.ProcessingOutcome) (string, error) {
-		return out.Status, workflow.ExecuteActivity(ctx, a.FinishProcessing, in.VersionID, out).Get(ctx, nil)
+		return out.Status, workflow.ExecuteActivity(ctx, a.FinishProcessing, in, out).Get(ctx, nil)
 	}
 	var inspected, scanned activities.Finding
-	if err := workflow.ExecuteActivity(ctx, a.Inspect, in.VersionID).Get(ctx, &inspected); err != nil {
+	if err := workflow.ExecuteActivity(ctx, a.Inspect, in).Get(ctx, &inspected); err != nil {
 		return "", err
 	}
 	if inspected.Outcome != activities.OutcomeClean {
 		return finish(outcomeOf(inspected))
 	}
-	if err := workflow.ExecuteActivity(ctx, a.Scan, in.VersionID).Get(ctx, &scanned); err != nil {
+	if err := workflow.ExecuteActivity(ctx, a.Scan, in).Get(ctx, &scanned); err != nil {
 		return "", err
 	}
 	if scanned.Outcome != activities.OutcomeClean {
@@ -71,7 +46,7 @@ func DocumentProcessing(ctx workflow.Context, in DocumentVersionInput) (string, 
 	out := documents.ProcessingOutcome{Status: documents.ProcessingReviewRequired, ContentType: inspected.ContentType}
 	if inspected.ContentType == "application/pdf" {
 		var pages int
-		err := workflow.ExecuteActivity(ctx, a.ExtractPages, in.VersionID).Get(ctx, &pages)
+		err := workflow.ExecuteActivity(ctx, a.ExtractPages, in).Get(ctx, &pages)
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) && appErr.Type() == activities.ErrorTypeUnreadablePDF {
 			return finish(documents.ProcessingOutcome{Status: documents.ProcessingFailed, Reason: "unreadable", Detail: appErr.Message()})
@@ -96,10 +71,11 @@ func outcomeOf(f activities.Finding) documents.ProcessingOutcome {
 // DocumentAnalysis proposes the measurable values found in a version's
 // page text; people decide on them later. It returns how many proposals
 // the run holds.
-func DocumentAnalysis(ctx workflow.Context, in DocumentVersionInput) (int, error) {
+func DocumentAnalysis(ctx workflow.Context, in documents.VersionInput) (int, error) {
+	withOrganization(ctx, &in.Org)
 	var a *activities.Documents
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute, RetryPolicy: processingRetry})
 	var proposals int
-	err := workflow.ExecuteActivity(ctx, a.Analyze, in.VersionID, in.Run).Get(ctx, &proposals)
+	err := workflow.ExecuteActivity(ctx, a.Analyze, in).Get(ctx, &proposals)
 	return proposals, err
 }

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
+	"ppwr/domain"
 	"ppwr/domain/documents"
 )
 
@@ -29,7 +30,7 @@ func newProcessing(t *testing.T) *processing {
 	p := &processing{env: newTestEnv(), a: &activities.Documents{}}
 	p.env.RegisterActivity(p.a)
 	p.env.OnActivity(p.a.FinishProcessing, mock.Anything, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ uuid.UUID, out documents.ProcessingOutcome) error {
+		func(_ context.Context, _ documents.VersionInput, out documents.ProcessingOutcome) error {
 			p.outcome, p.finished = &out, p.finished+1
 			return nil
 		})
@@ -37,7 +38,7 @@ func newProcessing(t *testing.T) *processing {
 }
 
 func (p *processing) run(t *testing.T) string {
-	p.env.ExecuteWorkflow(DocumentProcessing, DocumentVersionInput{VersionID: uuid.New()})
+	p.env.ExecuteWorkflow(DocumentProcessing, documents.VersionInput{Org: domain.OrgOf(uuid.New()), VersionID: uuid.New()})
 	require.True(t, p.env.IsWorkflowCompleted())
 	require.NoError(t, p.env.GetWorkflowError())
 	var status string
@@ -120,7 +121,7 @@ func TestProcessingRetriesAFailedScan(t *testing.T) {
 	p := newProcessing(t)
 	scans := 0
 	p.env.OnActivity(p.a.Inspect, mock.Anything, mock.Anything).Return(cleanPDF(), nil)
-	p.env.OnActivity(p.a.Scan, mock.Anything, mock.Anything).Return(func(_ context.Context, _ uuid.UUID) (activities.Finding, error) {
+	p.env.OnActivity(p.a.Scan, mock.Anything, mock.Anything).Return(func(_ context.Context, _ documents.VersionInput) (activities.Finding, error) {
 		scans++
 		if scans < 3 {
 			return activities.Finding{}, errors.New("dial tcp 127.0.0.1:3310: connection refused")
@@ -137,10 +138,10 @@ func TestAnalysisReturnsItsProposals(t *testing.T) {
 	env := newTestEnv()
 	a := &activities.Documents{}
 	env.RegisterActivity(a)
-	version := uuid.New()
-	env.OnActivity(a.Analyze, mock.Anything, version, 2).Return(4, nil).Once()
+	in := documents.VersionInput{Org: domain.OrgOf(uuid.New()), VersionID: uuid.New(), Run: 2}
+	env.OnActivity(a.Analyze, mock.Anything, in).Return(4, nil).Once()
 
-	env.ExecuteWorkflow(DocumentAnalysis, DocumentVersionInput{VersionID: version, Run: 2})
+	env.ExecuteWorkflow(DocumentAnalysis, in)
 	require.NoError(t, env.GetWorkflowError())
 	var proposals int
 	require.NoError(t, env.GetWorkflowResult(&proposals))
@@ -150,6 +151,7 @@ func TestAnalysisReturnsItsProposals(t *testing.T) {
 
 func TestDocumentWorkflowIDs(t *testing.T) {
 	id := uuid.MustParse("0190a4b2-0000-7000-8000-000000000001")
-	assert.Equal(t, "document-version/0190a4b2-0000-7000-8000-000000000001/processing", DocumentProcessingWorkflowID(id))
-	assert.Equal(t, "document-version/0190a4b2-0000-7000-8000-000000000001/analysis/3", DocumentAnalysisWorkflowID(id, 3))
+	in := documents.VersionInput{VersionID: id, Run: 3}
+	assert.Equal(t, "document-version/0190a4b2-0000-7000-8000-000000000001/processing", documents.ProcessingWorkflow.ID(in))
+	assert.Equal(t, "document-version/0190a4b2-0000-7000-8000-000000000001/analysis/3", documents.AnalysisWorkflow.ID(in))
 }

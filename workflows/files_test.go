@@ -11,13 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/activities"
+	"ppwr/domain"
 	"ppwr/domain/bdo"
 )
 
 func TestARenderIsRetriedUntilItSucceeds(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.BDO{})
-	in := bdo.BDOReportInput{OrganizationID: uuid.New(), ReportID: uuid.New()}
+	in := bdo.BDOReportInput{Org: domain.OrgOf(uuid.New()), ReportID: uuid.New()}
 	attempts := 0
 	env.OnActivity((*activities.BDO)(nil).RenderBDOReport, mock.Anything, in).Return(func(context.Context, bdo.BDOReportInput) error {
 		attempts++
@@ -34,7 +35,7 @@ func TestARenderIsRetriedUntilItSucceeds(t *testing.T) {
 func TestARenderThatGivesUpMarksTheExportsFailed(t *testing.T) {
 	env := newTestEnv()
 	env.RegisterActivity(&activities.BDO{})
-	in := bdo.BDOReportInput{OrganizationID: uuid.New(), ReportID: uuid.New()}
+	in := bdo.BDOReportInput{Org: domain.OrgOf(uuid.New()), ReportID: uuid.New()}
 	env.OnActivity((*activities.BDO)(nil).RenderBDOReport, mock.Anything, in).Return(errors.New("disk full"))
 	env.OnActivity((*activities.BDO)(nil).FailBDOExport, mock.Anything, in, mock.Anything).Return(nil).Once()
 	env.ExecuteWorkflow(BDOReport, in)

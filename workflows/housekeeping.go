@@ -12,10 +12,13 @@ import (
 )
 
 // HousekeepingScheduleID and HousekeepingWorkflowID identify the hourly
-// purge in the Temporal UI.
+// purge in the Temporal UI. It is a schedule of no tenant, not a recorded
+// start, so it has no domain declaration; HousekeepingType is its type
+// name.
 const (
 	HousekeepingScheduleID = "housekeeping"
 	HousekeepingWorkflowID = "housekeeping"
+	HousekeepingType       = "Housekeeping"
 )
 
 // Housekeeping runs the purge, then opens the issues of expired

@@ -3,32 +3,12 @@ package workflows
 import (
 	"time"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
+	"ppwr/domain/imports"
 )
-
-// Registered type names of the import workflows: recorded starts name
-// their workflow by type.
-const (
-	ImportPreviewType = "ImportPreview"
-	ImportApplyType   = "ImportApply"
-)
-
-// ImportInput names the import a run works on.
-type ImportInput struct {
-	ImportID uuid.UUID `json:"import_id"`
-}
-
-// ImportWorkflowID is the preview run of an import, ImportApplyWorkflowID
-// its apply run. Apply is a workflow of its own, started durably by the
-// apply request (domain.StartWorkflow), rather than a signal to a waiting
-// preview run: a signal sent after the request commits is lost if the
-// process dies in between, while a recorded start is not.
-func ImportWorkflowID(id uuid.UUID) string      { return "import/" + id.String() }
-func ImportApplyWorkflowID(id uuid.UUID) string { return "import/" + id.String() + "/apply" }
 
 // importActivity runs the long activities of an import: they heartbeat
 // each stored batch, so a stuck worker is noticed in a minute and a retry
@@ -48,18 +28,20 @@ func importActivity(ctx workflow.Context) workflow.Context {
 // ImportPreview reads the uploaded file and plans its rows; the import
 // becomes ready, or failed for a file it cannot read. It returns the
 // import's status.
-func ImportPreview(ctx workflow.Context, in ImportInput) (string, error) {
+func ImportPreview(ctx workflow.Context, in imports.ImportInput) (string, error) {
+	withOrganization(ctx, &in.Org)
 	var a *activities.Imports
 	var status string
-	err := workflow.ExecuteActivity(importActivity(ctx), a.Preview, in.ImportID).Get(ctx, &status)
+	err := workflow.ExecuteActivity(importActivity(ctx), a.Preview, in).Get(ctx, &status)
 	return status, err
 }
 
 // ImportApply applies the planned rows of a ready import. It returns the
 // import's final status.
-func ImportApply(ctx workflow.Context, in ImportInput) (string, error) {
+func ImportApply(ctx workflow.Context, in imports.ImportInput) (string, error) {
+	withOrganization(ctx, &in.Org)
 	var a *activities.Imports
 	var status string
-	err := workflow.ExecuteActivity(importActivity(ctx), a.Apply, in.ImportID).Get(ctx, &status)
+	err := workflow.ExecuteActivity(importActivity(ctx), a.Apply, in).Get(ctx, &status)
 	return status, err
 }

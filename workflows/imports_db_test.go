@@ -51,7 +51,7 @@ func runApply(t *testing.T, a *activities.Imports, imp *imports.Import) string {
 	t.Helper()
 	env := newTestEnv()
 	env.RegisterActivity(a)
-	env.ExecuteWorkflow(ImportApply, ImportInput{ImportID: imp.ID})
+	env.ExecuteWorkflow(ImportApply, imports.ImportInput{Org: domain.OrgOf(imp.OrganizationID), ImportID: imp.ID})
 	require.NoError(t, env.GetWorkflowError())
 	var got string
 	require.NoError(t, env.GetWorkflowResult(&got))

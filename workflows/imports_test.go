@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
+	"ppwr/domain"
 	"ppwr/domain/imports"
 )
 
@@ -27,8 +28,9 @@ func TestImportPreviewEndsWithTheImportsStatus(t *testing.T) {
 	for _, status := range []string{imports.ImportReadyStatus, imports.ImportFailedStatus} {
 		env, a := newImportEnv()
 		id := uuid.New()
-		env.OnActivity(a.Preview, mock.Anything, id).Return(status, nil).Once()
-		env.ExecuteWorkflow(ImportPreview, ImportInput{ImportID: id})
+		in := imports.ImportInput{Org: domain.OrgOf(uuid.New()), ImportID: id}
+		env.OnActivity(a.Preview, mock.Anything, in).Return(status, nil).Once()
+		env.ExecuteWorkflow(ImportPreview, in)
 		require.True(t, env.IsWorkflowCompleted())
 		require.NoError(t, env.GetWorkflowError())
 		var got string
@@ -44,14 +46,14 @@ func TestImportPreviewRetriesAFailedAttempt(t *testing.T) {
 	env, a := newImportEnv()
 	id := uuid.New()
 	attempts := 0
-	env.OnActivity(a.Preview, mock.Anything, id).Return(func(context.Context, uuid.UUID) (string, error) {
+	env.OnActivity(a.Preview, mock.Anything, mock.Anything).Return(func(context.Context, imports.ImportInput) (string, error) {
 		attempts++
 		if attempts == 1 {
 			return "", errors.New("connection refused")
 		}
 		return imports.ImportReadyStatus, nil
 	})
-	env.ExecuteWorkflow(ImportPreview, ImportInput{ImportID: id})
+	env.ExecuteWorkflow(ImportPreview, imports.ImportInput{ImportID: id})
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, 2, attempts)
 }
@@ -62,7 +64,7 @@ func TestImportApplyResumesFromHeartbeatProgress(t *testing.T) {
 	env, a := newImportEnv()
 	id := uuid.New()
 	var resumedAfter []int
-	env.OnActivity(a.Apply, mock.Anything, id).Return(func(ctx context.Context, _ uuid.UUID) (string, error) {
+	env.OnActivity(a.Apply, mock.Anything, mock.Anything).Return(func(ctx context.Context, _ imports.ImportInput) (string, error) {
 		after := 0
 		if activityHasProgress(ctx, &after) {
 			resumedAfter = append(resumedAfter, after)
@@ -71,7 +73,7 @@ func TestImportApplyResumesFromHeartbeatProgress(t *testing.T) {
 		recordProgress(ctx, 200)
 		return "", errors.New("worker lost")
 	})
-	env.ExecuteWorkflow(ImportApply, ImportInput{ImportID: id})
+	env.ExecuteWorkflow(ImportApply, imports.ImportInput{ImportID: id})
 	require.NoError(t, env.GetWorkflowError())
 	var got string
 	require.NoError(t, env.GetWorkflowResult(&got))

@@ -3,32 +3,20 @@ package workflows
 import (
 	"time"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
+	"ppwr/domain/packing"
 )
-
-// ReservationExpiryType is the registered type name of the reservation
-// workflow: recorded starts name their workflow by type.
-const ReservationExpiryType = "ReservationExpiry"
-
-// ReservationInput names the reservation and when its hold ends.
-type ReservationInput struct {
-	ReservationID uuid.UUID `json:"reservation_id"`
-	FireAt        time.Time `json:"fire_at"`
-}
-
-// ReservationWorkflowID is the expiry workflow of a reservation.
-func ReservationWorkflowID(id uuid.UUID) string { return "reservation/" + id.String() }
 
 // ReservationExpiry waits, on a durable timer, until the reservation's
 // hold ends and then expires it if it is still held. A consumption or a
 // release before then leaves the workflow waiting: its expiry finds
 // nothing held and changes nothing, which costs less than cancelling it
 // from the request. It returns whether it expired the reservation.
-func ReservationExpiry(ctx workflow.Context, in ReservationInput) (bool, error) {
+func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool, error) {
+	withOrganization(ctx, &in.Org)
 	if wait := in.FireAt.Sub(workflow.Now(ctx)); wait > 0 {
 		if err := workflow.Sleep(ctx, wait); err != nil {
 			return false, err
@@ -40,6 +28,6 @@ func ReservationExpiry(ctx workflow.Context, in ReservationInput) (bool, error) 
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 	})
-	err := workflow.ExecuteActivity(ctx, a.Expire, in.ReservationID).Get(ctx, &expired)
+	err := workflow.ExecuteActivity(ctx, a.Expire, in).Get(ctx, &expired)
 	return expired, err
 }

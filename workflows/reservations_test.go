@@ -10,12 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"gorm.io/datatypes"
 
 	"ppwr/activities"
 	"ppwr/domain"
 	"ppwr/domain/accounts"
 	"ppwr/domain/packing"
+	"ppwr/internal/temporalclient"
 	"ppwr/internal/testenv"
 )
 
@@ -37,15 +39,24 @@ func heldReservation(t *testing.T, status string) *packing.Reservation {
 
 // runExpiry runs the reservation workflow with the real activity against
 // the database, skipping time; it answers the workflow's result and how
-// long after the start, in workflow time, the activity ran.
-func runExpiry(t *testing.T, r *packing.Reservation) (bool, time.Duration) {
+// long after the start, in workflow time, the activity ran. A legacy run
+// is one started before inputs carried the organization: only its
+// search attribute names it.
+func runExpiry(t *testing.T, r *packing.Reservation, legacy bool) (bool, time.Duration) {
 	t.Helper()
 	env := newTestEnv()
+	in := packing.ReservationInput{Org: domain.OrgOf(r.OrganizationID), ReservationID: r.ID}
+	if legacy {
+		in.Org = domain.Org{}
+		require.NoError(t, env.SetTypedSearchAttributesOnStart(temporal.NewSearchAttributes(
+			temporalclient.OrganizationID.ValueSet(r.OrganizationID.String()))))
+	}
 	env.RegisterActivity(&activities.Reservations{DB: testenv.DB(t)})
 	var ranAt time.Time
 	env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) { ranAt = env.Now() })
 	start := env.Now()
-	env.ExecuteWorkflow(ReservationExpiry, ReservationInput{ReservationID: r.ID, FireAt: start.Add(3 * time.Hour)})
+	in.FireAt = start.Add(3 * time.Hour)
+	env.ExecuteWorkflow(ReservationExpiry, in)
 	require.NoError(t, env.GetWorkflowError())
 	var expired bool
 	require.NoError(t, env.GetWorkflowResult(&expired))
@@ -66,7 +77,7 @@ func eventCount(t *testing.T, org uuid.UUID) int64 {
 
 func TestReservationExpiryFiresAtExpiresAt(t *testing.T) {
 	r := heldReservation(t, packing.ReservationStatusHeld)
-	expired, after := runExpiry(t, r)
+	expired, after := runExpiry(t, r, false)
 	assert.True(t, expired)
 	assert.GreaterOrEqual(t, after, 3*time.Hour, "the activity runs once the timer fired")
 	assert.Equal(t, packing.ReservationStatusExpired, reservationStatus(t, r.ID))
@@ -75,8 +86,18 @@ func TestReservationExpiryFiresAtExpiresAt(t *testing.T) {
 
 func TestReservationExpiryAfterAConsumptionChangesNothing(t *testing.T) {
 	r := heldReservation(t, packing.ReservationStatusConsumed)
-	expired, _ := runExpiry(t, r)
+	expired, _ := runExpiry(t, r, false)
 	assert.False(t, expired)
 	assert.Equal(t, packing.ReservationStatusConsumed, reservationStatus(t, r.ID))
 	assert.Zero(t, eventCount(t, r.OrganizationID))
+}
+
+// A run started before inputs carried the organization reads it from its
+// search attribute, and its activity still finds the reservation through
+// the tenant scope.
+func TestAnOldReservationRunFindsItsOrganization(t *testing.T) {
+	r := heldReservation(t, packing.ReservationStatusHeld)
+	expired, _ := runExpiry(t, r, true)
+	assert.True(t, expired)
+	assert.Equal(t, packing.ReservationStatusExpired, reservationStatus(t, r.ID))
 }

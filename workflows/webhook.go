@@ -3,21 +3,12 @@ package workflows
 import (
 	"time"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
+	"ppwr/domain/webhooks"
 )
-
-// WebhookDeliveryInput identifies the delivery and its retry schedule. The
-// schedule travels in the input (not in worker configuration) so that the
-// run's history shows the policy it was given.
-type WebhookDeliveryInput struct {
-	DeliveryID   uuid.UUID
-	RetryInitial time.Duration
-	RetryFor     time.Duration
-}
 
 // webhookMaxInterval caps the exponential backoff between attempts.
 const webhookMaxInterval = 6 * time.Hour
@@ -28,17 +19,12 @@ const webhookMaxInterval = 6 * time.Hour
 // attempts, and the schedule test must see the real one.
 const webhookMaxAttempts = 1000
 
-// WebhookDeliveryWorkflowID is the run of one event for one endpoint; the
-// relay never starts two for the same pair.
-func WebhookDeliveryWorkflowID(eventID, endpointID uuid.UUID) string {
-	return "webhook/" + eventID.String() + "/" + endpointID.String()
-}
-
 // DeliverWebhook POSTs one event to one endpoint. Retries come from the
 // activity's retry policy: exponential backoff from RetryInitial, doubling
 // up to six hours, for RetryFor in total. Then the delivery is recorded as
 // failed and the run fails, so operators see it in the Temporal UI.
-func DeliverWebhook(ctx workflow.Context, in WebhookDeliveryInput) error {
+func DeliverWebhook(ctx workflow.Context, in webhooks.DeliveryInput) error {
+	withOrganization(ctx, &in.Org)
 	attemptCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		// The HTTP call itself is bounded at 10 s; the rest is database work.
 		StartToCloseTimeout:    30 * time.Second,
@@ -52,7 +38,7 @@ func DeliverWebhook(ctx workflow.Context, in WebhookDeliveryInput) error {
 		},
 	})
 	var w *activities.Webhooks
-	err := workflow.ExecuteActivity(attemptCtx, w.Deliver, in.DeliveryID).Get(ctx, nil)
+	err := workflow.ExecuteActivity(attemptCtx, w.Deliver, in).Get(ctx, nil)
 	if err == nil {
 		return nil
 	}
@@ -60,7 +46,7 @@ func DeliverWebhook(ctx workflow.Context, in WebhookDeliveryInput) error {
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
-	if ferr := workflow.ExecuteActivity(recordCtx, w.MarkFailed, in.DeliveryID, err.Error()).Get(ctx, nil); ferr != nil {
+	if ferr := workflow.ExecuteActivity(recordCtx, w.MarkFailed, in, err.Error()).Get(ctx, nil); ferr != nil {
 		return ferr
 	}
 	return temporal.NewNonRetryableApplicationError("webhook delivery failed", "WebhookDeliveryFailed", err)

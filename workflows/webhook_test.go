@@ -14,6 +14,8 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"ppwr/activities"
+	"ppwr/domain"
+	"ppwr/domain/webhooks"
 )
 
 // attemptClock records the virtual time of every delivery attempt.
@@ -22,8 +24,8 @@ type attemptClock struct {
 	times []time.Time
 }
 
-func (a *attemptClock) fail(n int) func(context.Context, uuid.UUID) error {
-	return func(context.Context, uuid.UUID) error {
+func (a *attemptClock) fail(n int) func(context.Context, webhooks.DeliveryInput) error {
+	return func(context.Context, webhooks.DeliveryInput) error {
 		a.times = append(a.times, a.env.Now())
 		if len(a.times) <= n {
 			return errors.New("receiver answered 500")
@@ -47,14 +49,15 @@ func newWebhookEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *activitie
 	return env, w
 }
 
-var defaultSchedule = WebhookDeliveryInput{DeliveryID: uuid.New(), RetryInitial: 30 * time.Second, RetryFor: 72 * time.Hour}
+var defaultSchedule = webhooks.DeliveryInput{Org: domain.OrgOf(uuid.New()), DeliveryID: uuid.New(), EventID: uuid.New(), EndpointID: uuid.New(),
+	RetryInitial: 30 * time.Second, RetryFor: 72 * time.Hour}
 
 // Failed attempts are retried with exponential backoff from the initial
 // interval; time skipping lets the test see the real schedule.
 func TestWebhookRetriesWithExponentialBackoff(t *testing.T) {
 	env, w := newWebhookEnv(t)
 	clock := &attemptClock{env: env}
-	env.OnActivity(w.Deliver, mock.Anything, defaultSchedule.DeliveryID).Return(clock.fail(4))
+	env.OnActivity(w.Deliver, mock.Anything, defaultSchedule).Return(clock.fail(4))
 
 	env.ExecuteWorkflow(DeliverWebhook, defaultSchedule)
 	require.True(t, env.IsWorkflowCompleted())
@@ -70,9 +73,9 @@ func TestWebhookRetriesWithExponentialBackoff(t *testing.T) {
 func TestWebhookGivesUpAfterTheRetryWindow(t *testing.T) {
 	env, w := newWebhookEnv(t)
 	clock := &attemptClock{env: env}
-	env.OnActivity(w.Deliver, mock.Anything, defaultSchedule.DeliveryID).Return(clock.fail(1 << 30))
+	env.OnActivity(w.Deliver, mock.Anything, defaultSchedule).Return(clock.fail(1 << 30))
 	var failedReason string
-	env.OnActivity(w.MarkFailed, mock.Anything, defaultSchedule.DeliveryID, mock.Anything).Return(func(_ context.Context, _ uuid.UUID, reason string) error {
+	env.OnActivity(w.MarkFailed, mock.Anything, defaultSchedule, mock.Anything).Return(func(_ context.Context, _ webhooks.DeliveryInput, reason string) error {
 		failedReason = reason
 		return nil
 	})
@@ -96,14 +99,14 @@ func TestWebhookGivesUpAfterTheRetryWindow(t *testing.T) {
 func TestWebhookStopsForUnusableEndpoints(t *testing.T) {
 	env, w := newWebhookEnv(t)
 	calls := 0
-	env.OnActivity(w.Deliver, mock.Anything, defaultSchedule.DeliveryID).Return(func(context.Context, uuid.UUID) error {
+	env.OnActivity(w.Deliver, mock.Anything, defaultSchedule).Return(func(context.Context, webhooks.DeliveryInput) error {
 		calls++
 		return temporal.NewNonRetryableApplicationError("endpoint is disabled", activities.ErrEndpointUnusable, nil)
 	})
-	env.OnActivity(w.MarkFailed, mock.Anything, defaultSchedule.DeliveryID, mock.Anything).Return(nil)
+	env.OnActivity(w.MarkFailed, mock.Anything, defaultSchedule, mock.Anything).Return(nil)
 
 	env.ExecuteWorkflow(DeliverWebhook, defaultSchedule)
 	require.Error(t, env.GetWorkflowError())
 	assert.Equal(t, 1, calls)
-	env.AssertCalled(t, "MarkFailed", mock.Anything, defaultSchedule.DeliveryID, mock.Anything)
+	env.AssertCalled(t, "MarkFailed", mock.Anything, defaultSchedule, mock.Anything)
 }

@@ -295,6 +295,6 @@ func TestAChangeRecordsTheRefreshThatMarksStale(t *testing.T) {
 func (b *bench) refreshStarts(t *testing.T) int64 {
 	var n int64
 	require.NoError(t, b.DB.Model(&domain.WorkflowStart{}).Where("workflow_id LIKE ? AND workflow_type = ?",
-		"assessment/"+b.item+"/refresh/%", catalog.AssessmentRefreshType).Count(&n).Error)
+		"assessment/"+b.item+"/refresh/%", catalog.AssessmentRefreshWorkflow.Type).Count(&n).Error)
 	return n
 }

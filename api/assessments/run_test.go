@@ -73,7 +73,7 @@ func TestABulkRunSurvivesAWorkerRestart(t *testing.T) {
 	// The run's last activity marks it completed; the workflow itself
 	// completes a moment later.
 	assert.Eventually(t, func() bool {
-		desc, err := c.DescribeWorkflowExecution(ctx, assessments.AssessmentRunWorkflowID(run.ID), "")
+		desc, err := c.DescribeWorkflowExecution(ctx, "assessment-run/"+run.ID.String(), "")
 		return err == nil && desc.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	}, time.Minute, 50*time.Millisecond, "the run's workflow completes")
 }

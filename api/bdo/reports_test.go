@@ -14,6 +14,7 @@ import (
 
 	"ppwr/activities"
 	"ppwr/api/apitest"
+	"ppwr/domain"
 	"ppwr/domain/bdo"
 	"ppwr/internal/testenv"
 	"ppwr/worker"
@@ -134,7 +135,7 @@ func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(&activities.BDO{DB: a.DB, Storage: testenv.Storage(t)})
-	_, err = env.ExecuteActivity((&activities.BDO{}).RenderBDOReport, bdo.BDOReportInput{OrganizationID: y.tn.Org, ReportID: uuid.MustParse(report["id"].(string))})
+	_, err = env.ExecuteActivity((&activities.BDO{}).RenderBDOReport, bdo.BDOReportInput{Org: domain.OrgOf(y.tn.Org), ReportID: uuid.MustParse(report["id"].(string))})
 	require.NoError(t, err)
 	var snapshot int64
 	require.NoError(t, a.DB.Table("bdo_report_sources").Where("report_id = ?", report["id"]).Count(&snapshot).Error)

@@ -20,7 +20,6 @@ import (
 	"ppwr/internal/filecheck"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
-	"ppwr/workflows"
 )
 
 // files declares documents and their versions: upload, reads, download.
@@ -214,14 +213,10 @@ func (h *handlers) uploadVersion(c *gin.Context) error {
 	return h.answerUpload(c, v, err, up.Discard)
 }
 
-// answerUpload records the processing start of a new version and
-// answers 201, or removes the stored file (discard) when anything
-// failed.
+// answerUpload answers 201 with a new version, whose processing start
+// the command recorded, or removes the stored file (discard) when the
+// command failed.
 func (h *handlers) answerUpload(c *gin.Context, v *documents.DocumentVersion, err error, discard func()) error {
-	if err == nil {
-		err = domain.StartWorkflow(kit.Work(c), workflows.DocumentProcessingWorkflowID(v.ID), workflows.DocumentProcessingType,
-			v.ID, workflows.DocumentVersionInput{VersionID: v.ID})
-	}
 	if err != nil {
 		discard()
 		return err

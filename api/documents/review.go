@@ -10,7 +10,6 @@ import (
 	"ppwr/domain"
 	"ppwr/domain/documents"
 	a "ppwr/internal/access"
-	"ppwr/workflows"
 )
 
 // review declares the review decision on a version and the queueing of
@@ -69,8 +68,8 @@ type analysisJSON struct {
 	WorkflowID      string    `json:"workflow_id"`
 }
 
-// analyze numbers a new analysis run and records its workflow's start:
-// the answer acknowledges the queueing; proposals appear later.
+// analyze numbers a new analysis run, whose workflow's start the command
+// records: the answer acknowledges the queueing; proposals appear later.
 func (h *handlers) analyze(c *gin.Context) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
@@ -81,11 +80,6 @@ func (h *handlers) analyze(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	workflowID := workflows.DocumentAnalysisWorkflowID(id, run.Run)
-	if err := domain.StartWorkflow(w, workflowID, workflows.DocumentAnalysisType, id,
-		workflows.DocumentVersionInput{VersionID: id, Run: run.Run}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: "queued", WorkflowID: workflowID})
+	c.JSON(http.StatusOK, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: "queued", WorkflowID: run.WorkflowID})
 	return nil
 }

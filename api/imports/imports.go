@@ -20,7 +20,6 @@ import (
 	a "ppwr/internal/access"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
-	"ppwr/workflows"
 )
 
 const tag = "imports"
@@ -156,9 +155,6 @@ func (h *handlers) createImport(c *gin.Context) error {
 	}
 	w := kit.Work(c)
 	imp, err := imports.CreateImport(w, id, up.ImportUpload)
-	if err == nil {
-		err = domain.StartWorkflow(w, workflows.ImportWorkflowID(id), workflows.ImportPreviewType, id, workflows.ImportInput{ImportID: id})
-	}
 	if err != nil {
 		file.Discard()
 		return err
@@ -241,9 +237,6 @@ func (h *handlers) applyImport(c *gin.Context) error {
 	w := kit.Work(c)
 	imp, err := imports.RequestImportApply(w, id)
 	if err != nil {
-		return err
-	}
-	if err := domain.StartWorkflow(w, workflows.ImportApplyWorkflowID(id), workflows.ImportApplyType, id, workflows.ImportInput{ImportID: id}); err != nil {
 		return err
 	}
 	c.JSON(http.StatusAccepted, importRenderer(c)(imp))

@@ -42,8 +42,9 @@
 // commands, event payloads added to webhooks.EventCatalogue), placed in
 // the domain's tiers (api/layers_test.go), workflows/<area>.go and
 // activities/<area>.go, and its migrations. It adds one line to api.Areas
-// and, if it has workflows or activities, one registration to
-// worker.New. A handler that needs a workflow records its start with
-// domain.StartWorkflow in the unit of work, so the relay starts it after
-// commit, and exactly once.
+// and, for each workflow, a declaration (domain.Workflow) beside its
+// record and a line in workflows.Definitions, which worker.New registers.
+// The domain command that decides a workflow records its start with
+// domain.Start in its unit of work, so the relay starts it after commit,
+// and exactly once; handlers only call the command.
 package kit

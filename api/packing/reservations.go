@@ -13,7 +13,6 @@ import (
 	"ppwr/domain/stock"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
-	"ppwr/workflows"
 )
 
 func (h *handlers) reservations() kit.Area {
@@ -65,24 +64,15 @@ func reservationToJSON(r *packing.Reservation) reservationJSON {
 	return out
 }
 
-// createReservation holds the sets and records, in the same unit of
-// work, the start of the workflow that expires the hold.
+// createReservation holds the sets; the command records, in the same
+// unit of work, the start of the workflow that expires the hold.
 func (h *handlers) createReservation(c *gin.Context, in *packing.ReservationCreate) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	w := kit.Work(c)
-	r, err := packing.CreateReservation(w, id, in)
+	r, err := packing.CreateReservation(kit.Work(c), id, in, h.Config.ReservationTimerCap)
 	if err != nil {
-		return err
-	}
-	fire := r.ExpiresAt
-	if limit := h.Config.ReservationTimerCap; limit > 0 && time.Now().Add(limit).Before(fire) {
-		fire = time.Now().Add(limit)
-	}
-	if err := domain.StartWorkflow(w, workflows.ReservationWorkflowID(r.ID), workflows.ReservationExpiryType, r.ID,
-		workflows.ReservationInput{ReservationID: r.ID, FireAt: fire}); err != nil {
 		return err
 	}
 	return kit.Created(c, r.ID, reservationToJSON(r))

@@ -297,7 +297,7 @@ func TestAuthorityRequestsRefuseWhatNoAuthorityRequestIs(t *testing.T) {
 	assert.Equal(t, records.DeadlineAnsweredLate, r["deadline_status"], "answered 15 days after receipt")
 	var start domain.WorkflowStart
 	require.NoError(t, a.DB.Take(&start, "workflow_id = ?", "authority-request/"+r["id"].(string)).Error)
-	assert.Equal(t, records.AuthorityRequestType, start.WorkflowType)
+	assert.Equal(t, records.AuthorityRequestWorkflow.Type, start.WorkflowType)
 	var in records.AuthorityRequestInput
 	require.NoError(t, json.Unmarshal(start.Input, &in))
 	assert.True(t, in.Answered, "a request recorded as answered starts no reminder")

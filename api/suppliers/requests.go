@@ -13,8 +13,6 @@ import (
 	"ppwr/domain/suppliers"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
-	"ppwr/internal/work"
-	"ppwr/workflows"
 )
 
 // requests declares supplier requests and their lines.
@@ -206,21 +204,16 @@ func (h *handlers) getRequest(c *gin.Context) error {
 	return nil
 }
 
-// sendRequest marks the request sent and records, in the same unit, the
-// start of the workflow that e-mails it: the answer comes before the
-// e-mail leaves, and delivery_status tells how it went.
+// sendRequest marks the request sent, and the command records in the
+// same unit the start of the workflow that e-mails it: the answer comes
+// before the e-mail leaves, and delivery_status tells how it went.
 func (h *handlers) sendRequest(c *gin.Context, in *domain.RevisionRequired) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	w := kit.Work(c)
-	r, err := suppliers.SendSupplierRequest(w, id, in)
+	r, err := suppliers.SendSupplierRequest(kit.Work(c), id, in)
 	if err != nil {
-		return err
-	}
-	if err := domain.StartWorkflow(w, workflows.SupplierRequestSendWorkflowID(id, r.SendCount), workflows.SupplierRequestSendType, id,
-		workflows.SupplierRequestInput{RequestID: id, Send: r.SendCount, DueOn: r.DueOn}); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, requestToJSON(r))
@@ -232,23 +225,12 @@ func (h *handlers) cancelRequest(c *gin.Context, in *domain.RevisionRequired) er
 	if err != nil {
 		return err
 	}
-	w := kit.Work(c)
-	r, err := suppliers.CancelSupplierRequest(w, id, in)
+	r, err := suppliers.CancelSupplierRequest(kit.Work(c), id, in)
 	if err != nil {
-		return err
-	}
-	if err := stopOverdueTimer(w, r); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, requestToJSON(r))
 	return nil
-}
-
-// stopOverdueTimer records, with the change that closed the request, the
-// signal that ends its send workflow's wait for the due date.
-func stopOverdueTimer(w *work.Unit, r *suppliers.SupplierRequest) error {
-	return domain.StartWorkflow(w, workflows.SupplierRequestCloseWorkflowID(r.ID), workflows.SupplierRequestCloseType, r.ID,
-		workflows.SupplierRequestInput{RequestID: r.ID})
 }
 
 type lineJSON struct {
@@ -311,11 +293,6 @@ func (h *handlers) reviewLine(c *gin.Context, in *suppliers.LineReview) error {
 	r, l, err := suppliers.ReviewLine(w, requestID, lineID, in)
 	if err != nil {
 		return err
-	}
-	if r.Status == suppliers.RequestCompleted {
-		if err := stopOverdueTimer(w, r); err != nil {
-			return err
-		}
 	}
 	answers, err := suppliers.LineAnswers(c.Request.Context(), w.Tx(), kit.OrgID(c), requestID)
 	if err != nil {

@@ -155,7 +155,7 @@ func TestADeliveryInFlightIsNotSentAgain(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(&activities.Suppliers{DB: m.DB, SMTPURL: "smtp://" + m.sink.Addr(), From: "ppwr@ppwr.test", ReplyAddress: "replies@ppwr.test"})
-	_, err := env.ExecuteActivity((&activities.Suppliers{}).SendRequestEmail, id, 1)
+	_, err := env.ExecuteActivity((&activities.Suppliers{}).SendRequestEmail, suppliers.RequestInput{Org: domain.OrgOf(m.tn.Org), RequestID: id, Send: 1})
 	require.NoError(t, err)
 	time.Sleep(200 * time.Millisecond)
 	assert.Empty(t, m.sink.Messages(), "no second message")

@@ -27,7 +27,6 @@ import (
 	"ppwr/domain/catalog"
 	"ppwr/domain/imports"
 	"ppwr/internal/config"
-	"ppwr/workflows"
 )
 
 // importsScenario is the name -scenario matches to run the import
@@ -437,7 +436,7 @@ func (c *importClient) preview(name string, file []byte, rows int, poll, timeout
 	if err := c.do(http.MethodPost, "/imports", &body, form.FormDataContentType(), http.StatusAccepted, &imp); err != nil {
 		return uuid.Nil, 0, err
 	}
-	if imp, err = c.await(imp.ID, workflows.ImportWorkflowID(imp.ID), imports.ImportReadyStatus, poll, timeout); err != nil {
+	if imp, err = c.await(imp.ID, imports.PreviewWorkflow.ID(imports.ImportInput{ImportID: imp.ID}), imports.ImportReadyStatus, poll, timeout); err != nil {
 		return uuid.Nil, 0, err
 	}
 	d := time.Since(t0)
@@ -454,7 +453,7 @@ func (c *importClient) apply(id uuid.UUID, poll, timeout time.Duration) (time.Du
 	if err := c.do(http.MethodPost, "/imports/"+id.String()+"/apply", nil, "", http.StatusAccepted, &imp); err != nil {
 		return 0, err
 	}
-	if _, err := c.await(id, workflows.ImportApplyWorkflowID(id), imports.ImportCompletedStatus, poll, timeout); err != nil {
+	if _, err := c.await(id, imports.ApplyWorkflow.ID(imports.ImportInput{ImportID: id}), imports.ImportCompletedStatus, poll, timeout); err != nil {
 		return 0, err
 	}
 	return time.Since(t0), nil

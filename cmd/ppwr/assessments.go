@@ -34,7 +34,7 @@ func assessmentsRunCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"id": run.ID, "workflowId": assessments.AssessmentRunWorkflowID(run.ID), "organizationId": orgID, "items": run.Total}, nil
+		return map[string]any{"id": run.ID, "workflowId": run.WorkflowID(), "organizationId": orgID, "items": run.Total}, nil
 	})
 	return cmd
 }

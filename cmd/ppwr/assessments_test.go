@@ -21,7 +21,7 @@ func TestAdminAssessmentsRunRecordsTheRunAndItsWorkflow(t *testing.T) {
 
 	var start domain.WorkflowStart
 	require.NoError(t, db.Take(&start, "workflow_id = ?", obj["workflowId"]).Error)
-	assert.Equal(t, assessments.AssessmentRunType, start.WorkflowType)
+	assert.Equal(t, assessments.AssessmentRunWorkflow.Type, start.WorkflowType)
 	assert.Equal(t, org, start.OrganizationID, "the run is found in the Temporal UI by organization")
 	assert.Equal(t, id, start.ResourceID)
 	assert.Equal(t, 1, operatorAudits(t, db, org, "admin.assessments.run", id))

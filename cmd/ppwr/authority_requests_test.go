@@ -57,7 +57,7 @@ func TestAdminAuthorityRequestAnsweredEndsTheDeadline(t *testing.T) {
 	assert.Equal(t, domain.IssueResolved, issue.Status, "the reminder is resolved by the answer")
 	var start domain.WorkflowStart
 	require.NoError(t, db.Take(&start, "workflow_id = ?", obj["workflowId"]).Error)
-	assert.Equal(t, records.AuthorityRequestAnsweredType, start.WorkflowType, "the signal to the deadline's timer is started durably")
+	assert.Equal(t, records.AuthorityRequestAnsweredWorkflow.Type, start.WorkflowType, "the signal to the deadline's timer is started durably")
 	assert.Equal(t, org, start.OrganizationID)
 	assert.Equal(t, 1, operatorAudits(t, db, org, "admin.authority-requests.answered", id))
 	var events []string

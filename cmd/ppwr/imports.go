@@ -12,7 +12,6 @@ import (
 	"ppwr/domain/imports"
 	"ppwr/internal/config"
 	"ppwr/internal/temporalclient"
-	"ppwr/workflows"
 )
 
 // redriveTimeout bounds the re-drive's calls to Temporal: an unreachable
@@ -21,15 +20,6 @@ const redriveTimeout = 30 * time.Second
 
 func importsCommand() *cobra.Command {
 	return groupCommand("imports", "Re-drive imports whose workflow failed or was terminated", importsRedriveCommand())
-}
-
-// stageWorkflows are the workflows of the stages an import waits for.
-var stageWorkflows = map[imports.RedriveStage]struct {
-	workflowType string
-	workflowID   func(uuid.UUID) string
-}{
-	imports.StagePreview: {workflows.ImportPreviewType, workflows.ImportWorkflowID},
-	imports.StageApply:   {workflows.ImportApplyType, workflows.ImportApplyWorkflowID},
 }
 
 // startRedrive starts a new run of the stage's workflow.
@@ -51,16 +41,16 @@ func startRedrive(ctx context.Context, imp *imports.Import, stage imports.Redriv
 		return "", "", err
 	}
 	defer tc.Close()
-	wf := stageWorkflows[stage]
+	wf, in := stage.Workflow(), imp.WorkflowInput()
 	ref := temporalclient.Ref{
-		WorkflowID:     wf.workflowID(imp.ID),
+		WorkflowID:     wf.ID(in),
 		OrganizationID: imp.OrganizationID.String(),
 		ResourceID:     imp.ID.String(),
 		TaskQueue:      cfg.TemporalTaskQueue,
 	}
 	tctx, cancel := context.WithTimeout(ctx, redriveTimeout)
 	defer cancel()
-	run, err := temporalclient.Redrive(tctx, tc, ref, wf.workflowType, workflows.ImportInput{ImportID: imp.ID})
+	run, err := temporalclient.Redrive(tctx, tc, ref, wf.Type, in)
 	if err != nil {
 		return "", "", err
 	}

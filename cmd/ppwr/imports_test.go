@@ -25,7 +25,6 @@ import (
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
 	"ppwr/worker"
-	"ppwr/workflows"
 )
 
 // redriveFixture is an organization, the Temporal dev server and the
@@ -112,12 +111,17 @@ func (f *redriveFixture) applying(t *testing.T, n int) *imports.Import {
 	return imp
 }
 
+// importInput is the input of imp's workflows.
+func importInput(imp *imports.Import) imports.ImportInput {
+	return imports.ImportInput{Org: domain.OrgOf(imp.OrganizationID), ImportID: imp.ID}
+}
+
 // openRun starts the import's workflow as the relay does, on a task queue
 // no worker polls, so the run stays open and does nothing.
 func (f *redriveFixture) openRun(t *testing.T, imp *imports.Import, workflowID, workflowType string) string {
 	t.Helper()
 	ref := temporalclient.Ref{WorkflowID: workflowID, OrganizationID: f.org.String(), ResourceID: imp.ID.String(), TaskQueue: "nobody-" + uuid.NewString()}
-	run, err := temporalclient.Start(context.Background(), f.temporal, ref, workflowType, workflows.ImportInput{ImportID: imp.ID})
+	run, err := temporalclient.Start(context.Background(), f.temporal, ref, workflowType, importInput(imp))
 	require.NoError(t, err)
 	return run.GetRunID()
 }
@@ -173,8 +177,8 @@ func TestAdminImportsRedriveResumesATerminatedApply(t *testing.T) {
 	_, n, err := imports.ApplyImportBatch(f.applyUnit(), imp, 0, 2)
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "the first run committed two rows...")
-	workflowID := workflows.ImportApplyWorkflowID(imp.ID)
-	terminated := f.terminatedRun(t, imp, workflowID, workflows.ImportApplyType) // ...and was terminated
+	workflowID := imports.ApplyWorkflow.ID(importInput(imp))
+	terminated := f.terminatedRun(t, imp, workflowID, imports.ApplyWorkflow.Type) // ...and was terminated
 	f.startWorker(t)
 
 	out := mustAdmin(t, "imports", "redrive", imp.ID.String())
@@ -224,8 +228,8 @@ func TestAdminImportsRedriveStartsAPreviewOver(t *testing.T) {
 	code := "RP-" + uuid.NewString()[:8]
 	imp := f.upload(t, "internalCode;name;sourcingType;massG;mainMaterialCode;stockUnit;foodContactStatus;reuseType\n"+
 		code+";Box;purchased;12.5;PLASTIC_PET;piece;unknown;single_use\n")
-	workflowID := workflows.ImportWorkflowID(imp.ID)
-	terminated := f.terminatedRun(t, imp, workflowID, workflows.ImportPreviewType)
+	workflowID := imports.PreviewWorkflow.ID(importInput(imp))
+	terminated := f.terminatedRun(t, imp, workflowID, imports.PreviewWorkflow.Type)
 	f.startWorker(t)
 
 	out := mustAdmin(t, "imports", "redrive", imp.ID.String())
@@ -251,9 +255,9 @@ func TestAdminImportsRedrivePreviewsAFailedImportAgain(t *testing.T) {
 	ctx := context.Background()
 	imp := f.upload(t, "code;colour\nA;red\n")
 	f.startWorker(t)
-	workflowID := workflows.ImportWorkflowID(imp.ID)
+	workflowID := imports.PreviewWorkflow.ID(importInput(imp))
 	ref := temporalclient.Ref{WorkflowID: workflowID, OrganizationID: f.org.String(), ResourceID: imp.ID.String(), TaskQueue: f.queue}
-	run, err := temporalclient.Start(ctx, f.temporal, ref, workflows.ImportPreviewType, workflows.ImportInput{ImportID: imp.ID})
+	run, err := temporalclient.Start(ctx, f.temporal, ref, imports.PreviewWorkflow.Type, importInput(imp))
 	require.NoError(t, err)
 	first := run.GetRunID()
 	require.Equal(t, imports.ImportFailedStatus, f.result(t, workflowID, first))
@@ -326,8 +330,8 @@ func TestAdminImportsRedriveRefusals(t *testing.T) {
 
 	t.Run("open run", func(t *testing.T) {
 		imp := f.applying(t, 1)
-		workflowID := workflows.ImportApplyWorkflowID(imp.ID)
-		open := f.openRun(t, imp, workflowID, workflows.ImportApplyType)
+		workflowID := imports.ApplyWorkflow.ID(importInput(imp))
+		open := f.openRun(t, imp, workflowID, imports.ApplyWorkflow.Type)
 		t.Cleanup(func() { _ = f.temporal.TerminateWorkflow(context.Background(), workflowID, open, "test over") })
 		msg := requireAdminError(t, "imports", "redrive", imp.ID.String())
 		assert.Contains(t, msg, "still running")
@@ -351,7 +355,7 @@ func TestAdminImportsRedriveRefusals(t *testing.T) {
 			assert.Contains(t, msg, says)
 		})
 	}
-	for _, workflowID := range []string{workflows.ImportWorkflowID(imp.ID), workflows.ImportApplyWorkflowID(imp.ID)} {
+	for _, workflowID := range []string{imports.PreviewWorkflow.ID(importInput(imp)), imports.ApplyWorkflow.ID(importInput(imp))} {
 		_, err := f.temporal.DescribeWorkflowExecution(context.Background(), workflowID, "")
 		assert.Error(t, err, "%s was never started", workflowID)
 	}
@@ -361,7 +365,7 @@ func TestAdminImportsRedriveRefusals(t *testing.T) {
 		t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
 		imp := f.queued(t, 1)
 		msg := requireAdminError(t, "imports", "redrive", imp.ID.String())
-		assert.Contains(t, msg, "re-drive "+workflows.ImportWorkflowID(imp.ID)+": failed reaching server")
+		assert.Contains(t, msg, "re-drive "+imports.PreviewWorkflow.ID(importInput(imp))+": failed reaching server")
 		assert.Zero(t, operatorAudits(t, f.db, f.org.String(), "admin.imports.redrive", imp.ID.String()))
 
 		// A failed import's requeue rolls back with the start.

@@ -23,17 +23,19 @@ import (
 // batch at once; an assessment names its run, once per item, so a batch
 // retried after a crash skips what is done and never repeats an item.
 
-// AssessmentRunType is the registered type name of the bulk workflow.
-const AssessmentRunType = "AssessmentRun"
-
 // Run statuses.
 const (
 	RunRunning   = "running"
 	RunCompleted = "completed"
 )
 
-// AssessmentRunWorkflowID is the workflow of a run.
-func AssessmentRunWorkflowID(id uuid.UUID) string { return "assessment-run/" + id.String() }
+// AssessmentRunWorkflow assesses the organization's active items for a
+// run.
+var AssessmentRunWorkflow = domain.Workflow[AssessmentRunInput]{
+	Type:     "AssessmentRun",
+	ID:       func(in AssessmentRunInput) string { return "assessment-run/" + in.RunID.String() },
+	Resource: func(in AssessmentRunInput) uuid.UUID { return in.RunID },
+}
 
 // AssessmentRun is one bulk run.
 type AssessmentRun struct {
@@ -51,8 +53,8 @@ type AssessmentRun struct {
 
 // AssessmentRunInput names the run a workflow drives.
 type AssessmentRunInput struct {
-	OrganizationID uuid.UUID `json:"organization_id"`
-	RunID          uuid.UUID `json:"run_id"`
+	domain.Org
+	RunID uuid.UUID `json:"run_id"`
 }
 
 // StartAssessmentRun records, in tx, a run over the organization's active
@@ -74,13 +76,19 @@ func StartAssessmentRun(ctx context.Context, tx *gorm.DB, org uuid.UUID, ruleSet
 	if err := tx.WithContext(ctx).Create(run).Error; err != nil {
 		return nil, err
 	}
-	start, err := domain.NewWorkflowStart(AssessmentRunWorkflowID(run.ID), AssessmentRunType, org.String(), run.ID.String(),
-		AssessmentRunInput{OrganizationID: org, RunID: run.ID})
+	start, err := domain.NewStart(AssessmentRunWorkflow, run.workflowInput())
 	if err != nil {
 		return nil, err
 	}
 	return run, tx.WithContext(ctx).Create(start).Error
 }
+
+func (r *AssessmentRun) workflowInput() AssessmentRunInput {
+	return AssessmentRunInput{Org: domain.OrgOf(r.OrganizationID), RunID: r.ID}
+}
+
+// WorkflowID is the id of the run's workflow, for operators to find it.
+func (r *AssessmentRun) WorkflowID() string { return AssessmentRunWorkflow.ID(r.workflowInput()) }
 
 // OperatorStartAssessmentRun is StartAssessmentRun of an operator, with
 // its audit entry, in one transaction.
@@ -95,7 +103,7 @@ func OperatorStartAssessmentRun(ctx context.Context, db *gorm.DB, org uuid.UUID,
 			return err
 		}
 		return domain.AuditOperator(ctx, tx, org, "admin.assessments.run", "assessment_run", run.ID, map[string]any{
-			"workflow_id": AssessmentRunWorkflowID(run.ID), "rule_set": ruleSet,
+			"workflow_id": run.WorkflowID(), "rule_set": ruleSet,
 		})
 	})
 	if err != nil {

@@ -37,11 +37,12 @@ var (
 	ExportStatuses    = []string{ExportRendering, ExportReady, ExportFailed}
 )
 
-// BDOReportType is the registered type name of the render workflow.
-const BDOReportType = "BDOReport"
-
-// BDOReportWorkflowID is the workflow of a report run.
-func BDOReportWorkflowID(id uuid.UUID) string { return "bdo-report/" + id.String() }
+// BDOReportWorkflow renders a report run's exports.
+var BDOReportWorkflow = domain.Workflow[BDOReportInput]{
+	Type:     "BDOReport",
+	ID:       func(in BDOReportInput) string { return "bdo-report/" + in.ReportID.String() },
+	Resource: func(in BDOReportInput) uuid.UUID { return in.ReportID },
+}
 
 // BDOMgDecimals is how many decimals the totals keep in Mg: grams are
 // summed exactly, then converted and rounded half away from zero. The
@@ -171,7 +172,7 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 	if err := tx.Model(r).Select("status", "totals", "warnings", "source_count").Updates(r).Error; err != nil {
 		return nil, err
 	}
-	if err := domain.StartWorkflow(w, BDOReportWorkflowID(r.ID), BDOReportType, r.ID, BDOReportInput{OrganizationID: r.OrganizationID, ReportID: r.ID}); err != nil {
+	if err := domain.Start(w, BDOReportWorkflow, BDOReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID}); err != nil {
 		return nil, err
 	}
 	w.Touch("bdo_report", r.ID)
@@ -180,8 +181,8 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 
 // BDOReportInput names the report a render workflow renders.
 type BDOReportInput struct {
-	OrganizationID uuid.UUID `json:"organization_id"`
-	ReportID       uuid.UUID `json:"report_id"`
+	domain.Org
+	ReportID uuid.UUID `json:"report_id"`
 }
 
 // snapshotSum is the snapshot's mass and counts of one section, material

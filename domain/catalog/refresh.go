@@ -19,23 +19,25 @@ import (
 // commands that make the changes, so no caller can forget one; the
 // workflow package registers the workflow under AssessmentRefreshType.
 
-// AssessmentRefreshType is the registered type name of the refresh
-// workflow.
-const AssessmentRefreshType = "AssessmentRefresh"
-
 // RefreshWindow is the debounce window of an item's refresh.
 const RefreshWindow = time.Minute
 
-// AssessmentRefreshInput names the item to refresh.
+// AssessmentRefreshInput names the item to refresh and the window of the
+// change (its id names the window).
 type AssessmentRefreshInput struct {
-	OrganizationID uuid.UUID `json:"organization_id"`
-	ItemID         uuid.UUID `json:"item_id"`
+	domain.Org
+	ItemID uuid.UUID `json:"item_id"`
+	Window time.Time `json:"window"`
 }
 
-// AssessmentRefreshWorkflowID is the refresh run of the item for the
-// window that holds at.
-func AssessmentRefreshWorkflowID(itemID uuid.UUID, at time.Time) string {
-	return "assessment/" + itemID.String() + "/refresh/" + at.UTC().Truncate(RefreshWindow).Format("20060102T1504Z")
+// AssessmentRefreshWorkflow is the refresh run of an item for the window
+// that holds the change: the changes of one window share the run.
+var AssessmentRefreshWorkflow = domain.Workflow[AssessmentRefreshInput]{
+	Type: "AssessmentRefresh",
+	ID: func(in AssessmentRefreshInput) string {
+		return "assessment/" + in.ItemID.String() + "/refresh/" + in.Window.UTC().Truncate(RefreshWindow).Format("20060102T1504Z")
+	},
+	Resource: func(in AssessmentRefreshInput) uuid.UUID { return in.ItemID },
 }
 
 // RefreshAssessments records the item's refresh when it has an assessment
@@ -46,5 +48,6 @@ func RefreshAssessments(w *work.Unit, itemID uuid.UUID) error {
 		w.Organization(), itemID).Scan(&pending).Error; err != nil || !pending {
 		return err
 	}
-	return domain.StartWorkflow(w, AssessmentRefreshWorkflowID(itemID, domain.Now()), AssessmentRefreshType, itemID, AssessmentRefreshInput{OrganizationID: w.Organization(), ItemID: itemID})
+	return domain.Start(w, AssessmentRefreshWorkflow,
+		AssessmentRefreshInput{Org: domain.OrgOf(w.Organization()), ItemID: itemID, Window: domain.Now().Truncate(RefreshWindow)})
 }

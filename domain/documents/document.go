@@ -2,6 +2,7 @@ package documents
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -164,9 +165,36 @@ func DocumentObjectKey(org, document, version uuid.UUID) string {
 	return "org/" + org.String() + "/documents/" + document.String() + "/" + version.String()
 }
 
+// VersionInput names the version a document workflow works on; an
+// analysis also carries its run number.
+type VersionInput struct {
+	domain.Org
+	VersionID uuid.UUID `json:"version_id"`
+	Run       int       `json:"run,omitempty"`
+}
+
+// ProcessingWorkflow checks a new version; AnalysisWorkflow is the Run-th
+// analysis of a version's page text.
+var (
+	ProcessingWorkflow = domain.Workflow[VersionInput]{
+		Type:     "DocumentProcessing",
+		ID:       func(in VersionInput) string { return "document-version/" + in.VersionID.String() + "/processing" },
+		Resource: versionOf,
+	}
+	AnalysisWorkflow = domain.Workflow[VersionInput]{
+		Type: "DocumentAnalysis",
+		ID: func(in VersionInput) string {
+			return "document-version/" + in.VersionID.String() + "/analysis/" + strconv.Itoa(in.Run)
+		},
+		Resource: versionOf,
+	}
+)
+
+func versionOf(in VersionInput) uuid.UUID { return in.VersionID }
+
 // CreateDocument records a new document with its first version, whose
-// file is stored; the caller records the start of its processing. Errors
-// a caller already collected in in refuse it too.
+// file is stored, and the start of its processing. Errors a caller
+// already collected in in refuse it too.
 func CreateDocument(w *work.Unit, doc *Document, versionID uuid.UUID, in *DocumentUpload, file StoredFile) (*DocumentVersion, error) {
 	var refs domain.References
 	refs.Add("catalog_items", "catalog_item", in.CatalogItem, &in.Errors)
@@ -186,11 +214,12 @@ func CreateDocument(w *work.Unit, doc *Document, versionID uuid.UUID, in *Docume
 	if err := w.Tx().Create(doc).Error; err != nil {
 		return nil, err
 	}
-	return AddVersion(w, doc, versionID, file)
+	return addProcessedVersion(w, doc, versionID, file)
 }
 
-// AddDocumentVersion adds a version to the organization's document id;
-// the earlier versions are kept as they are.
+// AddDocumentVersion adds a version to the organization's document id,
+// with the start of its processing; the earlier versions are kept as they
+// are.
 func AddDocumentVersion(w *work.Unit, documentID, versionID uuid.UUID, file StoredFile) (*DocumentVersion, error) {
 	doc, err := domain.LockFor[Document](w.Context(), w.Tx(), w.Organization(), documentID, "NO KEY UPDATE")
 	if err != nil {
@@ -201,7 +230,18 @@ func AddDocumentVersion(w *work.Unit, documentID, versionID uuid.UUID, file Stor
 	if err := w.Tx().Model(doc).Select("version_count", "updated_at").Updates(doc).Error; err != nil {
 		return nil, err
 	}
-	return AddVersion(w, doc, versionID, file)
+	return addProcessedVersion(w, doc, versionID, file)
+}
+
+// addProcessedVersion adds an uploaded version and records the start of
+// its processing. A reply's versions are added without (AddVersion): the
+// reply's workflow starts their processing.
+func addProcessedVersion(w *work.Unit, doc *Document, versionID uuid.UUID, file StoredFile) (*DocumentVersion, error) {
+	v, err := AddVersion(w, doc, versionID, file)
+	if err != nil {
+		return nil, err
+	}
+	return v, domain.Start(w, ProcessingWorkflow, VersionInput{Org: domain.OrgOf(v.OrganizationID), VersionID: v.ID})
 }
 
 func AddVersion(w *work.Unit, doc *Document, versionID uuid.UUID, file StoredFile) (*DocumentVersion, error) {

@@ -122,15 +122,16 @@ func evidenceWithdrawn(w *work.Unit, v *DocumentVersion) error {
 	return nil
 }
 
-// Analysis is one queued analysis run of a version.
+// Analysis is one queued analysis run of a version and its workflow.
 type Analysis struct {
-	Version *DocumentVersion
-	Run     int
+	Version    *DocumentVersion
+	Run        int
+	WorkflowID string
 }
 
 // RequestAnalysis numbers a new analysis run of a version that can be
 // analysed: processed clean, with page text, of a document about a
-// packaging item. The caller records the run's workflow start.
+// packaging item, and records the start of the run's workflow.
 func RequestAnalysis(w *work.Unit, id uuid.UUID) (*Analysis, error) {
 	v, _, err := eligibleVersion(w, id)
 	if err != nil {
@@ -144,5 +145,6 @@ func RequestAnalysis(w *work.Unit, id uuid.UUID) (*Analysis, error) {
 	}
 	v.AnalysisCount++
 	w.Touch("document_version", v.ID)
-	return &Analysis{Version: v, Run: v.AnalysisCount}, nil
+	in := VersionInput{Org: domain.OrgOf(v.OrganizationID), VersionID: v.ID, Run: v.AnalysisCount}
+	return &Analysis{Version: v, Run: in.Run, WorkflowID: AnalysisWorkflow.ID(in)}, domain.Start(w, AnalysisWorkflow, in)
 }

@@ -163,7 +163,39 @@ type ImportUpload struct {
 	Sheet string
 }
 
-// CreateImport records an uploaded file as a queued import.
+// ImportInput names the import a run works on.
+type ImportInput struct {
+	domain.Org
+	ImportID uuid.UUID `json:"import_id"`
+}
+
+// WorkflowInput is the input of the import's workflows.
+func (imp *Import) WorkflowInput() ImportInput {
+	return ImportInput{Org: domain.OrgOf(imp.OrganizationID), ImportID: imp.ID}
+}
+
+// PreviewWorkflow is the preview run of an import, ApplyWorkflow its
+// apply run. Apply is a workflow of its own, started durably by the apply
+// request, rather than a signal to a waiting preview run: a signal sent
+// after the request commits is lost if the process dies in between, while
+// a recorded start is not.
+var (
+	PreviewWorkflow = domain.Workflow[ImportInput]{
+		Type:     "ImportPreview",
+		ID:       func(in ImportInput) string { return "import/" + in.ImportID.String() },
+		Resource: importOf,
+	}
+	ApplyWorkflow = domain.Workflow[ImportInput]{
+		Type:     "ImportApply",
+		ID:       func(in ImportInput) string { return "import/" + in.ImportID.String() + "/apply" },
+		Resource: importOf,
+	}
+)
+
+func importOf(in ImportInput) uuid.UUID { return in.ImportID }
+
+// CreateImport records an uploaded file as a queued import, with the
+// start of its preview.
 func CreateImport(w *work.Unit, id uuid.UUID, up ImportUpload) (*Import, error) {
 	stamp := domain.Now()
 	if up.Mapping == nil {
@@ -176,7 +208,7 @@ func CreateImport(w *work.Unit, id uuid.UUID, up ImportUpload) (*Import, error) 
 		return nil, err
 	}
 	w.Touch("import", id)
-	return imp, nil
+	return imp, domain.Start(w, PreviewWorkflow, imp.WorkflowInput())
 }
 
 // LockImport reads the organization's import for update.
@@ -184,8 +216,9 @@ func LockImport(w *work.Unit, id uuid.UUID) (*Import, error) {
 	return domain.LockFor[Import](w.Context(), w.Tx(), w.Organization(), id, "UPDATE")
 }
 
-// RequestImportApply moves a ready import to applying; the caller records
-// the apply workflow's start in the same unit.
+// RequestImportApply moves a ready import to applying and records the
+// start of its apply run, so the apply runs if and only if the change
+// commits.
 func RequestImportApply(w *work.Unit, id uuid.UUID) (*Import, error) {
 	imp, err := LockImport(w, id)
 	if err != nil {
@@ -202,7 +235,7 @@ func RequestImportApply(w *work.Unit, id uuid.UUID) (*Import, error) {
 		return nil, err
 	}
 	w.Touch("import", id)
-	return imp, nil
+	return imp, domain.Start(w, ApplyWorkflow, imp.WorkflowInput())
 }
 
 // CountImportRows sets the import's counts from its rows.

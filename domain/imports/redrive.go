@@ -33,6 +33,14 @@ func (e *NotRedrivableError) Error() string {
 	return fmt.Sprintf("import %s is %s, nothing to re-drive: %s", e.ID, e.Status, e.Why)
 }
 
+// Workflow is the workflow of the stage.
+func (s RedriveStage) Workflow() domain.Workflow[ImportInput] {
+	if s == StageApply {
+		return ApplyWorkflow
+	}
+	return PreviewWorkflow
+}
+
 // RedriveStageOf is the stage an import waits for, and whether it must be
 // requeued first. Queued and applying imports wait for a workflow; a
 // failed one is previewed again (a worker with a bug may have failed it,

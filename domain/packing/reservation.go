@@ -104,12 +104,28 @@ func ReservationsWithStatus(q *gorm.DB, status string) *gorm.DB {
 	return q.Where("status = ?", status)
 }
 
+// ReservationInput names the reservation and when its hold ends.
+type ReservationInput struct {
+	domain.Org
+	ReservationID uuid.UUID `json:"reservation_id"`
+	FireAt        time.Time `json:"fire_at"`
+}
+
+// ReservationExpiryWorkflow waits until a reservation's hold ends and
+// then expires it if it is still held.
+var ReservationExpiryWorkflow = domain.Workflow[ReservationInput]{
+	Type:     "ReservationExpiry",
+	ID:       func(in ReservationInput) string { return "reservation/" + in.ReservationID.String() },
+	Resource: func(in ReservationInput) uuid.UUID { return in.ReservationID },
+}
+
 // CreateReservation holds sets of the packing set id for a parcel: it
 // claims the parcel and moves every ingredient from available to
 // reserved, refusing a recipe with an ingredient that is not
-// stock-tracked or a shortage. The caller records the expiry workflow's
-// start in w.
-func CreateReservation(w *work.Unit, id uuid.UUID, in *ReservationCreate) (*Reservation, error) {
+// stock-tracked or a shortage. It records the start of the workflow that
+// expires the hold; a positive timerCap (a test setting) fires its timer
+// that long from now when the hold ends later.
+func CreateReservation(w *work.Unit, id uuid.UUID, in *ReservationCreate, timerCap time.Duration) (*Reservation, error) {
 	cfg, err := packingConfiguration(w, id, &in.SetPacking)
 	if err != nil {
 		return nil, err
@@ -133,7 +149,14 @@ func CreateReservation(w *work.Unit, id uuid.UUID, in *ReservationCreate) (*Rese
 		return nil, err
 	}
 	w.Touch("packing_reservation", r.ID)
-	return r, domain.Emit(w, ReservationCreated{ReservationID: r.ID, Status: r.Status})
+	if err := domain.Emit(w, ReservationCreated{ReservationID: r.ID, Status: r.Status}); err != nil {
+		return nil, err
+	}
+	fire := r.ExpiresAt
+	if timerCap > 0 && time.Now().Add(timerCap).Before(fire) {
+		fire = time.Now().Add(timerCap)
+	}
+	return r, domain.Start(w, ReservationExpiryWorkflow, ReservationInput{Org: domain.OrgOf(w.Organization()), ReservationID: r.ID, FireAt: fire})
 }
 
 func (r *Reservation) record() work.Record { return work.Record{Type: "packing_reservation", ID: r.ID} }

@@ -68,23 +68,23 @@ const (
 	AuthorityItemsMax     = 200
 )
 
-// AuthorityRequestType is the registered type name of the request's
-// workflow.
-const AuthorityRequestType = "AuthorityRequest"
+// AuthorityRequestWorkflow is the workflow of a request: its bundle and
+// its deadline. AuthorityRequestAnsweredWorkflow stops its wait for the
+// deadline once the request is answered, which happens once.
+var (
+	AuthorityRequestWorkflow = domain.Workflow[AuthorityRequestInput]{
+		Type:     "AuthorityRequest",
+		ID:       func(in AuthorityRequestInput) string { return "authority-request/" + in.RequestID.String() },
+		Resource: authorityRequestOf,
+	}
+	AuthorityRequestAnsweredWorkflow = domain.Workflow[AuthorityRequestInput]{
+		Type:     "AuthorityRequestAnswered",
+		ID:       func(in AuthorityRequestInput) string { return AuthorityRequestWorkflow.ID(in) + "/answered" },
+		Resource: authorityRequestOf,
+	}
+)
 
-// AuthorityRequestWorkflowID is the workflow of a request: its bundle and
-// its deadline.
-func AuthorityRequestWorkflowID(id uuid.UUID) string { return "authority-request/" + id.String() }
-
-// AuthorityRequestAnsweredType is the registered type name of the
-// workflow that tells the request's workflow it was answered.
-const AuthorityRequestAnsweredType = "AuthorityRequestAnswered"
-
-// AuthorityRequestAnsweredWorkflowID is the delivery of a request's
-// answer: a request is marked answered once.
-func AuthorityRequestAnsweredWorkflowID(id uuid.UUID) string {
-	return AuthorityRequestWorkflowID(id) + "/answered"
-}
+func authorityRequestOf(in AuthorityRequestInput) uuid.UUID { return in.RequestID }
 
 // AuthorityRequest is one request of an authority and its bundle.
 type AuthorityRequest struct {
@@ -133,10 +133,10 @@ func (r *AuthorityRequest) DeadlineStatus(today time.Time) string {
 // what its deadline needs: the due date, and whether the request was
 // answered before it was recorded (then nothing is left to remind of).
 type AuthorityRequestInput struct {
-	OrganizationID uuid.UUID `json:"organization_id"`
-	RequestID      uuid.UUID `json:"request_id"`
-	DueOn          time.Time `json:"due_on"`
-	Answered       bool      `json:"answered"`
+	domain.Org
+	RequestID uuid.UUID `json:"request_id"`
+	DueOn     time.Time `json:"due_on"`
+	Answered  bool      `json:"answered"`
 }
 
 // AuthorityRequestCreate is the body of a new request.
@@ -216,14 +216,19 @@ func CreateAuthorityRequest(w *work.Unit, in *AuthorityRequestCreate) (*Authorit
 	if err := domain.Emit(w, AuthorityRequestCreated{ID: r.ID, DueOn: r.DueOn.Format(time.DateOnly)}); err != nil {
 		return nil, err
 	}
-	return r, domain.StartWorkflow(w, AuthorityRequestWorkflowID(r.ID), AuthorityRequestType, r.ID,
-		AuthorityRequestInput{OrganizationID: r.OrganizationID, RequestID: r.ID, DueOn: r.DueOn, Answered: r.AnsweredOn != nil})
+	return r, domain.Start(w, AuthorityRequestWorkflow, r.WorkflowInput())
+}
+
+// WorkflowInput is the input of the request's workflows.
+func (r *AuthorityRequest) WorkflowInput() AuthorityRequestInput {
+	return AuthorityRequestInput{Org: domain.OrgOf(r.OrganizationID), RequestID: r.ID, DueOn: r.DueOn, Answered: r.AnsweredOn != nil}
 }
 
 // MarkAuthorityRequestAnswered records the day the organization answered
-// the request and resolves its reminder issue. The caller stops the
-// workflow's wait (the answered signal); the reminder checks the record
-// as well, so a signal that comes late changes nothing.
+// the request and resolves its reminder issue, and records the start of
+// the workflow that stops the request's wait for its deadline (the
+// answered signal); the reminder checks the record as well, so a signal
+// that comes late changes nothing.
 func MarkAuthorityRequestAnswered(w *work.Unit, id uuid.UUID, on time.Time) (*AuthorityRequest, error) {
 	r, err := domain.LockFor[AuthorityRequest](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
 	if err != nil {
@@ -245,7 +250,10 @@ func MarkAuthorityRequestAnswered(w *work.Unit, id uuid.UUID, on time.Time) (*Au
 	if err := domain.ResolveIssues(w, domain.IssueAuthorityRequestDue, r.ID, "issue.resolved_authority_request_answered"); err != nil {
 		return nil, err
 	}
-	return r, domain.Emit(w, AuthorityRequestAnswered{ID: r.ID, AnsweredOn: on.Format(time.DateOnly)})
+	if err := domain.Emit(w, AuthorityRequestAnswered{ID: r.ID, AnsweredOn: on.Format(time.DateOnly)}); err != nil {
+		return nil, err
+	}
+	return r, domain.Start(w, AuthorityRequestAnsweredWorkflow, r.WorkflowInput())
 }
 
 // AnsweredRequest is a request an operator marked answered.
@@ -280,11 +288,7 @@ func OperatorMarkAnswered(ctx context.Context, db *gorm.DB, org, id uuid.UUID, o
 	if err != nil {
 		return nil, err
 	}
-	workflowID := AuthorityRequestAnsweredWorkflowID(r.ID)
-	if err := domain.StartWorkflow(w, workflowID, AuthorityRequestAnsweredType, r.ID,
-		AuthorityRequestInput{OrganizationID: org, RequestID: r.ID, DueOn: r.DueOn, Answered: true}); err != nil {
-		return nil, err
-	}
+	workflowID := AuthorityRequestAnsweredWorkflow.ID(r.WorkflowInput())
 	summary, err := json.Marshal(map[string]any{"answered_on": on.Format(time.DateOnly), "workflow_id": workflowID})
 	if err != nil {
 		return nil, err

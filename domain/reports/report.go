@@ -50,11 +50,12 @@ const (
 	ReportFailed    = "failed"
 )
 
-// ReportType is the registered type name of the report workflow.
-const ReportType = "Report"
-
-// ReportWorkflowID is the workflow of a report.
-func ReportWorkflowID(id uuid.UUID) string { return "report/" + id.String() }
+// ReportWorkflow builds a report's file.
+var ReportWorkflow = domain.Workflow[ReportInput]{
+	Type:     "Report",
+	ID:       func(in ReportInput) string { return "report/" + in.ReportID.String() },
+	Resource: func(in ReportInput) uuid.UUID { return in.ReportID },
+}
 
 // Report is one report and its file.
 type Report struct {
@@ -95,8 +96,8 @@ func (r *Report) FileName() string { return r.Kind + "-" + r.ID.String() + "." +
 
 // ReportInput names the report a workflow builds.
 type ReportInput struct {
-	OrganizationID uuid.UUID `json:"organization_id"`
-	ReportID       uuid.UUID `json:"report_id"`
+	domain.Org
+	ReportID uuid.UUID `json:"report_id"`
 }
 
 // ReportCreate is the body of a report.
@@ -153,7 +154,7 @@ func CreateReport(w *work.Unit, in *ReportCreate) (*Report, error) {
 		return nil, err
 	}
 	w.Touch("report", r.ID)
-	return r, domain.StartWorkflow(w, ReportWorkflowID(r.ID), ReportType, r.ID, ReportInput{OrganizationID: r.OrganizationID, ReportID: r.ID})
+	return r, domain.Start(w, ReportWorkflow, ReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID})
 }
 
 func dayOf(d input.Opt[time.Time]) *string {

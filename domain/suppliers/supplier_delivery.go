@@ -1,6 +1,7 @@
 package suppliers
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,9 +46,50 @@ func (SupplierDelivery) TableName() string { return "supplier_request_deliveries
 // a sent request whose delivery failed.
 var ErrNotSendable = &domain.RuleError{Code: "supplier_request_not_sendable", Key: "error.supplier_request_not_sendable"}
 
+// RequestInput names the request, which send of it this is and its due
+// date.
+type RequestInput struct {
+	domain.Org
+	RequestID uuid.UUID `json:"request_id"`
+	Send      int       `json:"send"`
+	DueOn     time.Time `json:"due_on"`
+}
+
+// RequestSendWorkflow delivers one send of a request's e-mail and, for
+// the first, waits for the due date. Its id is the request's first send;
+// sending again after a failed delivery is a workflow of its own.
+// RequestCloseWorkflow ends that wait when the request closes:
+// cancellation and completion each happen at most once, and never both.
+var (
+	RequestSendWorkflow = domain.Workflow[RequestInput]{
+		Type: "SupplierRequestSend",
+		ID: func(in RequestInput) string {
+			wid := "supplier-request/" + in.RequestID.String() + "/send"
+			if in.Send > 1 {
+				wid += "/" + strconv.Itoa(in.Send)
+			}
+			return wid
+		},
+		Resource: requestOf,
+	}
+	RequestCloseWorkflow = domain.Workflow[RequestInput]{
+		Type:     "SupplierRequestClose",
+		ID:       func(in RequestInput) string { return "supplier-request/" + in.RequestID.String() + "/close" },
+		Resource: requestOf,
+	}
+)
+
+func requestOf(in RequestInput) uuid.UUID { return in.RequestID }
+
+// stopOverdueTimer records, with the change that closed the request, the
+// start of the workflow that ends its first send's wait for the due date.
+func stopOverdueTimer(w *work.Unit, r *SupplierRequest) error {
+	return domain.Start(w, RequestCloseWorkflow, RequestInput{Org: domain.OrgOf(r.OrganizationID), RequestID: r.ID})
+}
+
 // SendSupplierRequest marks a draft request sent, or a sent request whose
-// delivery failed to be sent again; the caller records the start of the
-// send's workflow.
+// delivery failed to be sent again, and records the start of the send's
+// workflow.
 func SendSupplierRequest(w *work.Unit, id uuid.UUID, in *domain.RevisionRequired) (*SupplierRequest, error) {
 	r, err := lockRequest(w, id, in.Revision.Value, in)
 	if err != nil {
@@ -68,7 +110,11 @@ func SendSupplierRequest(w *work.Unit, id uuid.UUID, in *domain.RevisionRequired
 		return nil, err
 	}
 	w.Touch("supplier_request", r.ID)
-	return r, domain.Emit(w, SupplierRequestSent{ID: r.ID, Status: r.Status})
+	if err := domain.Emit(w, SupplierRequestSent{ID: r.ID, Status: r.Status}); err != nil {
+		return nil, err
+	}
+	return r, domain.Start(w, RequestSendWorkflow,
+		RequestInput{Org: domain.OrgOf(r.OrganizationID), RequestID: r.ID, Send: r.SendCount, DueOn: r.DueOn})
 }
 
 // RequestMail is what a request's e-mail says.
@@ -104,17 +150,18 @@ func PendingDelivery(w *work.Unit, requestID uuid.UUID, send int) (*RequestMail,
 		}
 		return nil, nil
 	}
-	m := &RequestMail{}
-	if err := w.Tx().Take(&m.Request, "id = ?", requestID).Error; err != nil {
+	r, err := domain.Find[SupplierRequest](w.Context(), w.Tx(), w.Organization(), requestID)
+	if err != nil {
 		return nil, err
 	}
+	m := &RequestMail{Request: *r}
 	var names struct{ Organization, Party string }
 	if err := w.Tx().Raw(`SELECT o.name AS organization, p.name AS party FROM organizations o, parties p WHERE o.id = ? AND p.id = ?`,
 		m.Request.OrganizationID, m.Request.PartyID).Scan(&names).Error; err != nil {
 		return nil, err
 	}
 	m.Organization, m.Party = names.Organization, names.Party
-	err := w.Tx().Raw(`SELECT l.number, i.internal_code AS item_code, i.name AS item_name, l.document_type, l.measurement_codes, l.note
+	err = w.Tx().Raw(`SELECT l.number, i.internal_code AS item_code, i.name AS item_name, l.document_type, l.measurement_codes, l.note
 		FROM supplier_request_lines l JOIN catalog_items i ON i.id = l.catalog_item_id WHERE l.request_id = ? ORDER BY l.number`, requestID).
 		Scan(&m.Lines).Error
 	return m, err
@@ -154,19 +201,16 @@ func settleDelivery(w *work.Unit, d *SupplierDelivery, outcome string, smtpErr *
 // FailDelivery records that a send gave up, with the last error.
 func FailDelivery(w *work.Unit, requestID uuid.UUID, reason string) error {
 	w.Touch("supplier_request", requestID)
-	return w.Tx().Model(&SupplierRequest{}).Where("id = ? AND delivery_status = ?", requestID, MailSending).
+	return domain.Tenant(w.Context(), w.Tx(), w.Organization()).Model(&SupplierRequest{}).Where("id = ? AND delivery_status = ?", requestID, MailSending).
 		Updates(map[string]any{"delivery_status": MailFailed, "delivery_error": reason, "updated_at": domain.Now()}).Error
 }
 
 // MarkOverdue opens the overdue issue of a request still waiting for its
 // answers; a completed or cancelled one is left alone.
 func MarkOverdue(w *work.Unit, requestID uuid.UUID) (bool, error) {
-	var r SupplierRequest
-	if err := w.Tx().Take(&r, "id = ?", requestID).Error; err != nil {
+	r, err := domain.Find[SupplierRequest](w.Context(), w.Tx(), w.Organization(), requestID)
+	if err != nil || r.Status != RequestSent {
 		return false, err
-	}
-	if r.Status != RequestSent {
-		return false, nil
 	}
 	return domain.OpenIssue(w, domain.ComplianceIssue{Kind: domain.IssueSupplierRequestOverdue, Severity: domain.SeverityMedium,
 		SubjectType: "supplier_request", SubjectID: r.ID, MessageKey: "issue.supplier_request_overdue",

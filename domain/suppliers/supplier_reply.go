@@ -95,11 +95,30 @@ type IncomingReply struct {
 	ReceivedAt                 time.Time
 }
 
+// ReplyInput names a reply received for a request.
+type ReplyInput struct {
+	domain.Org
+	ReplyID   uuid.UUID `json:"reply_id"`
+	RequestID uuid.UUID `json:"request_id"`
+}
+
+// ReplyWorkflow files a reply received by e-mail. Its id is under the
+// request's so that an operator finds every run of a request by its
+// prefix.
+var ReplyWorkflow = domain.Workflow[ReplyInput]{
+	Type: "SupplierReply",
+	ID: func(in ReplyInput) string {
+		return "supplier-request/" + in.RequestID.String() + "/reply/" + in.ReplyID.String()
+	},
+	Resource: func(in ReplyInput) uuid.UUID { return in.RequestID },
+}
+
 // RecordReply records a reply to the unit's organization's request. A
 // reply to a request that is no longer open, or from an address that is
 // not one of its recipients, is flagged: its files will be held for
 // triage. It answers nil when the same message was recorded before: mail
-// servers deliver again when they miss an acknowledgement.
+// servers deliver again when they miss an acknowledgement. A reply
+// recorded is filed by its workflow, whose start is recorded with it.
 func RecordReply(w *work.Unit, requestID uuid.UUID, in IncomingReply) (*SupplierReply, error) {
 	r, err := domain.LockFor[SupplierRequest](w.Context(), w.Tx(), w.Organization(), requestID, "SHARE")
 	if err != nil {
@@ -120,7 +139,7 @@ func RecordReply(w *work.Unit, requestID uuid.UUID, in IncomingReply) (*Supplier
 		return nil, res.Error
 	}
 	w.Touch("supplier_request_reply", reply.ID)
-	return reply, nil
+	return reply, domain.Start(w, ReplyWorkflow, ReplyInput{Org: domain.OrgOf(r.OrganizationID), ReplyID: reply.ID, RequestID: r.ID})
 }
 
 func isRecipient(r *SupplierRequest, address string) bool {

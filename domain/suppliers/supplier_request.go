@@ -304,6 +304,7 @@ func lockRequest(w *work.Unit, id uuid.UUID, revision int, in interface {
 }
 
 // CancelSupplierRequest cancels an open request; its lines and files stay.
+// Its first send's wait for the due date is stopped.
 func CancelSupplierRequest(w *work.Unit, id uuid.UUID, in *domain.RevisionRequired) (*SupplierRequest, error) {
 	r, err := lockRequest(w, id, in.Revision.Value, in)
 	if err != nil {
@@ -319,7 +320,10 @@ func CancelSupplierRequest(w *work.Unit, id uuid.UUID, in *domain.RevisionRequir
 		return nil, err
 	}
 	w.Touch("supplier_request", r.ID)
-	return r, domain.Emit(w, SupplierRequestCancelled{ID: r.ID, Status: r.Status})
+	if err := domain.Emit(w, SupplierRequestCancelled{ID: r.ID, Status: r.Status}); err != nil {
+		return nil, err
+	}
+	return r, stopOverdueTimer(w, r)
 }
 
 // LineAnswer is what answers a line: document versions attached to it and
@@ -523,6 +527,9 @@ func ReviewLine(w *work.Unit, requestID, lineID uuid.UUID, in *LineReview) (*Sup
 	if open == 0 {
 		r.Status, r.CompletedAt = RequestCompleted, &at
 		if err := domain.ResolveIssues(w, domain.IssueSupplierRequestOverdue, r.ID, "issue.resolved_request_closed"); err != nil {
+			return nil, nil, err
+		}
+		if err := stopOverdueTimer(w, r); err != nil {
 			return nil, nil, err
 		}
 	}

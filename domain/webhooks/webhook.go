@@ -54,6 +54,29 @@ type WebhookDelivery struct {
 	CompletedAt *time.Time
 }
 
+// DeliveryInput names the delivery, its event and endpoint, and its retry
+// schedule. The schedule travels in the input (not in worker
+// configuration) so that the run's history shows the policy it was
+// given. The field names are those of runs started before the fields had
+// tags.
+type DeliveryInput struct {
+	domain.Org
+	DeliveryID   uuid.UUID     `json:"DeliveryID"`
+	EventID      uuid.UUID     `json:"event_id"`
+	EndpointID   uuid.UUID     `json:"endpoint_id"`
+	RetryInitial time.Duration `json:"RetryInitial"`
+	RetryFor     time.Duration `json:"RetryFor"`
+}
+
+// DeliveryWorkflow POSTs one event to one endpoint. The relay starts it
+// for every subscribed endpoint of a new event, never twice for the same
+// pair.
+var DeliveryWorkflow = domain.Workflow[DeliveryInput]{
+	Type:     "DeliverWebhook",
+	ID:       func(in DeliveryInput) string { return "webhook/" + in.EventID.String() + "/" + in.EndpointID.String() },
+	Resource: func(in DeliveryInput) uuid.UUID { return in.EventID },
+}
+
 // Delivery statuses.
 const (
 	DeliveryPending   = "pending"

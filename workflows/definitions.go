@@ -1,0 +1,114 @@
+package workflows
+
+import (
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/workflow"
+
+	"ppwr/activities"
+	"ppwr/domain"
+	"ppwr/domain/assessments"
+	"ppwr/domain/bdo"
+	"ppwr/domain/catalog"
+	"ppwr/domain/documents"
+	"ppwr/domain/imports"
+	"ppwr/domain/packing"
+	"ppwr/domain/records"
+	"ppwr/domain/reports"
+	"ppwr/domain/suppliers"
+	"ppwr/domain/webhooks"
+	"ppwr/internal/clamav"
+	"ppwr/internal/temporalclient"
+)
+
+// Definition is a workflow as the worker registers it: its type name,
+// its function and the activity structs it runs, each built from the
+// worker's Deps.
+type Definition struct {
+	Type       string
+	Workflow   any
+	Activities []NewActivities
+}
+
+// NewActivities builds an activity struct (a pointer, whose methods are the
+// activities) from the worker's Deps.
+type NewActivities func(activities.Deps) any
+
+// Define ties the declaration decl to its function fn: fn must take the
+// declaration's input, or the definition does not compile.
+func Define[In domain.WorkflowInput, Out any](decl domain.Workflow[In], fn func(workflow.Context, In) (Out, error), uses ...NewActivities) Definition {
+	return Definition{Type: decl.Type, Workflow: fn, Activities: uses}
+}
+
+// DefineErr is Define for a workflow that returns no result.
+func DefineErr[In domain.WorkflowInput](decl domain.Workflow[In], fn func(workflow.Context, In) error, uses ...NewActivities) Definition {
+	return Definition{Type: decl.Type, Workflow: fn, Activities: uses}
+}
+
+// Definitions are every workflow the worker runs. Adding one: its
+// declaration beside the record that starts it (domain.Workflow), its
+// code in this package and its line here.
+var Definitions = []Definition{
+	{Type: HousekeepingType, Workflow: Housekeeping, Activities: []NewActivities{housekeepingActivities}},
+	DefineErr(webhooks.DeliveryWorkflow, DeliverWebhook, webhookActivities),
+	Define(imports.PreviewWorkflow, ImportPreview, importActivities),
+	Define(imports.ApplyWorkflow, ImportApply, importActivities),
+	Define(catalog.AssessmentRefreshWorkflow, AssessmentRefresh, assessmentActivities),
+	Define(assessments.AssessmentRunWorkflow, AssessmentRun, assessmentActivities),
+	DefineErr(bdo.BDOReportWorkflow, BDOReport, bdoActivities),
+	DefineErr(reports.ReportWorkflow, Report, reportActivities),
+	DefineErr(records.AuthorityRequestWorkflow, AuthorityRequest, authorityRequestActivities),
+	DefineErr(records.AuthorityRequestAnsweredWorkflow, AuthorityRequestAnswered),
+	Define(packing.ReservationExpiryWorkflow, ReservationExpiry, reservationActivities),
+	Define(documents.ProcessingWorkflow, DocumentProcessing, documentActivities),
+	Define(documents.AnalysisWorkflow, DocumentAnalysis, documentActivities),
+	Define(suppliers.RequestSendWorkflow, SupplierRequestSend, supplierActivities),
+	DefineErr(suppliers.RequestCloseWorkflow, SupplierRequestClose),
+	Define(suppliers.ReplyWorkflow, SupplierReply, supplierActivities),
+}
+
+func housekeepingActivities(d activities.Deps) any { return &activities.Housekeeping{DB: d.DB} }
+
+func webhookActivities(d activities.Deps) any {
+	return &activities.Webhooks{DB: d.DB, AllowHTTPLoopback: d.WebhookAllowHTTPLoopback}
+}
+
+func importActivities(d activities.Deps) any {
+	return &activities.Imports{DB: d.DB, Storage: d.Storage}
+}
+
+func assessmentActivities(d activities.Deps) any { return &activities.Assessments{DB: d.DB} }
+
+func bdoActivities(d activities.Deps) any { return &activities.BDO{DB: d.DB, Storage: d.Storage} }
+
+func reportActivities(d activities.Deps) any {
+	return &activities.Reports{DB: d.DB, Storage: d.Storage}
+}
+
+func authorityRequestActivities(d activities.Deps) any {
+	return &activities.AuthorityRequests{DB: d.DB, Storage: d.Storage}
+}
+
+func reservationActivities(d activities.Deps) any { return &activities.Reservations{DB: d.DB} }
+
+func documentActivities(d activities.Deps) any {
+	return &activities.Documents{DB: d.DB, Storage: d.Storage, Scanner: clamav.New(d.ClamdAddress)}
+}
+
+func supplierActivities(d activities.Deps) any {
+	return &activities.Suppliers{DB: d.DB, SMTPURL: d.SMTPURL, From: d.MailFrom, ReplyAddress: d.MailReplyAddress,
+		Storage: d.Storage, DocumentMaxBytes: d.DocumentMaxBytes}
+}
+
+// withOrganization fills in the organization of an input decoded from a
+// run started before inputs carried it, from the run's OrganizationId
+// search attribute, so its activities read through the tenant scope all
+// the same. Reading the attribute makes no command: replays are
+// unaffected.
+func withOrganization(ctx workflow.Context, org *domain.Org) {
+	if org.OrganizationID != uuid.Nil {
+		return
+	}
+	if v, ok := workflow.GetTypedSearchAttributes(ctx).GetKeyword(temporalclient.OrganizationID); ok {
+		org.OrganizationID, _ = uuid.Parse(v)
+	}
+}
