@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,8 +19,16 @@ import (
 // the answered one: a field added to the struct is published, a field's
 // enumeration is the Go enumeration it is checked against.
 type Model struct {
-	Name string
-	Type reflect.Type
+	Name    string
+	Type    reflect.Type
+	descKey string
+}
+
+// Described gives the model's schema the description of a message key,
+// translated in each locale's document.
+func (m Model) Described(key string) Model {
+	m.descKey = key
+	return m
 }
 
 // ModelOf names the component schema of T, a struct encoded by
@@ -34,15 +43,19 @@ func ModelOf[T any](name string) Model {
 
 // Declarer is a response struct that declares what its field types and
 // tags cannot say: the Go enumeration a string field takes its values
-// from. The schema of the field (of its items for a list, of its values
-// for a map) is that enumeration.
+// from, or the pattern it matches. The schema of the field (of its items
+// for a list, of its values for a map) is that enumeration or pattern.
 type Declarer interface {
 	Declare(*Shape)
 }
 
-// Shape collects a Declarer's declarations, by JSON field name.
+// Shape collects a Declarer's declarations, by JSON field name. A name
+// may be a path, "field.sub": field sub of the struct that field holds
+// inline. A struct of a domain package cannot declare (the domain does
+// not import kit), so the API struct holding it declares for it.
 type Shape struct {
-	enums map[string][]string
+	enums    map[string][]string
+	patterns map[string]string
 }
 
 // Enum declares that the string values of field are among values.
@@ -53,6 +66,45 @@ func (s *Shape) Enum(field string, values ...string) {
 	s.enums[field] = values
 }
 
+// Pattern declares the regular expression the string values of field
+// match.
+func (s *Shape) Pattern(field, pattern string) {
+	if s.patterns == nil {
+		s.patterns = map[string]string{}
+	}
+	s.patterns[field] = pattern
+}
+
+// under is the declarations for the fields of the struct field holds.
+func (s Shape) under(field string) Shape {
+	var out Shape
+	for path, values := range s.enums {
+		if sub, ok := strings.CutPrefix(path, field+"."); ok {
+			out.Enum(sub, values...)
+		}
+	}
+	for path, pattern := range s.patterns {
+		if sub, ok := strings.CutPrefix(path, field+"."); ok {
+			out.Pattern(sub, pattern)
+		}
+	}
+	return out
+}
+
+func (s Shape) empty() bool { return len(s.enums) == 0 && len(s.patterns) == 0 }
+
+// fields are the top-level field names s declares for.
+func (s Shape) fields() []string {
+	var out []string
+	for path := range s.enums {
+		out = append(out, strings.SplitN(path, ".", 2)[0])
+	}
+	for path := range s.patterns {
+		out = append(out, strings.SplitN(path, ".", 2)[0])
+	}
+	return out
+}
+
 // Field tags understood beside `json`, as `schema:"option,option"`:
 //
 //	date        a string holding a calendar date (format date)
@@ -60,6 +112,8 @@ func (s *Shape) Enum(field string, values ...string) {
 //	uuid        a string holding a UUID (format uuid)
 //	signed      a decimal that may be negative
 //	object      a json.RawMessage that is always a JSON object
+//	min=<n>     an integer's least value
+//	max=<n>     an integer's greatest value
 //	desc=<key>  the message key of the field's description, translated
 //	            in each locale's document
 const schemaTag = "schema"
@@ -80,7 +134,11 @@ func Schemas(models []Model) map[string]Schema {
 			panic(fmt.Sprintf("kit: two models are named %s", m.Name))
 		}
 		g := generator{names: names, path: m.Name}
-		out[m.Name] = g.object(m.Type)
+		s := g.object(m.Type, Shape{})
+		if m.descKey != "" {
+			s = Described(s, m.descKey)
+		}
+		out[m.Name] = s
 	}
 	return out
 }
@@ -97,11 +155,16 @@ type generator struct {
 }
 
 type fieldOptions struct {
-	enum    []string
-	format  string
-	signed  bool
-	object  bool
-	descKey string
+	enum     []string
+	format   string
+	pattern  string
+	signed   bool
+	object   bool
+	min, max *int
+	descKey  string
+	// nested are the declarations of the enclosing struct for the fields
+	// of the struct this field holds.
+	nested Shape
 }
 
 var (
@@ -144,6 +207,9 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 	if t.Kind() == reflect.Pointer {
 		return Nullable(g.bare(t.Elem(), o))
 	}
+	if !o.nested.empty() && !slices.Contains([]reflect.Kind{reflect.Slice, reflect.Array, reflect.Map, reflect.Struct}, t.Kind()) {
+		panic(fmt.Sprintf("kit: %s: %s holds no struct to declare for", g.path, t))
+	}
 	if t.Implements(marshalerType) || t.Implements(textType) || reflect.PointerTo(t).Implements(marshalerType) {
 		panic(fmt.Sprintf("kit: %s: %s encodes itself; the schema generator does not know its shape", g.path, t))
 	}
@@ -154,13 +220,22 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 			return Enum(o.enum...)
 		case o.format != "":
 			return Schema{"type": "string", "format": o.format}
+		case o.pattern != "":
+			return Schema{"type": "string", "pattern": o.pattern}
 		}
 		return Str()
 	case reflect.Bool:
 		return Bool()
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return Int()
+		s := Int()
+		if o.min != nil {
+			s["minimum"] = *o.min
+		}
+		if o.max != nil {
+			s["maximum"] = *o.max
+		}
+		return s
 	case reflect.Float32, reflect.Float64:
 		return Schema{"type": "number"}
 	case reflect.Slice, reflect.Array:
@@ -172,9 +247,12 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 		return Schema{"type": "object", "additionalProperties": g.bare(t.Elem(), o)}
 	case reflect.Struct:
 		if name, ok := g.names[t]; ok {
+			if !o.nested.empty() {
+				panic(fmt.Sprintf("kit: %s: model %s declares for itself", g.path, name))
+			}
 			return Ref(name)
 		}
-		return g.object(t)
+		return g.object(t, o.nested)
 	case reflect.Interface:
 		return Schema{}
 	}
@@ -184,17 +262,19 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 // object is the schema of a struct as encoding/json writes it: embedded
 // structs lend their fields, a field with omitempty or omitzero may be
 // absent, every other field is always sent (null when empty).
-func (g generator) object(t reflect.Type) Schema {
-	var decl Shape
+// outer are the declarations of the enclosing struct for t's fields, a
+// Shape of t's own.
+func (g generator) object(t reflect.Type, outer Shape) Schema {
+	decl := outer
 	if d, ok := reflect.New(t).Elem().Interface().(Declarer); ok {
 		d.Declare(&decl)
 	}
 	props := map[string]any{}
 	var required []string
 	g.fields(t, &decl, props, &required)
-	for name := range decl.enums {
+	for _, name := range decl.fields() {
 		if _, ok := props[name]; !ok {
-			panic(fmt.Sprintf("kit: %s declares an enumeration for %q, which it has no field for", t, name))
+			panic(fmt.Sprintf("kit: %s declares for %q, which it has no field for", t, name))
 		}
 	}
 	slices.Sort(required)
@@ -217,7 +297,7 @@ func (g generator) fields(t reflect.Type, decl *Shape, props map[string]any, req
 			name = f.Name
 		}
 		o := parseOptions(f.Tag.Get(schemaTag), g.path+"."+name)
-		o.enum = decl.enums[name]
+		o.enum, o.pattern, o.nested = decl.enums[name], decl.patterns[name], decl.under(name)
 		inner := g
 		inner.path = g.path + "." + name
 		props[name] = inner.schema(f.Type, o)
@@ -238,6 +318,16 @@ func parseOptions(tag, where string) fieldOptions {
 			o.signed = true
 		case "object":
 			o.object = true
+		case "min", "max":
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				panic(fmt.Sprintf("kit: %s: schema option %q is not an integer", where, opt))
+			}
+			if key == "min" {
+				o.min = &n
+			} else {
+				o.max = &n
+			}
 		case "desc":
 			o.descKey = value
 		default:
