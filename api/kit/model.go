@@ -110,6 +110,8 @@ func (s Shape) fields() []string {
 //	date        a string holding a calendar date (format date)
 //	uri         a string holding a URI (format uri)
 //	uuid        a string holding a UUID (format uuid)
+//	decimal     a string holding a decimal, written by the handler
+//	            (decimal.Decimal.StringFixed)
 //	signed      a decimal that may be negative
 //	object      a json.RawMessage that is always a JSON object
 //	min=<n>     an integer's least value
@@ -158,6 +160,7 @@ type fieldOptions struct {
 	enum     []string
 	format   string
 	pattern  string
+	decimal  bool
 	signed   bool
 	object   bool
 	min, max *int
@@ -222,6 +225,8 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 			return Schema{"type": "string", "format": o.format}
 		case o.pattern != "":
 			return Schema{"type": "string", "pattern": o.pattern}
+		case o.decimal:
+			return g.bare(decimalType, o)
 		}
 		return Str()
 	case reflect.Bool:
@@ -314,6 +319,8 @@ func parseOptions(tag, where string) fieldOptions {
 		case "":
 		case "date", "uri", "uuid":
 			o.format = key
+		case "decimal":
+			o.decimal = true
 		case "signed":
 			o.signed = true
 		case "object":
