@@ -36,12 +36,7 @@ func (h *handlers) reservations() kit.Area {
 				Answers(stock.ErrInsufficientStock, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.releaseReservation), answer),
 		},
-		Schemas: map[string]kit.Schema{
-			"Reservation": packedSchema(map[string]kit.Schema{
-				"status": kit.Enum(packing.ReservationStatuses...), "expires_at": kit.DateTime(), "revision": kit.Int(),
-				"usage": kit.Nullable(kit.UUID()), "updated_at": kit.DateTime(), "ended_at": kit.Nullable(kit.DateTime()),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[reservationJSON]("Reservation")},
 	}
 }
 
@@ -53,6 +48,11 @@ type reservationJSON struct {
 	Usage     *uuid.UUID `json:"usage"`
 	UpdatedAt time.Time  `json:"updated_at"`
 	EndedAt   *time.Time `json:"ended_at"`
+}
+
+func (r reservationJSON) Declare(s *kit.Shape) {
+	r.packedJSON.Declare(s)
+	s.Enum("status", packing.ReservationStatuses...)
 }
 
 func reservationToJSON(r *packing.Reservation) reservationJSON {
