@@ -45,8 +45,8 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Query(h.summary), kit.OK(kit.Ref("PPWRSummary"))),
 		},
-		Models: []kit.Model{kit.ModelOf[assessmentJSON]("Assessment"), kit.ModelOf[outcomeJSON]("RuleOutcome"),
-			kit.ModelOf[summaryJSON]("PPWRSummary")},
+		Models: []kit.Model{kit.ModelOf[assessmentJSON]("Assessment").Described("schema.assessment"), kit.ModelOf[outcomeJSON]("RuleOutcome"),
+			kit.ModelOf[summaryJSON]("PPWRSummary").Described("schema.ppwr_summary")},
 	}
 }
 
@@ -82,7 +82,6 @@ type assessmentJSON struct {
 }
 
 func (assessmentJSON) Declare(s *kit.Shape) {
-	s.Describe("schema.assessment")
 	s.Enum("status", assessments.AssessmentStatuses...)
 	s.Keys("counts", rules.Outcomes...)
 	s.Enum("review_status", assessments.AssessmentReviewStatuses...)
@@ -214,8 +213,6 @@ type summaryJSON struct {
 	Registers       []coverageJSON         `json:"registers"`
 	OpenIssues      []summaryIssueJSON     `json:"open_issues"`
 }
-
-func (summaryJSON) Declare(s *kit.Shape) { s.Describe("schema.ppwr_summary") }
 
 type summaryMarketJSON struct {
 	Scenario     uuid.UUID `json:"scenario"`

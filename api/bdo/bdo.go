@@ -42,7 +42,7 @@ func Area(d kit.Deps) kit.Area {
 				Handle(kit.Query(h.download), kit.Response{Status: http.StatusOK, ContentType: "application/octet-stream",
 					Schema: kit.Binary(), Headers: []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
-		Models: []kit.Model{kit.ModelOf[sourcePageJSON]("BDOSourcePage"), kit.ModelOf[reportJSON]("ReportRun"),
+		Models: []kit.Model{kit.ModelOf[sourcePageJSON]("BDOSourcePage").Described("schema.bdo_sources"), kit.ModelOf[reportJSON]("ReportRun").Described("schema.bdo_report"),
 			kit.ModelOf[classificationResultJSON]("BDOClassificationResult")},
 	}
 }
@@ -121,8 +121,6 @@ type sourcePageJSON struct {
 	Total     int64             `json:"total"`
 	Year      int               `json:"year"`
 }
-
-func (sourcePageJSON) Declare(s *kit.Shape) { s.Describe("schema.bdo_sources") }
 
 type sourceSummaryJSON struct {
 	Excluded     int64           `json:"excluded"`
@@ -214,7 +212,6 @@ type reportJSON struct {
 }
 
 func (reportJSON) Declare(s *kit.Shape) {
-	s.Describe("schema.bdo_report")
 	s.Enum("status", bdo.BDOReportStatuses...)
 	s.Enum("settlement_mode", bdo.NotCalculated)
 	s.Enum("totals.section", bdo.BDOSections...)

@@ -47,7 +47,7 @@ func Area(d kit.Deps) kit.Area {
 				Answers(carbon.ErrFactorArchived, domain.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("recordId", carbon.ArchiveCarbonFactor, factorToJSON)), kit.OK(factor)),
 		},
-		Models: []kit.Model{kit.ModelOf[factorJSON]("CarbonFactor"), kit.ModelOf[calculationJSON]("CarbonCalculation"),
+		Models: []kit.Model{kit.ModelOf[factorJSON]("CarbonFactor"), kit.ModelOf[calculationJSON]("CarbonCalculation").Described("schema.carbon_calculation"),
 			kit.ModelOf[referenceJSON]("CarbonFactorReference")},
 	}
 }
@@ -168,7 +168,6 @@ type calculationJSON struct {
 }
 
 func (calculationJSON) Declare(s *kit.Shape) {
-	s.Describe("schema.carbon_calculation")
 	s.Enum("type", carbon.CarbonTypes...)
 	s.Enum("lines.factors.variant", carbon.CarbonVariants...)
 	s.Enum("missing.missing", carbon.MissingPrimaryFactor, carbon.MissingRecycledFactor, carbon.MissingUnitConversion, carbon.MissingLines)

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,8 +20,16 @@ import (
 // the answered one: a field added to the struct is published, a field's
 // enumeration is the Go enumeration it is checked against.
 type Model struct {
-	Name string
-	Type reflect.Type
+	Name    string
+	Type    reflect.Type
+	descKey string
+}
+
+// Described gives the model's schema the description of a message key,
+// translated in each locale's document.
+func (m Model) Described(key string) Model {
+	m.descKey = key
+	return m
 }
 
 // ModelOf names the component schema of T, a struct encoded by
@@ -46,7 +55,7 @@ type Declarer interface {
 type Shape struct {
 	enums map[string][]string
 	keys  map[string][]string
-	descs map[string]string // "": the struct's own
+	descs map[string]string
 }
 
 // Enum declares that the string values of field are among values. The
@@ -69,9 +78,6 @@ func (s *Shape) Keys(field string, keys ...string) {
 	s.keys[field] = keys
 }
 
-// Describe gives the struct's schema the description of a message key.
-func (s *Shape) Describe(key string) { s.DescribeField("", key) }
-
 // DescribeField gives field the description of a message key: a field an
 // embedded struct of another package lends (a struct's own field takes
 // the desc tag).
@@ -89,9 +95,15 @@ func (s *Shape) DescribeField(field, key string) {
 //	uuid        a string holding a UUID (format uuid)
 //	sha256      a string holding a hex SHA-256 digest
 //	signed      a decimal that may be negative
+//	decimal     a string holding a decimal the handler formats itself
+//	            (decimal.Decimal.StringFixed)
+//	min=<n>     an integer's least value
+//	max=<n>     an integer's greatest value
 //	const=<v>   a field that always holds the JSON value v
 //	object      a json.RawMessage that is always a JSON object
 //	objects     a json.RawMessage that is always a JSON array of objects
+//	ref=<name>  a json.RawMessage holding the encoding of the named
+//	            model, kept as stored rather than decoded and encoded
 //	desc=<key>  the message key of the field's description, translated
 //	            in each locale's document
 const schemaTag = "schema"
@@ -112,7 +124,11 @@ func Schemas(models []Model) map[string]Schema {
 			panic(fmt.Sprintf("kit: two models are named %s", m.Name))
 		}
 		g := generator{names: names, path: m.Name}
-		out[m.Name] = g.object(m.Type)
+		s := g.object(m.Type)
+		if m.descKey != "" {
+			s = Described(s, m.descKey)
+		}
+		out[m.Name] = s
 	}
 	return out
 }
@@ -139,6 +155,9 @@ type fieldOptions struct {
 	signed   bool
 	object   bool
 	objects  bool
+	decimal  bool
+	min, max *int
+	ref      string
 	constant any
 	descKey  string
 }
@@ -179,6 +198,11 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 		return Nullable(g.bare(decimalType, o))
 	case rawType:
 		switch {
+		case o.ref != "":
+			if !slices.Contains(slices.Collect(maps.Values(g.names)), o.ref) {
+				panic(fmt.Sprintf("kit: %s: %s is not a model", g.path, o.ref))
+			}
+			return Ref(o.ref)
 		case o.object:
 			return Schema{"type": "object"}
 		case o.objects:
@@ -201,13 +225,22 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 			return Schema{"type": "string", "pattern": "^[0-9a-f]{64}$"}
 		case o.format != "":
 			return Schema{"type": "string", "format": o.format}
+		case o.decimal:
+			return g.bare(decimalType, o)
 		}
 		return Str()
 	case reflect.Bool:
 		return Bool()
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return Int()
+		s := Int()
+		if o.min != nil {
+			s["minimum"] = *o.min
+		}
+		if o.max != nil {
+			s["maximum"] = *o.max
+		}
+		return s
 	case reflect.Float32, reflect.Float64:
 		return Schema{"type": "number"}
 	case reflect.Slice, reflect.Array:
@@ -261,11 +294,7 @@ func (g generator) object(t reflect.Type) Schema {
 		}
 	}
 	slices.Sort(required)
-	s := Schema{"type": "object", "required": required, "properties": props}
-	if key, ok := decl.descs[""]; ok {
-		s = Described(s, key)
-	}
-	return s
+	return Schema{"type": "object", "required": required, "properties": props}
 }
 
 // fields lends t's fields to props the way encoding/json encodes them: a
@@ -337,6 +366,20 @@ func parseOptions(tag, where string) fieldOptions {
 			o.object = true
 		case "objects":
 			o.objects = true
+		case "decimal":
+			o.decimal = true
+		case "min", "max":
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				panic(fmt.Sprintf("kit: %s: schema option %q is not an integer", where, opt))
+			}
+			if key == "min" {
+				o.min = &n
+			} else {
+				o.max = &n
+			}
+		case "ref":
+			o.ref = value
 		case "desc":
 			o.descKey = value
 		default:

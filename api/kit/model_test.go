@@ -24,10 +24,12 @@ type modelOuter struct {
 	Counts map[string]int  `json:"counts"`
 	Inner  []modelInner    `json:"inner"`
 	Parts  json.RawMessage `json:"parts" schema:"objects"`
+	Share  string          `json:"share" schema:"decimal"`
+	Grade  int             `json:"grade" schema:"min=1,max=22"`
+	Copy   json.RawMessage `json:"copy" schema:"ref=Outer"`
 }
 
 func (modelOuter) Declare(s *Shape) {
-	s.Describe("schema.outer")
 	s.DescribeField("status", "outer.status")
 	s.Keys("counts", "b", "a")
 	s.Enum("inner.kind", "x", "y")
@@ -37,16 +39,19 @@ func (modelOuter) Declare(s *Shape) {
 // encoding/json; a Declarer describes, keys maps and enumerates nested
 // structs of other packages.
 func TestModelDeclarations(t *testing.T) {
-	got, err := json.Marshal(Schemas([]Model{ModelOf[modelOuter]("Outer")})["Outer"])
+	got, err := json.Marshal(Schemas([]Model{ModelOf[modelOuter]("Outer").Described("schema.outer")})["Outer"])
 	assert.NoError(t, err)
 	assert.JSONEq(t, `{"type":"object","description":"schema.outer",
-		"required":["counts","done","hash","inner","note","parts","status"],
+		"required":["copy","counts","done","grade","hash","inner","note","parts","share","status"],
 		"properties":{
 			"note":{"type":["string","null"]},
 			"status":{"type":"string","description":"outer.status"},
 			"hash":{"type":"string","pattern":"^[0-9a-f]{64}$"},
 			"done":{"type":"boolean","const":true},
 			"parts":{"type":"array","items":{"type":"object"}},
+			"share":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","examples":["12.5"]},
+			"grade":{"type":"integer","minimum":1,"maximum":22},
+			"copy":{"$ref":"#/components/schemas/Outer"},
 			"counts":{"type":"object","required":["a","b"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}},
 			"inner":{"type":"array","items":{"type":"object","required":["kind"],"properties":{"kind":{"type":"string","enum":["x","y"]}}}}}}`,
 		string(got))

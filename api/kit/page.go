@@ -144,9 +144,10 @@ func listDigest(c *gin.Context) string {
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:12])
 }
 
-// listEnvelope is the spec's list envelope.
-type listEnvelope struct {
-	Data      any       `json:"data"`
+// Page is the spec's list envelope around items R; an answer that
+// carries more beside its list embeds it.
+type Page[R any] struct {
+	Data      []R       `json:"data"`
 	Links     listLinks `json:"links"`
 	RequestID string    `json:"requestId" schema:"uuid"`
 }
@@ -166,30 +167,33 @@ const (
 // Paginate answers one page of q, a query of T rows already scoped to the
 // organization, as the list envelope; render maps a row to its resource.
 func Paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R) error {
-	return PaginateWith(c, q, order, render, nil)
+	return PaginateWith(c, q, order, render, asIs[R])
 }
 
 // PaginatePage is Paginate for resources rendered a page at a time, so
 // that what they add to their rows (resolved evidence, freshness) is read
 // with one query per page rather than one per row.
 func PaginatePage[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error)) error {
-	return paginate(c, q, order, render, nil)
+	return paginate(c, q, order, render, asIs[R])
 }
 
-// PaginateWith is Paginate whose envelope also carries the fields of
-// along, such as the record the listed rows belong to when no other
-// operation reads it.
-func PaginateWith[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R, along map[string]any) error {
+// asIs answers the page alone.
+func asIs[R any](p Page[R]) Page[R] { return p }
+
+// PaginateWith is Paginate whose answer carries more than the page, such
+// as the record the listed rows belong to when no other operation reads
+// it: answer is the page with it.
+func PaginateWith[T any, R any, A any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R, answer func(Page[R]) A) error {
 	return paginate(c, q, order, func(rows []T) ([]R, error) {
 		data := make([]R, len(rows))
 		for i := range rows {
 			data[i] = render(&rows[i])
 		}
 		return data, nil
-	}, along)
+	}, answer)
 }
 
-func paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error), along map[string]any) error {
+func paginate[T any, R any, A any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error), answer func(Page[R]) A) error {
 	p := State(c).page
 	if p.afterNumber != 0 {
 		return errCursorKind()
@@ -219,7 +223,7 @@ func paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func
 	if err != nil {
 		return err
 	}
-	answerPage(c, data, next, along)
+	c.JSON(http.StatusOK, answer(newPage(c, data, next)))
 	return nil
 }
 
@@ -245,22 +249,12 @@ func PaginateByNumber[T any, R any](c *gin.Context, q *gorm.DB, column string, n
 	for i := range rows {
 		data[i] = render(&rows[i])
 	}
-	answerPage(c, data, next, nil)
+	c.JSON(http.StatusOK, newPage(c, data, next))
 	return nil
 }
 
-// answerPage answers the list envelope, with the fields of along if any.
-func answerPage(c *gin.Context, data any, next *string, along map[string]any) {
-	envelope := listEnvelope{Data: data, Links: listLinks{Next: next}, RequestID: State(c).ID}
-	if along == nil {
-		c.JSON(http.StatusOK, envelope)
-		return
-	}
-	body := gin.H{"data": envelope.Data, "links": envelope.Links, "requestId": envelope.RequestID}
-	for k, v := range along {
-		body[k] = v
-	}
-	c.JSON(http.StatusOK, body)
+func newPage[R any](c *gin.Context, data []R, next *string) Page[R] {
+	return Page[R]{Data: data, Links: listLinks{Next: next}, RequestID: State(c).ID}
 }
 
 // primaryKey reads a row's id through GORM's schema of T.

@@ -55,7 +55,7 @@ func Object(props map[string]Schema) Schema {
 // envelope Paginate encodes, its data the named items.
 func ListOf(name string) Schema {
 	g := generator{names: map[reflect.Type]string{reflect.TypeFor[listLinks](): listLinksModel}, path: ListName(name)}
-	s := g.object(reflect.TypeFor[listEnvelope]())
+	s := g.object(reflect.TypeFor[Page[any]]())
 	s["properties"].(map[string]any)["data"] = ArrayOf(Ref(name))
 	return s
 }

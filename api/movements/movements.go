@@ -46,47 +46,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Post("createFlow", kit.Org+"/flows", tag, a.FlowsWrite, a.ReportsExport).
 				Handle(kit.JSON(h.createFlow), kit.CreatedResponse(kit.Ref("Flow"), "getFlow")),
 		},
-		Schemas: schemas(),
-	}
-}
-
-// signedDecimal is a decimal string that may be negative: a stock change,
-// or the balance of an item that is not stock-tracked.
-func signedDecimal() kit.Schema {
-	return kit.Schema{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "examples": []string{"-12.5"}}
-}
-
-func schemas() map[string]kit.Schema {
-	text := kit.Nullable(kit.Str())
-	return map[string]kit.Schema{
-		"SupplyEvent": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "catalog_item": kit.UUID(), "data_version": kit.UUID(), "catalog_revision": kit.Int(),
-			"direction": kit.Enum(movements.SupplyDirections...), "quantity": kit.Nullable(kit.DecimalString()),
-			"unit": kit.Nullable(kit.Enum(catalog.StockUnits...)), "quantity_units": kit.Nullable(kit.DecimalString()),
-			"stock_quantity": signedDecimal(), "stock_unit": kit.Enum(catalog.StockUnits...), "mass_g": kit.DecimalString(),
-			"counterparty_name": text, "counterparty_country": text, "counterparty_address": text,
-			"usage_channel": kit.Nullable(kit.Enum(movements.UsageChannels...)), "transaction_reference": text, "note": text,
-			"event_on": kit.Date(), "reusable_at_event": kit.Enum(movements.ReuseStates...), "country": text,
-			"flow": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
-		}),
-		"SupplySummary": kit.Object(map[string]kit.Schema{
-			"catalog_item": kit.UUID(), "stock_unit": kit.Enum(catalog.StockUnits...), "stock_tracked": kit.Bool(),
-			"from": kit.Nullable(kit.Date()), "to": kit.Nullable(kit.Date()),
-			"directions": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"direction": kit.Enum(movements.SupplyDirections...), "count": kit.Int(),
-				"stock_quantity": signedDecimal(), "mass_g": kit.DecimalString(),
-			})),
-			"net_stock_quantity": signedDecimal(),
-			"balance": kit.Object(map[string]kit.Schema{
-				"physical": signedDecimal(), "reserved": kit.DecimalString(), "available": signedDecimal(),
-			}),
-		}),
-		"Flow": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "item": kit.UUID(), "data_version": kit.UUID(), "kind": kit.Enum(movements.FlowKinds...),
-			"quantity": kit.DecimalString(), "unit": kit.Enum(catalog.StockUnits...), "mass_g": kit.DecimalString(),
-			"country": kit.Str(), "event_on": kit.Date(), "reusable": kit.Bool(), "supply_event": kit.Nullable(kit.UUID()),
-			"note": text, "created_at": kit.DateTime(),
-		}),
+		Models: []kit.Model{kit.ModelOf[supplyEventJSON]("SupplyEvent"), kit.ModelOf[summaryJSON]("SupplySummary"), kit.ModelOf[flowJSON]("Flow")},
 	}
 }
 
@@ -99,7 +59,7 @@ type supplyEventJSON struct {
 	Quantity             decimal.NullDecimal `json:"quantity"`
 	Unit                 *string             `json:"unit"`
 	QuantityUnits        decimal.NullDecimal `json:"quantity_units"`
-	StockQuantity        decimal.Decimal     `json:"stock_quantity"`
+	StockQuantity        decimal.Decimal     `json:"stock_quantity" schema:"signed"`
 	StockUnit            string              `json:"stock_unit"`
 	MassG                decimal.Decimal     `json:"mass_g"`
 	CounterpartyName     *string             `json:"counterparty_name"`
@@ -108,11 +68,19 @@ type supplyEventJSON struct {
 	UsageChannel         *string             `json:"usage_channel"`
 	TransactionReference *string             `json:"transaction_reference"`
 	Note                 *string             `json:"note"`
-	EventOn              string              `json:"event_on"`
+	EventOn              string              `json:"event_on" schema:"date"`
 	ReusableAtEvent      string              `json:"reusable_at_event"`
 	Country              *string             `json:"country"`
 	Flow                 *uuid.UUID          `json:"flow"`
 	CreatedAt            time.Time           `json:"created_at"`
+}
+
+func (supplyEventJSON) Declare(s *kit.Shape) {
+	s.Enum("direction", movements.SupplyDirections...)
+	s.Enum("unit", catalog.StockUnits...)
+	s.Enum("stock_unit", catalog.StockUnits...)
+	s.Enum("usage_channel", movements.UsageChannels...)
+	s.Enum("reusable_at_event", movements.ReuseStates...)
 }
 
 func supplyEventToJSON(e *movements.SupplyEvent) supplyEventJSON {
@@ -162,21 +130,28 @@ func (h *handlers) createSupplyEvent(c *gin.Context, in *movements.SupplyEventCr
 	return kit.Created(c, e.ID, supplyEventToJSON(e))
 }
 
+// balanceJSON is an item's stock: an item that is not stock-tracked may
+// use more than it has.
 type balanceJSON struct {
-	Physical  decimal.Decimal `json:"physical"`
+	Physical  decimal.Decimal `json:"physical" schema:"signed"`
 	Reserved  decimal.Decimal `json:"reserved"`
-	Available decimal.Decimal `json:"available"`
+	Available decimal.Decimal `json:"available" schema:"signed"`
 }
 
 type summaryJSON struct {
 	CatalogItem      uuid.UUID                  `json:"catalog_item"`
 	StockUnit        string                     `json:"stock_unit"`
 	StockTracked     bool                       `json:"stock_tracked"`
-	From             *string                    `json:"from"`
-	To               *string                    `json:"to"`
+	From             *string                    `json:"from" schema:"date"`
+	To               *string                    `json:"to" schema:"date"`
 	Directions       []movements.DirectionTotal `json:"directions"`
-	NetStockQuantity decimal.Decimal            `json:"net_stock_quantity"`
+	NetStockQuantity decimal.Decimal            `json:"net_stock_quantity" schema:"signed"`
 	Balance          balanceJSON                `json:"balance"`
+}
+
+func (summaryJSON) Declare(s *kit.Shape) {
+	s.Enum("stock_unit", catalog.StockUnits...)
+	s.Enum("directions.direction", movements.SupplyDirections...)
 }
 
 // getSupplySummary sums the item's supply events of the period per
@@ -227,11 +202,16 @@ type flowJSON struct {
 	Unit        string          `json:"unit"`
 	MassG       decimal.Decimal `json:"mass_g"`
 	Country     string          `json:"country"`
-	EventOn     string          `json:"event_on"`
+	EventOn     string          `json:"event_on" schema:"date"`
 	Reusable    bool            `json:"reusable"`
 	SupplyEvent *uuid.UUID      `json:"supply_event"`
 	Note        *string         `json:"note"`
 	CreatedAt   time.Time       `json:"created_at"`
+}
+
+func (flowJSON) Declare(s *kit.Shape) {
+	s.Enum("kind", movements.FlowKinds...)
+	s.Enum("unit", catalog.StockUnits...)
 }
 
 func flowToJSON(f *movements.Flow) flowJSON {

@@ -1,7 +1,6 @@
 package packing
 
 import (
-	"maps"
 	"net/http"
 	"time"
 
@@ -34,33 +33,8 @@ func (h *handlers) consumptions() kit.Area {
 				Answers(stock.ErrInsufficientStock, domain.ErrOrderReferenceUsed, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.createPackingConsumption), created("PackingConsumption")),
 		},
-		Schemas: map[string]kit.Schema{
-			"PackagingSystemUsage": packedSchema(map[string]kit.Schema{"event_on": kit.Date(), "reservation": kit.Nullable(kit.UUID())}),
-			"PackingConsumption": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "order_reference": kit.Str(), "country": kit.Str(), "event_on": kit.Date(), "created_at": kit.DateTime(),
-				"lines": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"item": kit.UUID(), "revision": kit.Int(), "data_version": kit.UUID(), "quantity": kit.DecimalString(),
-					"unit": kit.Str(), "stock_quantity": kit.DecimalString(), "mass_g": kit.DecimalString(), "reusable": kit.Bool(),
-				})),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[usageJSON]("PackagingSystemUsage"), kit.ModelOf[packingConsumptionJSON]("PackingConsumption")},
 	}
-}
-
-// packedSchema is a resource of packedJSON's fields and extra.
-func packedSchema(extra map[string]kit.Schema) kit.Schema {
-	composition := kit.ArrayOf(kit.Object(map[string]kit.Schema{
-		"line": kit.UUID(), "item": kit.UUID(), "item_revision": kit.Int(), "data_version": kit.UUID(),
-		"quantity": kit.DecimalString(), "unit": kit.Str(), "stock_quantity": kit.DecimalString(), "stock_unit": kit.Str(),
-		"mass_g": kit.DecimalString(), "role": kit.Str(), "outer_packaging": kit.Bool(), "stock_tracked": kit.Bool(),
-	}))
-	props := map[string]kit.Schema{
-		"id": kit.UUID(), "packaging_system": kit.UUID(), "system_revision": kit.Int(),
-		"configuration_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "composition": composition, "sets_count": kit.Int(),
-		"order_reference": kit.Str(), "country": kit.Str(), "created_at": kit.DateTime(),
-	}
-	maps.Copy(props, extra)
-	return kit.Object(props)
 }
 
 // packedJSON are the fields a set usage and a reservation share.
@@ -68,7 +42,7 @@ type packedJSON struct {
 	ID                uuid.UUID                 `json:"id"`
 	PackagingSystem   uuid.UUID                 `json:"packaging_system"`
 	SystemRevision    int                       `json:"system_revision"`
-	ConfigurationHash string                    `json:"configuration_hash"`
+	ConfigurationHash string                    `json:"configuration_hash" schema:"sha256"`
 	Composition       []packing.CompositionLine `json:"composition"`
 	SetsCount         int                       `json:"sets_count"`
 	OrderReference    string                    `json:"order_reference"`
@@ -84,7 +58,7 @@ func packedToJSON(p *packing.PackedSets) packedJSON {
 
 type usageJSON struct {
 	packedJSON
-	EventOn     string     `json:"event_on"`
+	EventOn     string     `json:"event_on" schema:"date"`
 	Reservation *uuid.UUID `json:"reservation"`
 }
 
@@ -133,7 +107,7 @@ type packingConsumptionJSON struct {
 	ID             uuid.UUID         `json:"id"`
 	OrderReference string            `json:"order_reference"`
 	Country        string            `json:"country"`
-	EventOn        string            `json:"event_on"`
+	EventOn        string            `json:"event_on" schema:"date"`
 	Lines          []packingLineJSON `json:"lines"`
 	CreatedAt      time.Time         `json:"created_at"`
 }

@@ -17,24 +17,12 @@ import (
 )
 
 func (h *handlers) inventory() kit.Area {
-	signed := kit.Schema{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "examples": []string{"12.5"}}
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Get("getInventory", kit.Org+"/catalog-items/{catalogItemId}/inventory", tag, a.FlowsRead, a.CatalogView).
 				Handle(kit.Query(h.getInventory), kit.OK(kit.Ref("Inventory"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"Inventory": withDescription(kit.Object(map[string]kit.Schema{
-				"catalog_item": kit.UUID(), "stock_unit": kit.Enum(catalog.StockUnits...), "stock_tracked": kit.Bool(),
-				"revision": kit.Int(), "data_version": kit.UUID(),
-				// Untracked items record what they use without refusing a
-				// shortage, so their quantities may fall below zero.
-				"stock": kit.Object(map[string]kit.Schema{"physical": signed, "reserved": signed, "available": signed}),
-				"units": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"unit": kit.Enum(catalog.StockUnits...), "stock_units_per_unit": kit.DecimalString(),
-				})),
-			}), "schema.inventory"),
-		},
+		Models: []kit.Model{kit.ModelOf[inventoryJSON]("Inventory").Described("schema.inventory")},
 	}
 }
 
@@ -55,10 +43,29 @@ type inventoryQuery struct {
 
 func (q *inventoryQuery) Declare(f *input.Fields) { f.Ref("data_version", &q.DataVersion, input.Ref{}) }
 
+// stockJSON is an item's stock. Untracked items record what they use
+// without refusing a shortage, so their quantities may fall below zero.
 type stockJSON struct {
-	Physical  decimal.Decimal `json:"physical"`
-	Reserved  decimal.Decimal `json:"reserved"`
-	Available decimal.Decimal `json:"available"`
+	Physical  decimal.Decimal `json:"physical" schema:"signed"`
+	Reserved  decimal.Decimal `json:"reserved" schema:"signed"`
+	Available decimal.Decimal `json:"available" schema:"signed"`
+}
+
+// inventoryJSON's fields are in the order of their names, the order the
+// answer has always had.
+type inventoryJSON struct {
+	CatalogItem  uuid.UUID                `json:"catalog_item"`
+	DataVersion  uuid.UUID                `json:"data_version"`
+	Revision     int                      `json:"revision"`
+	Stock        stockJSON                `json:"stock"`
+	StockTracked bool                     `json:"stock_tracked"`
+	StockUnit    string                   `json:"stock_unit"`
+	Units        []catalog.UnitConversion `json:"units"`
+}
+
+func (inventoryJSON) Declare(s *kit.Shape) {
+	s.Enum("stock_unit", catalog.StockUnits...)
+	s.Enum("units.unit", catalog.StockUnits...)
 }
 
 func (h *handlers) getInventory(c *gin.Context, q *inventoryQuery) error {
@@ -70,9 +77,9 @@ func (h *handlers) getInventory(c *gin.Context, q *inventoryQuery) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{
-		"catalog_item": inv.Item, "stock_unit": inv.StockUnit, "stock_tracked": inv.StockTracked, "revision": inv.Revision,
-		"data_version": inv.DataVersion, "stock": stockJSON{inv.Physical, inv.Reserved, inv.Available()}, "units": inv.Units,
+	c.JSON(http.StatusOK, inventoryJSON{
+		CatalogItem: inv.Item, StockUnit: inv.StockUnit, StockTracked: inv.StockTracked, Revision: inv.Revision,
+		DataVersion: inv.DataVersion, Stock: stockJSON{inv.Physical, inv.Reserved, inv.Available()}, Units: inv.Units,
 	})
 	return nil
 }

@@ -5,8 +5,6 @@
 package packing
 
 import (
-	"maps"
-
 	"github.com/gin-gonic/gin"
 
 	"ppwr/api/kit"
@@ -21,12 +19,7 @@ type handlers struct{ kit.Deps }
 // Area declares the area's operations, schemas and error codes.
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{d}
-	area := kit.Area{Schemas: map[string]kit.Schema{}}
-	for _, part := range []kit.Area{h.inventory(), h.systems(), h.consumptions(), h.reservations(), h.recommendations()} {
-		area.Operations = append(area.Operations, part.Operations...)
-		maps.Copy(area.Schemas, part.Schemas)
-	}
-	return area
+	return kit.Join(h.inventory(), h.systems(), h.consumptions(), h.reservations(), h.recommendations())
 }
 
 // listOfSystem pages through the rows of T that belong to the set the

@@ -21,20 +21,9 @@ func (h *handlers) recommendations() kit.Area {
 			kit.Post("recommendPacking", kit.Org+"/packing-recommendations", tag, a.FlowsRead, a.CatalogView).Computes().WithRate(kit.RateRecommendations).
 				Handle(kit.JSON(h.recommendPacking), kit.OK(kit.Ref("PackingRecommendation"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"PackingRecommendation": withDescription(kit.Object(map[string]kit.Schema{
-				"candidates":                kit.ArrayOf(kit.Ref("PackingCandidate")),
-				"products_volume_mm3":       kit.DecimalString(),
-				"empty_space_limit_percent": kit.DecimalString(),
-				"legal_basis":               kit.Str(),
-			}), "schema.packing_recommendation"),
-			"PackingCandidate": kit.Object(map[string]kit.Schema{
-				"item": kit.UUID(), "internal_code": kit.Str(), "name": kit.Str(),
-				"inner_length_mm": kit.DecimalString(), "inner_width_mm": kit.DecimalString(), "inner_height_mm": kit.DecimalString(),
-				"inner_volume_mm3": kit.DecimalString(), "products_volume_mm3": kit.DecimalString(),
-				"empty_space_ratio": kit.DecimalString(), "within_empty_space_limit": kit.Bool(),
-				"mass_g": kit.DecimalString(), "stock_tracked": kit.Bool(), "available": kit.Nullable(kit.DecimalString()),
-			}),
+		Models: []kit.Model{
+			kit.ModelOf[recommendationJSON]("PackingRecommendation").Described("schema.packing_recommendation"),
+			kit.ModelOf[candidateJSON]("PackingCandidate"),
 		},
 	}
 }
@@ -55,7 +44,7 @@ type candidateJSON struct {
 	InnerHeightMm         decimal.Decimal  `json:"inner_height_mm"`
 	InnerVolumeMm3        decimal.Decimal  `json:"inner_volume_mm3"`
 	ProductsVolumeMm3     decimal.Decimal  `json:"products_volume_mm3"`
-	EmptySpaceRatio       string           `json:"empty_space_ratio"`
+	EmptySpaceRatio       string           `json:"empty_space_ratio" schema:"decimal"`
 	WithinEmptySpaceLimit bool             `json:"within_empty_space_limit"`
 	MassG                 decimal.Decimal  `json:"mass_g"`
 	StockTracked          bool             `json:"stock_tracked"`

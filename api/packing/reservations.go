@@ -35,12 +35,7 @@ func (h *handlers) reservations() kit.Area {
 				Answers(stock.ErrInsufficientStock, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.releaseReservation), answer),
 		},
-		Schemas: map[string]kit.Schema{
-			"Reservation": packedSchema(map[string]kit.Schema{
-				"status": kit.Enum(packing.ReservationStatuses...), "expires_at": kit.DateTime(), "revision": kit.Int(),
-				"usage": kit.Nullable(kit.UUID()), "updated_at": kit.DateTime(), "ended_at": kit.Nullable(kit.DateTime()),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[reservationJSON]("Reservation")},
 	}
 }
 
@@ -53,6 +48,8 @@ type reservationJSON struct {
 	UpdatedAt time.Time  `json:"updated_at"`
 	EndedAt   *time.Time `json:"ended_at"`
 }
+
+func (reservationJSON) Declare(s *kit.Shape) { s.Enum("status", packing.ReservationStatuses...) }
 
 func reservationToJSON(r *packing.Reservation) reservationJSON {
 	out := reservationJSON{packedJSON: packedToJSON(&r.PackedSets), Status: r.StatusAt(time.Now()), ExpiresAt: r.ExpiresAt.UTC(),

@@ -50,48 +50,15 @@ func (h *handlers) systems() kit.Area {
 			kit.Get("getPackagingSystemLine", system+"/items/{lineId}", tag, a.CatalogRead, a.CatalogView).
 				Handle(kit.Do(h.getLine), kit.OK(kit.Ref("PackagingSystemLine"))),
 		},
-		Schemas: systemSchemas(),
+		Models: []kit.Model{
+			kit.ModelOf[systemJSON]("PackagingSystem"),
+			kit.ModelOf[lineJSON]("PackagingSystemLine"),
+			kit.ModelOf[lineChangeJSON]("PackagingSystemLineChange"),
+			kit.ModelOf[lineDeletedJSON]("PackagingSystemLineDeleted"),
+			kit.ModelOf[compositionLineJSON]("CompositionLine"),
+			kit.ModelOf[configurationJSON]("PackagingSystemConfiguration").Described("schema.packaging_system_configuration"),
+		},
 	}
-}
-
-func systemSchemas() map[string]kit.Schema {
-	line := map[string]kit.Schema{
-		"line": kit.UUID(), "packaging_system": kit.UUID(), "item": kit.UUID(), "quantity": kit.DecimalString(),
-		"unit": kit.Enum(catalog.StockUnits...), "role": kit.Enum(packing.LineRoles...), "outer_packaging": kit.Bool(),
-		"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-	}
-	change := map[string]kit.Schema{"revision": kit.Int()}
-	for k, v := range line {
-		change[k] = v
-	}
-	return map[string]kit.Schema{
-		"PackagingSystem": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "name": kit.Str(), "code": kit.Nullable(kit.Str()), "description": kit.Nullable(kit.Str()),
-			"status": kit.Enum(packing.SystemActive, packing.SystemArchived), "revision": kit.Int(), "lines_count": kit.Int(),
-			"created_at": kit.DateTime(), "updated_at": kit.DateTime(), "archived_at": kit.Nullable(kit.DateTime()),
-		}),
-		"PackagingSystemLine":        kit.Object(line),
-		"PackagingSystemLineChange":  kit.Object(change),
-		"PackagingSystemLineDeleted": kit.Object(map[string]kit.Schema{"packaging_system": kit.UUID(), "revision": kit.Int()}),
-		"CompositionLine": kit.Object(map[string]kit.Schema{
-			"line": kit.UUID(), "item": kit.UUID(), "item_revision": kit.Int(), "data_version": kit.UUID(),
-			"quantity": kit.DecimalString(), "unit": kit.Enum(catalog.StockUnits...), "stock_quantity": kit.DecimalString(),
-			"stock_unit": kit.Enum(catalog.StockUnits...), "mass_g": kit.DecimalString(), "role": kit.Enum(packing.LineRoles...),
-			"outer_packaging": kit.Bool(), "stock_tracked": kit.Bool(),
-		}),
-		"PackagingSystemConfiguration": withDescription(kit.Object(map[string]kit.Schema{
-			"packaging_system": kit.UUID(), "revision": kit.Int(), "composition": kit.ArrayOf(kit.Ref("CompositionLine")),
-			"configuration_hash": kit.Schema{"type": "string", "pattern": "^[0-9a-f]{64}$"}, "ready": kit.Bool(),
-			"incomplete":        kit.ArrayOf(kit.Enum(packing.IncompleteNoLines, packing.IncompleteItemArchived, packing.IncompleteNoOuter)),
-			"all_stock_tracked": kit.Bool(), "available_sets": kit.Nullable(kit.Schema{"type": "integer", "minimum": 0}),
-		}), "schema.packaging_system_configuration"),
-	}
-}
-
-// withDescription describes a schema with the text of a message key.
-func withDescription(s kit.Schema, key input.Msg) kit.Schema {
-	s["description"] = key
-	return s
 }
 
 type systemJSON struct {
@@ -105,6 +72,10 @@ type systemJSON struct {
 	CreatedAt   time.Time  `json:"created_at"`
 	UpdatedAt   time.Time  `json:"updated_at"`
 	ArchivedAt  *time.Time `json:"archived_at"`
+}
+
+func (systemJSON) Declare(s *kit.Shape) {
+	s.Enum("status", packing.SystemActive, packing.SystemArchived)
 }
 
 func systemToJSON(s *packing.PackagingSystemView) systemJSON {
@@ -205,6 +176,49 @@ type lineJSON struct {
 	UpdatedAt       time.Time       `json:"updated_at"`
 }
 
+func (lineJSON) Declare(s *kit.Shape) {
+	s.Enum("unit", catalog.StockUnits...)
+	s.Enum("role", packing.LineRoles...)
+}
+
+// lineChangeJSON is a changed line with its set's new revision.
+type lineChangeJSON struct {
+	lineJSON
+	Revision int `json:"revision"`
+}
+
+type lineDeletedJSON struct {
+	PackagingSystem uuid.UUID `json:"packaging_system"`
+	Revision        int       `json:"revision"`
+}
+
+// compositionLineJSON is a line of a configuration's composition, with
+// the vocabularies of its fields.
+type compositionLineJSON struct{ packing.CompositionLine }
+
+func (compositionLineJSON) Declare(s *kit.Shape) {
+	s.Enum("unit", catalog.StockUnits...)
+	s.Enum("stock_unit", catalog.StockUnits...)
+	s.Enum("role", packing.LineRoles...)
+}
+
+// configurationJSON's fields are in the order of their names, the order
+// the answer has always had.
+type configurationJSON struct {
+	AllStockTracked   bool                  `json:"all_stock_tracked"`
+	AvailableSets     *int64                `json:"available_sets" schema:"min=0"`
+	Composition       []compositionLineJSON `json:"composition"`
+	ConfigurationHash string                `json:"configuration_hash" schema:"sha256"`
+	Incomplete        []string              `json:"incomplete"`
+	PackagingSystem   uuid.UUID             `json:"packaging_system"`
+	Ready             bool                  `json:"ready"`
+	Revision          int                   `json:"revision"`
+}
+
+func (configurationJSON) Declare(s *kit.Shape) {
+	s.Enum("incomplete", packing.IncompleteNoLines, packing.IncompleteItemArchived, packing.IncompleteNoOuter)
+}
+
 func lineToJSON(l *packing.PackagingSystemLine) lineJSON {
 	return lineJSON{Line: l.ID, PackagingSystem: l.PackagingSystemID, Item: l.CatalogItemID, Quantity: l.Quantity, Unit: l.Unit,
 		Role: l.Role, OuterPackaging: l.OuterPackaging, CreatedAt: l.CreatedAt.UTC(), UpdatedAt: l.UpdatedAt.UTC()}
@@ -233,10 +247,7 @@ func (h *handlers) upsertLine(c *gin.Context, in *packing.PackagingSystemLineInp
 	if err != nil {
 		return err
 	}
-	body := struct {
-		lineJSON
-		Revision int `json:"revision"`
-	}{lineToJSON(line), sys.Revision}
+	body := lineChangeJSON{lineToJSON(line), sys.Revision}
 	if added {
 		return kit.Created(c, line.ID, body)
 	}
@@ -257,7 +268,7 @@ func (h *handlers) deleteLine(c *gin.Context, in *domain.RevisionRequired) error
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"packaging_system": sys.ID, "revision": sys.Revision})
+	c.JSON(http.StatusOK, lineDeletedJSON{PackagingSystem: sys.ID, Revision: sys.Revision})
 	return nil
 }
 
@@ -274,10 +285,14 @@ func (h *handlers) getConfiguration(c *gin.Context) error {
 	if incomplete == nil {
 		incomplete = []string{}
 	}
-	c.JSON(http.StatusOK, gin.H{
-		"packaging_system": cfg.System.ID, "revision": cfg.System.Revision, "composition": cfg.Composition,
-		"configuration_hash": cfg.Hash, "ready": cfg.Ready, "incomplete": incomplete,
-		"all_stock_tracked": cfg.AllStockTracked, "available_sets": cfg.AvailableSets,
+	composition := make([]compositionLineJSON, len(cfg.Composition))
+	for i, l := range cfg.Composition {
+		composition[i] = compositionLineJSON{l}
+	}
+	c.JSON(http.StatusOK, configurationJSON{
+		PackagingSystem: cfg.System.ID, Revision: cfg.System.Revision, Composition: composition,
+		ConfigurationHash: cfg.Hash, Ready: cfg.Ready, Incomplete: incomplete,
+		AllStockTracked: cfg.AllStockTracked, AvailableSets: cfg.AvailableSets,
 	})
 	return nil
 }

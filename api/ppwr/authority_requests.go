@@ -33,18 +33,6 @@ func (h *handlers) authorityRequests() kit.Area {
 		{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.authority_bundle_name"},
 		{Name: "X-Checksum-SHA256", Schema: kit.Str(), DescKey: "header.authority_bundle_sha256"},
 	}
-	schema := kit.Described(kit.Object(map[string]kit.Schema{
-		"id":                  kit.UUID(),
-		"authority":           kit.Object(map[string]kit.Schema{"name": kit.Str(), "country": kit.Str()}),
-		"authority_reference": kit.Str(), "subject": kit.Nullable(kit.Str()), "note": kit.Nullable(kit.Str()),
-		"items": kit.ArrayOf(kit.UUID()), "received_on": kit.Date(), "due_on": kit.Date(), "answered_on": kit.Nullable(kit.Date()),
-		"deadline_status": kit.Enum(records.DeadlineStatuses...),
-		"bundle": kit.Object(map[string]kit.Schema{
-			"status": kit.Enum(records.BundleStatuses...), "file_name": kit.Str(), "size_bytes": kit.Nullable(kit.Int()),
-			"sha256": kit.Nullable(kit.Str()), "error": kit.Nullable(kit.Str()), "built_at": kit.Nullable(kit.DateTime()),
-		}),
-		"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-	}), "schema.authority_request")
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate).
@@ -53,7 +41,8 @@ func (h *handlers) authorityRequests() kit.Area {
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.getAuthorityRequest), read),
 		},
-		Schemas: map[string]kit.Schema{"AuthorityRequest": schema, "AuthorityRequestBundle": bundle},
+		Schemas: map[string]kit.Schema{"AuthorityRequestBundle": bundle},
+		Models:  []kit.Model{kit.ModelOf[authorityRequestJSON]("AuthorityRequest").Described("schema.authority_request")},
 	}
 }
 
@@ -78,13 +67,18 @@ type authorityRequestJSON struct {
 	Subject            *string             `json:"subject"`
 	Note               *string             `json:"note"`
 	Items              []uuid.UUID         `json:"items"`
-	ReceivedOn         string              `json:"received_on"`
-	DueOn              string              `json:"due_on"`
-	AnsweredOn         *string             `json:"answered_on"`
+	ReceivedOn         string              `json:"received_on" schema:"date"`
+	DueOn              string              `json:"due_on" schema:"date"`
+	AnsweredOn         *string             `json:"answered_on" schema:"date"`
 	DeadlineStatus     string              `json:"deadline_status"`
 	Bundle             authorityBundleJSON `json:"bundle"`
 	CreatedAt          time.Time           `json:"created_at"`
 	UpdatedAt          time.Time           `json:"updated_at"`
+}
+
+func (authorityRequestJSON) Declare(s *kit.Shape) {
+	s.Enum("deadline_status", records.DeadlineStatuses...)
+	s.Enum("bundle.status", records.BundleStatuses...)
 }
 
 func authorityRequestToJSON(r *records.AuthorityRequest) authorityRequestJSON {

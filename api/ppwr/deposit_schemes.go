@@ -28,14 +28,7 @@ func (h *handlers) depositSchemes() kit.Area {
 				Answers(registers.ErrSelfReview, records.ErrRecordDecided, domain.ErrRevisionConflict).
 				Handle(kit.JSONBody("DepositSchemeReview", records.NewDepositReview, kit.Change("recordId", records.ReviewDepositScheme, depositSchemeToJSON)), kit.OK(scheme)),
 		},
-		Schemas: map[string]kit.Schema{
-			"DepositScheme": kit.Described(kit.Object(kit.WithReview(map[string]kit.Schema{
-				"id": kit.UUID(), "market": kit.Str(), "scheme_name": kit.Str(), "scheme_operator": kit.Str(),
-				"deposit_amount": kit.DecimalString(), "currency": kit.Str(), "items": kit.ArrayOf(kit.UUID()),
-				"label_requirement": kit.Str(), "label_applied": kit.Bool(), "evidence": kit.ArrayOf(kit.UUID()),
-				"participates_from": kit.Date(), "created_at": kit.DateTime(),
-			}, kit.Enum(registers.EntryUnreviewed, registers.EntryAccepted, registers.EntryRejected))), "schema.deposit_scheme"),
-		},
+		Models: []kit.Model{kit.ModelOf[depositSchemeJSON]("DepositScheme").Described("schema.deposit_scheme")},
 	}
 }
 
@@ -50,9 +43,13 @@ type depositSchemeJSON struct {
 	LabelRequirement string          `json:"label_requirement"`
 	LabelApplied     bool            `json:"label_applied"`
 	Evidence         []uuid.UUID     `json:"evidence"`
-	ParticipatesFrom string          `json:"participates_from"`
+	ParticipatesFrom string          `json:"participates_from" schema:"date"`
 	CreatedAt        time.Time       `json:"created_at"`
 	kit.ReviewJSON
+}
+
+func (depositSchemeJSON) Declare(s *kit.Shape) {
+	s.Enum("review_status", registers.EntryUnreviewed, registers.EntryAccepted, registers.EntryRejected)
 }
 
 func depositSchemeToJSON(s *records.DepositScheme) depositSchemeJSON {

@@ -35,9 +35,9 @@ func (h *handlers) eprReports() kit.Area {
 				Handle(kit.JSON(h.createEPRReport), kit.CreatedResponse(report, "listEPRReportLines")),
 			kit.Post("createEPRReportLine", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRun, a.ReportsExport).
 				Answers(records.ErrEPRReportApproved, domain.ErrRevisionConflict).
-				Handle(kit.JSON(h.addEPRReportLine), kit.Response{Status: http.StatusCreated, Schema: kit.Ref("EPRReportLineAdded")}),
+				Handle(kit.JSON(h.addEPRReportLine), kit.Response{Status: http.StatusCreated, Schema: kit.Ref(eprLineAdded)}),
 			kit.List("listEPRReportLines", kit.Org+"/ppwr/epr-reports/{parentId}/lines", tag, a.ReportsRead, a.ReportsView).
-				Handle(kit.Do(h.listEPRReportLines), kit.OK(kit.Ref("EPRReportLinePage"))),
+				Handle(kit.Do(h.listEPRReportLines), kit.OK(kit.Ref(eprLinePage))),
 			kit.Post("reviewEPRReport", kit.Org+"/ppwr/epr-reports/{recordId}/review", tag, a.PPWRReview, a.EvidenceReviewPerm).
 				Answers(registers.ErrSelfReview, records.ErrEPRReportReviewed, domain.ErrRevisionConflict).
 				Handle(kit.JSONBody("EPRReportReview", records.NewEPRReview, kit.Change("recordId", records.ReviewEPRReport, eprReportToJSON)), kit.OK(report)),
@@ -46,50 +46,27 @@ func (h *handlers) eprReports() kit.Area {
 					ContentTypes: []string{"text/csv", reports.XLSXType},
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
-		Schemas: eprSchemas(),
+		Models: []kit.Model{
+			kit.ModelOf[eprReportJSON]("EPRReport").Described("schema.epr_report"),
+			kit.ModelOf[eprLineJSON]("EPRReportLine").Described("schema.epr_report_line"),
+			kit.ModelOf[eprLineAddedJSON](eprLineAdded),
+			kit.ModelOf[eprLinePageJSON](eprLinePage),
+		},
 	}
 }
 
-func eprSchemas() map[string]kit.Schema {
-	dec := kit.DecimalString()
-	line := kit.Described(kit.Object(map[string]kit.Schema{
-		"id": kit.UUID(), "report": kit.UUID(), "source": kit.Enum(records.EPRSources...),
-		"category": kit.Nullable(kit.Schema{"type": "integer", "minimum": 1, "maximum": 22}), "material_code": kit.Nullable(kit.Str()),
-		"mass_g": dec, "mass_kg": dec, "mass_t": dec, "flow_count": kit.Int(), "flow_sample": kit.ArrayOf(kit.Str()),
-		"reason": kit.Nullable(kit.Str()), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
-	}), "schema.epr_report_line")
-	return map[string]kit.Schema{
-		"EPRReport": kit.Described(kit.Object(kit.WithReview(map[string]kit.Schema{
-			"id": kit.UUID(), "country": kit.Str(), "year": kit.Int(), "period_from": kit.Date(), "period_to": kit.Date(),
-			"flow_kinds": kit.ArrayOf(kit.Enum(movements.FlowKinds...)), "form": kit.Enum(records.EPRForms...),
-			"form_threshold_t": dec, "form_basis": kit.Str(), "rounding": kit.Str(),
-			"total_g": dec, "total_kg": dec, "total_t": dec, "flow_count": kit.Int(), "line_count": kit.Int(),
-			"warnings": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"code": kit.Enum(records.EPRWarnings...), "count": kit.Int(), "flows": kit.ArrayOf(kit.Str()),
-			})),
-			"created_at": kit.DateTime(),
-		}, kit.Enum(records.EPRReviewStatuses...))), "schema.epr_report"),
-		"EPRReportLine": line,
-		"EPRReportLineAdded": kit.Object(map[string]kit.Schema{
-			"line": kit.Ref("EPRReportLine"), "report": kit.Ref("EPRReport"),
-		}),
-		"EPRReportLinePage": kit.Object(map[string]kit.Schema{
-			"data": kit.ArrayOf(kit.Ref("EPRReportLine")), "links": kit.Ref("ListLinks"), "requestId": kit.UUID(),
-			"report": kit.Ref("EPRReport"),
-			"material_groups": kit.Described(kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"group":  kit.Enum(append(slices.Clone(records.EPRMaterialGroups), records.EPRUnspecified)...),
-				"mass_g": dec, "mass_kg": dec, "mass_t": dec,
-			})), "schema.epr_material_groups"),
-		}),
-	}
-}
+// Names of the answers that are the line with its report.
+const (
+	eprLineAdded = "EPRReportLineAdded"
+	eprLinePage  = "EPRReportLinePage"
+)
 
 type eprReportJSON struct {
 	ID         uuid.UUID            `json:"id"`
 	Country    string               `json:"country"`
 	Year       int                  `json:"year"`
-	PeriodFrom string               `json:"period_from"`
-	PeriodTo   string               `json:"period_to"`
+	PeriodFrom string               `json:"period_from" schema:"date"`
+	PeriodTo   string               `json:"period_to" schema:"date"`
 	FlowKinds  []string             `json:"flow_kinds"`
 	Form       string               `json:"form"`
 	Threshold  decimal.Decimal      `json:"form_threshold_t"`
@@ -105,6 +82,13 @@ type eprReportJSON struct {
 	kit.ReviewJSON
 }
 
+func (eprReportJSON) Declare(s *kit.Shape) {
+	s.Enum("flow_kinds", movements.FlowKinds...)
+	s.Enum("form", records.EPRForms...)
+	s.Enum("warnings.code", records.EPRWarnings...)
+	s.Enum("review_status", records.EPRReviewStatuses...)
+}
+
 func eprReportToJSON(r *records.EPRReport) eprReportJSON {
 	return eprReportJSON{ID: r.ID, Country: r.Country, Year: r.Year, PeriodFrom: r.PeriodFrom.Format(time.DateOnly),
 		PeriodTo: r.PeriodTo.Format(time.DateOnly), FlowKinds: r.FlowKinds, Form: r.Form,
@@ -117,7 +101,7 @@ type eprLineJSON struct {
 	ID         uuid.UUID       `json:"id"`
 	Report     uuid.UUID       `json:"report"`
 	Source     string          `json:"source"`
-	Category   *int            `json:"category"`
+	Category   *int            `json:"category" schema:"min=1,max=22"`
 	Material   *string         `json:"material_code"`
 	MassG      decimal.Decimal `json:"mass_g"`
 	MassKg     decimal.Decimal `json:"mass_kg"`
@@ -127,6 +111,26 @@ type eprLineJSON struct {
 	Reason     *string         `json:"reason"`
 	CreatedBy  *uuid.UUID      `json:"created_by"`
 	CreatedAt  time.Time       `json:"created_at"`
+}
+
+func (eprLineJSON) Declare(s *kit.Shape) { s.Enum("source", records.EPRSources...) }
+
+// eprLineAddedJSON is an added line with the report it changed.
+type eprLineAddedJSON struct {
+	Line   eprLineJSON   `json:"line"`
+	Report eprReportJSON `json:"report"`
+}
+
+// eprLinePageJSON is a page of a report's lines, with the report and its
+// totals per material group.
+type eprLinePageJSON struct {
+	kit.Page[eprLineJSON]
+	Report         eprReportJSON              `json:"report"`
+	MaterialGroups []records.EPRMaterialTotal `json:"material_groups" schema:"desc=schema.epr_material_groups"`
+}
+
+func (eprLinePageJSON) Declare(s *kit.Shape) {
+	s.Enum("material_groups.group", append(slices.Clone(records.EPRMaterialGroups), records.EPRUnspecified)...)
 }
 
 func eprLineToJSON(l *records.EPRReportLine) eprLineJSON {
@@ -156,7 +160,7 @@ func (h *handlers) addEPRReportLine(c *gin.Context, in *records.EPRLineCreate) e
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, gin.H{"line": eprLineToJSON(l), "report": eprReportToJSON(r)})
+	c.JSON(http.StatusCreated, eprLineAddedJSON{Line: eprLineToJSON(l), Report: eprReportToJSON(r)})
 	return nil
 }
 
@@ -184,8 +188,9 @@ func (h *handlers) listEPRReportLines(c *gin.Context) error {
 		return err
 	}
 	lines := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&records.EPRReportLine{}).Where("report_id = ?", r.ID)
-	return kit.PaginateWith(c, lines, kit.OldestFirst, eprLineToJSON,
-		map[string]any{"report": eprReportToJSON(r), "material_groups": records.EPRMaterialTotals(all)})
+	return kit.PaginateWith(c, lines, kit.OldestFirst, eprLineToJSON, func(p kit.Page[eprLineJSON]) eprLinePageJSON {
+		return eprLinePageJSON{Page: p, Report: eprReportToJSON(r), MaterialGroups: records.EPRMaterialTotals(all)}
+	})
 }
 
 // eprExportQuery is the export's format.

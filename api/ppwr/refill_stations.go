@@ -22,13 +22,7 @@ func (h *handlers) refillStations() kit.Area {
 			kit.Get("getRefillStation", kit.Org+"/ppwr/refill-stations/{recordId}", tag, a.PPWRRead, a.ReportsView).
 				Handle(kit.Do(h.getRefillStation), kit.OK(kit.Ref("RefillStation"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"RefillStation": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "name": kit.Str(), "location": kit.Str(), "country": kit.Str(),
-				"products": kit.ArrayOf(kit.UUID()), "refill_rules": kit.Str(), "hygiene_evidence": kit.ArrayOf(kit.UUID()),
-				"revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[refillStationJSON]("RefillStation")},
 	}
 }
 

@@ -31,41 +31,10 @@ func (h *handlers) reuse() kit.Area {
 			kit.Get("getReuseStatistics", kit.Org+"/ppwr/reuse-statistics", tag, a.PPWRRead, a.ReportsView).
 				Handle(kit.Query(h.reuseStatistics), kit.OK(kit.Ref("ReuseStatistics"))),
 		},
-		Schemas: reuseSchemas(),
-	}
-}
-
-func reuseSchemas() map[string]kit.Schema {
-	count, pct := kit.Int(), kit.Nullable(kit.DecimalString())
-	return map[string]kit.Schema{
-		"ReuseSystem": kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "code": kit.Str(), "name": kit.Str(), "operator": kit.Str(), "loop": kit.Enum(records.ReuseLoops...),
-			"return_incentive": kit.Str(),
-			"participants": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"name": kit.Str(), "role": kit.Enum(records.ReuseParticipantRoles...), "confirmation": kit.Nullable(kit.UUID()),
-			})),
-			"reconditioning_steps": kit.ArrayOf(kit.Enum(register.ReconditioningSteps...)), "items": kit.ArrayOf(kit.UUID()),
-			"markets": kit.ArrayOf(kit.Str()), "created_by": kit.Nullable(kit.UUID()), "revision": kit.Int(),
-			"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-		}),
-		"ReuseStatistics": kit.Described(kit.Object(map[string]kit.Schema{
-			"year": kit.Int(), "flows_without_format": count, "method": kit.Str(),
-			"systems": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"system": kit.UUID(), "code": kit.Str(), "name": kit.Str(), "unit_entries": count, "units_in_circulation": count,
-				"trips": count, "rotations": count, "rejects": count, "return_events": count, "estimated_entries": count,
-				"return_rate_pct": pct,
-			})),
-			"formats": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-				"format": kit.Enum(register.Article29Formats...), "flow_kind": kit.Enum(movements.FlowKinds...),
-				"reusable_units": kit.DecimalString(), "single_use_units": kit.DecimalString(), "exempt_units": kit.DecimalString(),
-				"flows_not_in_pieces": count, "reusable_share_pct": pct,
-				"targets": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"article": kit.Str(), "share_pct": kit.DecimalString(), "kind": kit.Enum(records.TargetBinding, records.TargetEndeavour),
-					"applies_from": kit.Date(), "provisional": kit.Bool(),
-					"status": kit.Enum("met", "not_met", "not_applicable", "no_data"),
-				})),
-			})),
-		}), "schema.reuse_statistics"),
+		Models: []kit.Model{
+			kit.ModelOf[reuseSystemJSON]("ReuseSystem"),
+			kit.ModelOf[reuseStatisticsJSON]("ReuseStatistics").Described("schema.reuse_statistics"),
+		},
 	}
 }
 
@@ -86,6 +55,12 @@ type reuseSystemJSON struct {
 	UpdatedAt           time.Time                  `json:"updated_at"`
 }
 
+func (reuseSystemJSON) Declare(s *kit.Shape) {
+	s.Enum("loop", records.ReuseLoops...)
+	s.Enum("participants.role", records.ReuseParticipantRoles...)
+	s.Enum("reconditioning_steps", register.ReconditioningSteps...)
+}
+
 func reuseSystemToJSON(s *records.ReuseSystem) reuseSystemJSON {
 	return reuseSystemJSON{ID: s.ID, Code: s.Code, Name: s.Name, Operator: s.Operator, Loop: s.Loop,
 		ReturnIncentive: s.ReturnIncentive, Participants: s.Participants, ReconditioningSteps: s.ReconditioningSteps,
@@ -103,6 +78,17 @@ func (h *handlers) createReuseSystem(c *gin.Context, in *records.ReuseSystemCrea
 		return err
 	}
 	return kit.Created(c, s.ID, reuseSystemToJSON(s))
+}
+
+// reuseStatisticsJSON is the statistics as the domain computes them, with
+// the vocabularies their fields take values from.
+type reuseStatisticsJSON struct{ records.ReuseStatistics }
+
+func (reuseStatisticsJSON) Declare(s *kit.Shape) {
+	s.Enum("formats.format", register.Article29Formats...)
+	s.Enum("formats.flow_kind", movements.FlowKinds...)
+	s.Enum("formats.targets.kind", records.TargetBinding, records.TargetEndeavour)
+	s.Enum("formats.targets.status", "met", "not_met", "not_applicable", "no_data")
 }
 
 // statisticsQuery is the year of the statistics, and optionally one
@@ -135,6 +121,6 @@ func (h *handlers) reuseStatistics(c *gin.Context, q *statisticsQuery) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, stats)
+	c.JSON(http.StatusOK, reuseStatisticsJSON{*stats})
 	return nil
 }

@@ -26,7 +26,7 @@ type handlers struct {
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{Deps: d, dictionaries: map[i18n.Locale][]byte{}}
 	for _, l := range i18n.Locales {
-		raw, err := json.Marshal(dictionaries.Default().For(string(l)))
+		raw, err := json.Marshal(dictionariesJSON{dictionaries.Default().For(string(l))})
 		if err != nil {
 			panic(err) // embedded data that does not marshal is a build defect
 		}
@@ -37,21 +37,38 @@ func Area(d kit.Deps) kit.Area {
 			kit.Get("listOrganizations", "/organizations", tag, "", "").Handle(kit.Do(h.listOrganizations), kit.OK(kit.Ref("OrganizationList"))),
 			kit.Get("getDictionaries", kit.Org+"/dictionaries", tag, a.CatalogRead, a.CatalogView).Handle(kit.Do(h.getDictionaries), kit.OK(kit.Ref("Dictionaries"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"Organization": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "name": kit.Str(), "slug": kit.Str(), "status": kit.Enum(accounts.OrganizationActive, accounts.OrganizationSuspended),
-			}),
-			"OrganizationList": kit.Object(map[string]kit.Schema{"data": kit.ArrayOf(kit.Ref("Organization")), "requestId": kit.UUID()}),
-			"Dictionaries":     dictionariesSchema(),
+		Models: []kit.Model{
+			kit.ModelOf[organizationJSON]("Organization"),
+			kit.ModelOf[organizationListJSON]("OrganizationList"),
+			kit.ModelOf[dictionariesJSON]("Dictionaries"),
 		},
 	}
 }
 
 type organizationJSON struct {
-	ID     string `json:"id"`
+	ID     string `json:"id" schema:"uuid"`
 	Name   string `json:"name"`
 	Slug   string `json:"slug"`
 	Status string `json:"status"`
+}
+
+func (organizationJSON) Declare(s *kit.Shape) {
+	s.Enum("status", accounts.OrganizationActive, accounts.OrganizationSuspended)
+}
+
+// organizationListJSON is the key's organization as a list, which has no
+// further page.
+type organizationListJSON struct {
+	Data      []organizationJSON `json:"data"`
+	RequestID string             `json:"requestId" schema:"uuid"`
+}
+
+// dictionariesJSON is the dictionaries of a locale, with the vocabulary
+// of the materials' groups.
+type dictionariesJSON struct{ dictionaries.Localized }
+
+func (dictionariesJSON) Declare(s *kit.Shape) {
+	s.Enum("materials.bdo_group", dictionaries.BDOGroups()...)
 }
 
 // listOrganizations answers the key's organization: a key belongs to
@@ -61,9 +78,9 @@ func (h *handlers) listOrganizations(c *gin.Context) error {
 	if err := h.DB.WithContext(c.Request.Context()).First(&org, "id = ?", kit.OrgID(c)).Error; err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{
-		"data":      []organizationJSON{{ID: org.ID.String(), Name: org.Name, Slug: org.Slug, Status: org.Status}},
-		"requestId": kit.State(c).ID,
+	c.JSON(http.StatusOK, organizationListJSON{
+		Data:      []organizationJSON{{ID: org.ID.String(), Name: org.Name, Slug: org.Slug, Status: org.Status}},
+		RequestID: kit.State(c).ID,
 	})
 	return nil
 }
@@ -71,38 +88,4 @@ func (h *handlers) listOrganizations(c *gin.Context) error {
 func (h *handlers) getDictionaries(c *gin.Context) error {
 	c.Data(http.StatusOK, "application/json; charset=utf-8", h.dictionaries[kit.State(c).Locale])
 	return nil
-}
-
-func coded(extra map[string]kit.Schema) kit.Schema {
-	props := map[string]kit.Schema{"code": kit.Str(), "name": kit.Str()}
-	for k, v := range extra {
-		props[k] = v
-	}
-	return kit.ArrayOf(kit.Object(props))
-}
-
-func dictionariesSchema() kit.Schema {
-	return kit.Object(map[string]kit.Schema{
-		"version":   kit.Str(),
-		"countries": coded(map[string]kit.Schema{"eu_member": kit.Bool()}),
-		"materials": coded(map[string]kit.Schema{
-			"parent":              kit.Nullable(kit.Str()),
-			"bdo_group":           kit.Enum("plastics", "paper", "glass", "steel", "aluminium", "wood", "multimaterial", "other"),
-			"identification_code": kit.Nullable(kit.Str()),
-			"abbreviation":        kit.Nullable(kit.Str()),
-		}),
-		"packaging_categories": coded(map[string]kit.Schema{"description": kit.Str()}),
-		"packaging_formats":    coded(nil),
-		"economic_roles":       coded(map[string]kit.Schema{"description": kit.Str(), "article": kit.Str()}),
-		"document_types":       coded(nil),
-		"rule_sets": kit.ArrayOf(kit.Schema{
-			"type":     "object",
-			"required": []string{"code", "name", "regulation", "article", "version", "effective_from", "effective_to"},
-			"properties": map[string]any{
-				"code": kit.Str(), "name": kit.Str(), "regulation": kit.Str(), "article": kit.Str(), "version": kit.Str(),
-				"effective_from": kit.Date(), "effective_to": kit.Nullable(kit.Date()),
-				"grades": kit.ArrayOf(kit.Str()),
-			},
-		}),
-	})
 }

@@ -359,7 +359,7 @@ func (p *Period) Apply(q *gorm.DB) *gorm.DB {
 type DirectionTotal struct {
 	Direction     string          `json:"direction"`
 	Count         int64           `json:"count"`
-	StockQuantity decimal.Decimal `json:"stock_quantity"`
+	StockQuantity decimal.Decimal `json:"stock_quantity" schema:"signed"`
 	MassG         decimal.Decimal `json:"mass_g"`
 }
 

@@ -94,7 +94,7 @@ type ReuseFormatStatistics struct {
 // ReuseTargetStatus is a target and where the year stands against it.
 type ReuseTargetStatus struct {
 	ReuseTarget
-	AppliesFrom string `json:"applies_from"`
+	AppliesFrom string `json:"applies_from" schema:"date"`
 	// Provisional: the date waits for a Commission act and may move later.
 	Provisional bool `json:"provisional"`
 	// Status is met, not_met, not_applicable (the year is before the

@@ -61,8 +61,8 @@ type RuleSetEntry struct {
 	Regulation    string   `json:"regulation"`
 	Article       string   `json:"article"`
 	Version       string   `json:"version"`
-	EffectiveFrom string   `json:"effective_from"`
-	EffectiveTo   *string  `json:"effective_to"`
+	EffectiveFrom string   `json:"effective_from" schema:"date"`
+	EffectiveTo   *string  `json:"effective_to" schema:"date"`
 	Grades        []string `json:"grades,omitempty"`
 }
 
