@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -34,16 +35,22 @@ func ModelOf[T any](name string) Model {
 
 // Declarer is a response struct that declares what its field types and
 // tags cannot say: the Go enumeration a string field takes its values
-// from. The schema of the field (of its items for a list, of its values
-// for a map) is that enumeration.
+// from (the schema of the field, of its items for a list, of its values
+// for a map, is that enumeration), and the description of the struct
+// itself.
 type Declarer interface {
 	Declare(*Shape)
 }
 
 // Shape collects a Declarer's declarations, by JSON field name.
 type Shape struct {
-	enums map[string][]string
+	enums   map[string][]string
+	descKey string
 }
+
+// Describe gives the struct's schema the description of a message key,
+// translated in each locale's document.
+func (s *Shape) Describe(key string) { s.descKey = key }
 
 // Enum declares that the string values of field are among values.
 func (s *Shape) Enum(field string, values ...string) {
@@ -60,6 +67,8 @@ func (s *Shape) Enum(field string, values ...string) {
 //	uuid        a string holding a UUID (format uuid)
 //	signed      a decimal that may be negative
 //	object      a json.RawMessage that is always a JSON object
+//	ref=<name>  a json.RawMessage holding the encoding of the named
+//	            model, kept as stored rather than decoded and encoded
 //	desc=<key>  the message key of the field's description, translated
 //	            in each locale's document
 const schemaTag = "schema"
@@ -102,6 +111,7 @@ type fieldOptions struct {
 	signed  bool
 	object  bool
 	descKey string
+	ref     string
 }
 
 var (
@@ -136,6 +146,12 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 	case nullDecimalType:
 		return Nullable(g.bare(decimalType, o))
 	case rawType:
+		if o.ref != "" {
+			if !slices.Contains(slices.Collect(maps.Values(g.names)), o.ref) {
+				panic(fmt.Sprintf("kit: %s: %s is not a model", g.path, o.ref))
+			}
+			return Ref(o.ref)
+		}
 		if o.object {
 			return Schema{"type": "object"}
 		}
@@ -198,7 +214,11 @@ func (g generator) object(t reflect.Type) Schema {
 		}
 	}
 	slices.Sort(required)
-	return Schema{"type": "object", "required": required, "properties": props}
+	s := Schema{"type": "object", "required": required, "properties": props}
+	if decl.descKey != "" {
+		s = Described(s, decl.descKey)
+	}
+	return s
 }
 
 func (g generator) fields(t reflect.Type, decl *Shape, props map[string]any, required *[]string) {
@@ -240,6 +260,8 @@ func parseOptions(tag, where string) fieldOptions {
 			o.object = true
 		case "desc":
 			o.descKey = value
+		case "ref":
+			o.ref = value
 		default:
 			panic(fmt.Sprintf("kit: %s: unknown schema option %q", where, opt))
 		}
