@@ -19,7 +19,7 @@ const tag = "audit"
 
 type handlers struct{ kit.Deps }
 
-// Area declares the audit log's operation and schemas.
+// Area declares the audit log's operation and the model of its entries.
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{d}
 	return kit.Area{
@@ -27,25 +27,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listAuditLog", kit.Org+"/audit-log", tag, a.AuditRead, a.AuditView).
 				Handle(kit.Query(h.listAuditLog), kit.ListOK("AuditEntry")),
 		},
-		Schemas: map[string]kit.Schema{
-			"AuditEntry": kit.Object(map[string]kit.Schema{
-				"id":          kit.UUID(),
-				"occurred_at": kit.DateTime(),
-				"actor": kit.Object(map[string]kit.Schema{
-					"type":       kit.Enum(work.ActorKinds...),
-					"user_id":    kit.Nullable(kit.UUID()),
-					"api_key_id": kit.Nullable(kit.UUID()),
-				}),
-				"operation":   kit.Str(),
-				"method":      kit.Str(),
-				"path":        kit.Str(),
-				"status":      kit.Nullable(kit.Int()),
-				"record_type": kit.Nullable(kit.Str()),
-				"record_id":   kit.Nullable(kit.UUID()),
-				"request_id":  kit.Str(),
-				"summary":     {"type": "object"},
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[entryJSON]("AuditEntry")},
 	}
 }
 
@@ -54,6 +36,8 @@ type actorJSON struct {
 	UserID   *uuid.UUID `json:"user_id"`
 	APIKeyID *uuid.UUID `json:"api_key_id"`
 }
+
+func (actorJSON) Declare(s *kit.Shape) { s.Enum("type", work.ActorKinds...) }
 
 type entryJSON struct {
 	ID         uuid.UUID       `json:"id"`
@@ -66,7 +50,7 @@ type entryJSON struct {
 	RecordType *string         `json:"record_type"`
 	RecordID   *uuid.UUID      `json:"record_id"`
 	RequestID  string          `json:"request_id"`
-	Summary    json.RawMessage `json:"summary"`
+	Summary    json.RawMessage `json:"summary" schema:"object"`
 }
 
 func entryToJSON(e *domain.AuditEntry) entryJSON {

@@ -5,8 +5,6 @@
 package documents
 
 import (
-	"maps"
-
 	"ppwr/api/kit"
 )
 
@@ -14,13 +12,8 @@ const tag = "documents"
 
 type handlers struct{ kit.Deps }
 
-// Area declares the area's operations, schemas and error codes.
+// Area declares the area's operations, models and error codes.
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{d}
-	area := kit.Area{Schemas: map[string]kit.Schema{}}
-	for _, part := range []kit.Area{h.files(), h.review(), h.evidence(), h.traceability(), h.generated()} {
-		area.Operations = append(area.Operations, part.Operations...)
-		maps.Copy(area.Schemas, part.Schemas)
-	}
-	return area
+	return kit.Join(h.files(), h.review(), h.evidence(), h.traceability(), h.generated())
 }

@@ -32,18 +32,7 @@ func (h *handlers) evidence() kit.Area {
 				Answers(documents.ErrProposalDecided, domain.ErrRevisionConflict).
 				Handle(kit.JSON(kit.Change("proposalId", documents.DecideProposal, proposalToJSON)), kit.OK(kit.Ref("EvidenceProposal"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"EvidenceProposal": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "document_version": kit.UUID(), "catalog_item": kit.UUID(), "component": kit.Nullable(kit.UUID()),
-				"code": kit.Enum(documents.EvidenceCodeNames()...), "value": kit.DecimalString(), "unit": kit.Str(),
-				"method": kit.Nullable(kit.Str()), "result": kit.Nullable(kit.Str()), "laboratory_report": kit.Nullable(kit.UUID()),
-				"source_page": kit.Int(), "source_text": kit.Str(), "origin": kit.Enum(documents.OriginAnalysis, documents.OriginManual),
-				"analysis_run": kit.Nullable(kit.Int()), "status": kit.Enum(documents.ProposalStatuses...),
-				"note": kit.Nullable(kit.Str()), "accepted_value": kit.Nullable(kit.DecimalString()),
-				"decided_by": kit.Nullable(kit.UUID()), "decided_at": kit.Nullable(kit.DateTime()), "revision": kit.Int(),
-				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[proposalJSON]("EvidenceProposal")},
 	}
 }
 
@@ -70,6 +59,12 @@ type proposalJSON struct {
 	Revision         int              `json:"revision"`
 	CreatedAt        time.Time        `json:"created_at"`
 	UpdatedAt        time.Time        `json:"updated_at"`
+}
+
+func (proposalJSON) Declare(s *kit.Shape) {
+	s.Enum("code", documents.EvidenceCodeNames()...)
+	s.Enum("origin", documents.OriginAnalysis, documents.OriginManual)
+	s.Enum("status", documents.ProposalStatuses...)
 }
 
 func proposalToJSON(p *documents.EvidenceProposal) proposalJSON {

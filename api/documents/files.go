@@ -46,26 +46,8 @@ func (h *handlers) files() kit.Area {
 				Answers(kit.FileNotReady(""), documents.ErrDocumentNotServable).
 				Handle(kit.Do(h.listPages), kit.ListOK("DocumentPage")),
 		},
-		Schemas: map[string]kit.Schema{
-			"Document": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "document_type": kit.Str(), "title": kit.Str(),
-				"catalog_item": kit.Nullable(kit.UUID()), "party": kit.Nullable(kit.UUID()),
-				"valid_from": kit.Nullable(kit.Date()), "valid_until": kit.Nullable(kit.Date()),
-				"language": kit.Nullable(kit.Enum(documents.DocumentLanguages...)), "generated_kind": kit.Nullable(kit.Str()),
-				"version_count": kit.Int(), "current_version": kit.Nullable(kit.Ref("DocumentVersion")),
-				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-			}),
-			"DocumentVersion": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "document": kit.UUID(), "version": kit.Int(), "file_name": kit.Str(),
-				"size_bytes": kit.Int(), "sha256": kit.Str(), "content_type": kit.Nullable(kit.Str()),
-				"processing_status": kit.Enum(documents.ProcessingStatuses...), "processing_reason": kit.Nullable(kit.Str()),
-				"page_count": kit.Nullable(kit.Int()), "processed_at": kit.Nullable(kit.DateTime()),
-				"review_status": kit.Enum(documents.ReviewStatuses...), "review_reason": kit.Nullable(kit.Str()),
-				"reviewed_by": kit.Nullable(kit.UUID()), "reviewed_at": kit.Nullable(kit.DateTime()),
-				"uploaded_by": kit.Nullable(kit.UUID()), "analysis_count": kit.Int(), "revision": kit.Int(),
-				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-			}),
-			"DocumentPage": kit.Described(kit.Object(map[string]kit.Schema{"page": kit.Int(), "text": kit.Str()}), "schema.document_page"),
+		Models: []kit.Model{
+			kit.ModelOf[documentJSON]("Document"), kit.ModelOf[versionJSON]("DocumentVersion"), kit.ModelOf[pageJSON]("DocumentPage").Described("schema.document_page"),
 		},
 	}
 }
@@ -91,8 +73,8 @@ type documentJSON struct {
 	Title          string       `json:"title"`
 	CatalogItem    *uuid.UUID   `json:"catalog_item"`
 	Party          *uuid.UUID   `json:"party"`
-	ValidFrom      *string      `json:"valid_from"`
-	ValidUntil     *string      `json:"valid_until"`
+	ValidFrom      *string      `json:"valid_from" schema:"date"`
+	ValidUntil     *string      `json:"valid_until" schema:"date"`
 	Language       *string      `json:"language"`
 	GeneratedKind  *string      `json:"generated_kind"`
 	VersionCount   int          `json:"version_count"`
@@ -100,6 +82,8 @@ type documentJSON struct {
 	CreatedAt      time.Time    `json:"created_at"`
 	UpdatedAt      time.Time    `json:"updated_at"`
 }
+
+func (documentJSON) Declare(s *kit.Shape) { s.Enum("language", documents.DocumentLanguages...) }
 
 func documentToJSON(d *documents.Document) documentJSON {
 	return documentJSON{ID: d.ID, DocumentType: d.DocumentType, Title: d.Title, CatalogItem: d.CatalogItemID, Party: d.PartyID,
@@ -128,6 +112,11 @@ type versionJSON struct {
 	Revision         int        `json:"revision"`
 	CreatedAt        time.Time  `json:"created_at"`
 	UpdatedAt        time.Time  `json:"updated_at"`
+}
+
+func (versionJSON) Declare(s *kit.Shape) {
+	s.Enum("processing_status", documents.ProcessingStatuses...)
+	s.Enum("review_status", documents.ReviewStatuses...)
 }
 
 // versionRenderer renders versions in the request's language: the

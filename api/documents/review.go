@@ -26,11 +26,7 @@ func (h *handlers) review() kit.Area {
 				Answers(documents.ErrOwnUpload, documents.ErrDocumentNotReviewable, documents.ErrDocumentNotApproved, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.decide), kit.OK(kit.Ref("DocumentVersion"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"AnalysisQueued": kit.Object(map[string]kit.Schema{
-				"document_version": kit.UUID(), "analysis": kit.Int(), "status": kit.Enum("queued"), "workflow_id": kit.Str(),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[analysisJSON]("AnalysisQueued")},
 	}
 }
 
@@ -68,6 +64,11 @@ type analysisJSON struct {
 	WorkflowID      string    `json:"workflow_id"`
 }
 
+// analysisQueued is the one status the answer has: the run is queued.
+const analysisQueued = "queued"
+
+func (analysisJSON) Declare(s *kit.Shape) { s.Enum("status", analysisQueued) }
+
 // analyze numbers a new analysis run, whose workflow's start the command
 // records: the answer acknowledges the queueing; proposals appear later.
 func (h *handlers) analyze(c *gin.Context) error {
@@ -80,6 +81,6 @@ func (h *handlers) analyze(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: "queued", WorkflowID: run.WorkflowID})
+	c.JSON(http.StatusOK, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: analysisQueued, WorkflowID: run.WorkflowID})
 	return nil
 }

@@ -26,14 +26,7 @@ func (h *handlers) traceability() kit.Area {
 			kit.Get("getTraceabilityLink", kit.Org+"/catalog-items/{catalogItemId}/traceability/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
 				Handle(kit.Do(h.getLink), kit.OK(kit.Ref("TraceabilityLink"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"TraceabilityLink": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "catalog_item": kit.UUID(), "version": kit.UUID(), "document": kit.UUID(),
-				"link_type": kit.Enum(documents.TraceabilityLinkTypes...), "catalog_revision": kit.Int(),
-				"document_title": kit.Str(), "valid_from": kit.Nullable(kit.Date()), "valid_until": kit.Nullable(kit.Date()),
-				"created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[linkJSON]("TraceabilityLink")},
 	}
 }
 
@@ -45,11 +38,13 @@ type linkJSON struct {
 	LinkType        string     `json:"link_type"`
 	CatalogRevision int        `json:"catalog_revision"`
 	DocumentTitle   string     `json:"document_title"`
-	ValidFrom       *string    `json:"valid_from"`
-	ValidUntil      *string    `json:"valid_until"`
+	ValidFrom       *string    `json:"valid_from" schema:"date"`
+	ValidUntil      *string    `json:"valid_until" schema:"date"`
 	CreatedBy       *uuid.UUID `json:"created_by"`
 	CreatedAt       time.Time  `json:"created_at"`
 }
+
+func (linkJSON) Declare(s *kit.Shape) { s.Enum("link_type", documents.TraceabilityLinkTypes...) }
 
 func linkToJSON(l *documents.TraceabilityLinkView) linkJSON {
 	return linkJSON{ID: l.ID, CatalogItem: l.CatalogItemID, Version: l.DocumentVersionID, Document: l.DocumentID,

@@ -55,21 +55,7 @@ func Area(d kit.Deps) kit.Area {
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.resultFile), csvResponse()),
 		},
-		Schemas: map[string]kit.Schema{
-			"Import": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "type": kit.Enum(imports.ImportTypes...), "status": kit.Enum(imports.ImportStatuses...),
-				"file_name": kit.Str(), "size_bytes": kit.Int(), "error": kit.Nullable(kit.Str()),
-				"counts":     kit.Object(map[string]kit.Schema{"create": kit.Int(), "update": kit.Int(), "unchanged": kit.Int(), "invalid": kit.Int()}),
-				"created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-				"ready_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
-			}),
-			"ImportRow": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "number": kit.Int(), "outcome": kit.Enum(imports.ImportOutcomes...),
-				"input":   {"type": "object", "additionalProperties": kit.Str()},
-				"errors":  {"type": "object", "additionalProperties": kit.ArrayOf(kit.Str())},
-				"planned": kit.Nullable(kit.Schema{"type": "object"}), "applied": kit.Nullable(kit.Schema{"type": "object"}),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[importJSON]("Import"), kit.ModelOf[importRowJSON]("ImportRow")},
 	}
 }
 
@@ -88,17 +74,31 @@ func uploadSchema() kit.Schema {
 
 // importJSON is the import resource.
 type importJSON struct {
-	ID          uuid.UUID      `json:"id"`
-	Type        string         `json:"type"`
-	Status      string         `json:"status"`
-	FileName    string         `json:"file_name"`
-	SizeBytes   int64          `json:"size_bytes"`
-	Error       *string        `json:"error"`
-	Counts      map[string]int `json:"counts"`
-	CreatedAt   time.Time      `json:"created_at"`
-	UpdatedAt   time.Time      `json:"updated_at"`
-	ReadyAt     *time.Time     `json:"ready_at"`
-	CompletedAt *time.Time     `json:"completed_at"`
+	ID          uuid.UUID  `json:"id"`
+	Type        string     `json:"type"`
+	Status      string     `json:"status"`
+	FileName    string     `json:"file_name"`
+	SizeBytes   int64      `json:"size_bytes"`
+	Error       *string    `json:"error"`
+	Counts      countsJSON `json:"counts"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	ReadyAt     *time.Time `json:"ready_at"`
+	CompletedAt *time.Time `json:"completed_at"`
+}
+
+func (importJSON) Declare(s *kit.Shape) {
+	s.Enum("type", imports.ImportTypes...)
+	s.Enum("status", imports.ImportStatuses...)
+}
+
+// countsJSON counts an import's rows by outcome, in the order the keys
+// were sent when they were a map's.
+type countsJSON struct {
+	Create    int `json:"create"`
+	Invalid   int `json:"invalid"`
+	Unchanged int `json:"unchanged"`
+	Update    int `json:"update"`
 }
 
 // importRenderer renders imports in the request's language (the reason of
@@ -110,10 +110,7 @@ func importRenderer(c *gin.Context) func(*imports.Import) importJSON {
 
 func importToJSON(locale i18n.Locale, m *imports.Import) importJSON {
 	out := importJSON{ID: m.ID, Type: m.Type, Status: m.Status, FileName: m.FileName, SizeBytes: m.SizeBytes,
-		Counts: map[string]int{
-			imports.OutcomeCreate: m.CreateCount, imports.OutcomeUpdate: m.UpdateCount,
-			imports.OutcomeUnchanged: m.UnchangedCount, imports.OutcomeInvalid: m.InvalidCount,
-		},
+		Counts:    countsJSON{Create: m.CreateCount, Invalid: m.InvalidCount, Unchanged: m.UnchangedCount, Update: m.UpdateCount},
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: kit.UTC(m.ReadyAt), CompletedAt: kit.UTC(m.CompletedAt)}
 	if key, args, ok := m.ErrorReason(); ok {
 		msg := i18n.T(locale, key, args...)
@@ -260,9 +257,11 @@ type importRowJSON struct {
 	Outcome string              `json:"outcome"`
 	Input   map[string]string   `json:"input"`
 	Errors  map[string][]string `json:"errors"`
-	Planned json.RawMessage     `json:"planned"`
-	Applied json.RawMessage     `json:"applied"`
+	Planned *json.RawMessage    `json:"planned" schema:"object"`
+	Applied *json.RawMessage    `json:"applied" schema:"object"`
 }
+
+func (importRowJSON) Declare(s *kit.Shape) { s.Enum("outcome", imports.ImportOutcomes...) }
 
 func (h *handlers) listImportRows(c *gin.Context, q *rowQuery) error {
 	importID, err := kit.PathID(c, "importId")
@@ -289,10 +288,11 @@ func (h *handlers) listImportRows(c *gin.Context, q *rowQuery) error {
 	})
 }
 
-// raw is a stored JSON value, or null.
-func raw(v []byte) json.RawMessage {
+// raw is a stored JSON value, or nil (null) when none is stored.
+func raw(v []byte) *json.RawMessage {
 	if len(v) == 0 {
-		return json.RawMessage("null")
+		return nil
 	}
-	return json.RawMessage(v)
+	m := json.RawMessage(v)
+	return &m
 }

@@ -53,7 +53,10 @@ func Area(d kit.Deps) kit.Area {
 				Answers(passports.ErrGrantRevoked, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.revoke), kit.OK(grant)),
 		},
-		Schemas: schemas(),
+		Models: []kit.Model{
+			kit.ModelOf[passportJSON]("Passport").Described("schema.passport"), kit.ModelOf[versionJSON]("PassportVersion").Described("schema.passport_version"),
+			kit.ModelOf[passportDocumentJSON]("PassportDocument").Described("schema.passport_document"), kit.ModelOf[grantJSON]("SharingGrant").Described("schema.sharing_grant"),
+		},
 	}
 }
 
@@ -63,74 +66,41 @@ func created(schema kit.Schema) kit.Response {
 	return kit.Response{Status: http.StatusCreated, Schema: schema}
 }
 
-func schemas() map[string]kit.Schema {
-	object := func() kit.Schema { return kit.Schema{"type": "object"} }
-	return map[string]kit.Schema{
-		"Passport": kit.Described(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "catalog_item": kit.UUID(), "status": kit.Described(kit.Enum(passports.PassportStatuses...), "schema.passport_status"),
-			"version_count":  kit.Int(),
-			"latest_version": kit.Described(kit.Nullable(kit.Ref("PassportVersion")), "schema.passport_latest_version"),
-			"revision":       kit.Int(), "created_by": kit.Nullable(kit.UUID()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-		}), "schema.passport"),
-		"PassportVersion": kit.Described(kit.Object(map[string]kit.Schema{
-			"version": kit.Int(), "sha256": kit.Described(kit.Str(), "schema.passport_sha256"), "size_bytes": kit.Int(),
-			"published_at": kit.DateTime(), "catalog_revision": kit.Int(), "data_version": kit.UUID(),
-			"missing":  kit.Described(kit.ArrayOf(kit.Enum(passports.PassportMissingParts...)), "schema.passport_missing"),
-			"verified": kit.Described(kit.Bool(), "schema.passport_verified"),
-			"document": kit.Described(kit.Nullable(kit.Ref("PassportDocument")), "schema.passport_document_field"),
-		}), "schema.passport_version"),
-		"PassportDocument": kit.Described(kit.Object(map[string]kit.Schema{
-			"format": kit.Enum(passports.PassportFormat), "passport": kit.UUID(), "version": kit.Int(), "published_at": kit.DateTime(),
-			"organization": kit.Object(map[string]kit.Schema{"id": kit.UUID(), "name": kit.Str()}),
-			"item": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "catalog_revision": kit.Int(),
-				"data_version": kit.Object(map[string]kit.Schema{
-					"id": kit.UUID(), "revision": kit.Int(), "sha256": kit.Str(), "specifications": object(),
-					"components": kit.ArrayOf(object()), "markets": kit.ArrayOf(object()),
-				}),
-			}),
-			"register_entries": kit.Described(kit.ArrayOf(object()), "schema.passport_register_entries"),
-			"eu_declaration":   kit.Described(kit.Nullable(object()), "schema.passport_eu_declaration"),
-			"assessment":       kit.Described(kit.Nullable(object()), "schema.passport_assessment"),
-			"evidence": kit.Described(kit.Object(map[string]kit.Schema{
-				"accepted_values": kit.ArrayOf(object()), "approved_documents": kit.ArrayOf(object()),
-			}), "schema.passport_evidence"),
-			"missing": kit.ArrayOf(kit.Enum(passports.PassportMissingParts...)),
-		}), "schema.passport_document"),
-		"SharingGrant": kit.Described(kit.Object(map[string]kit.Schema{
-			"id": kit.UUID(), "direction": kit.Described(kit.Enum(passports.GrantDirections...), "grant.direction"), "passport": kit.UUID(),
-			"granting_organization": kit.UUID(), "organization": kit.Described(kit.UUID(), "grant.organization"),
-			"expires_on": kit.Described(kit.Nullable(kit.Date()), "grant.expires_on"), "note": kit.Nullable(kit.Str()),
-			"status":     kit.Described(kit.Enum(passports.GrantStatuses...), "grant.status"),
-			"revoked_at": kit.Nullable(kit.DateTime()), "revoke_reason": kit.Nullable(kit.Str()),
-			"revision": kit.Int(), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-			"content": kit.Described(kit.Nullable(kit.Ref("PassportVersion")), "schema.grant_content"),
-		}), "schema.sharing_grant"),
-	}
-}
-
 type passportJSON struct {
 	ID            uuid.UUID    `json:"id"`
 	CatalogItem   uuid.UUID    `json:"catalog_item"`
-	Status        string       `json:"status"`
+	Status        string       `json:"status" schema:"desc=schema.passport_status"`
 	VersionCount  int          `json:"version_count"`
-	LatestVersion *versionJSON `json:"latest_version"`
+	LatestVersion *versionJSON `json:"latest_version" schema:"desc=schema.passport_latest_version"`
 	Revision      int          `json:"revision"`
 	CreatedBy     *uuid.UUID   `json:"created_by"`
 	CreatedAt     time.Time    `json:"created_at"`
 	UpdatedAt     time.Time    `json:"updated_at"`
 }
 
+func (passportJSON) Declare(s *kit.Shape) { s.Enum("status", passports.PassportStatuses...) }
+
 type versionJSON struct {
-	Version         int             `json:"version"`
-	SHA256          string          `json:"sha256"`
-	SizeBytes       int64           `json:"size_bytes"`
-	PublishedAt     time.Time       `json:"published_at"`
-	CatalogRevision int             `json:"catalog_revision"`
-	DataVersion     uuid.UUID       `json:"data_version"`
-	Missing         []string        `json:"missing"`
-	Verified        bool            `json:"verified"`
-	Document        json.RawMessage `json:"document"`
+	Version         int              `json:"version"`
+	SHA256          string           `json:"sha256" schema:"desc=schema.passport_sha256"`
+	SizeBytes       int64            `json:"size_bytes"`
+	PublishedAt     time.Time        `json:"published_at"`
+	CatalogRevision int              `json:"catalog_revision"`
+	DataVersion     uuid.UUID        `json:"data_version"`
+	Missing         []string         `json:"missing" schema:"desc=schema.passport_missing"`
+	Verified        bool             `json:"verified" schema:"desc=schema.passport_verified"`
+	Document        *json.RawMessage `json:"document" schema:"ref=PassportDocument,desc=schema.passport_document_field"`
+}
+
+func (versionJSON) Declare(s *kit.Shape) { s.Enum("missing", passports.PassportMissingParts...) }
+
+// passportDocumentJSON documents a version's document, which is answered
+// as the verified bytes that were stored, never encoded again.
+type passportDocumentJSON struct{ passports.PassportDocument }
+
+func (passportDocumentJSON) Declare(s *kit.Shape) {
+	s.Enum("format", passports.PassportFormat)
+	s.Enum("missing", passports.PassportMissingParts...)
 }
 
 // versionToJSON answers a version with its document when v.Content
@@ -138,9 +108,10 @@ type versionJSON struct {
 func versionToJSON(v *passports.PassportVersion) *versionJSON {
 	out := &versionJSON{Version: v.Version, SHA256: v.SHA256, SizeBytes: v.SizeBytes, PublishedAt: v.PublishedAt.UTC(),
 		CatalogRevision: v.CatalogRevision, DataVersion: v.DataVersionID, Missing: append([]string{}, v.Missing...),
-		Verified: v.Content != nil, Document: json.RawMessage("null")}
+		Verified: v.Content != nil}
 	if v.Content != nil {
-		out.Document = v.Content
+		doc := json.RawMessage(v.Content)
+		out.Document = &doc
 	}
 	return out
 }
@@ -211,19 +182,24 @@ func (h *handlers) revoke(c *gin.Context, in *passports.GrantRevoke) error {
 
 type grantJSON struct {
 	ID                   uuid.UUID    `json:"id"`
-	Direction            string       `json:"direction"`
+	Direction            string       `json:"direction" schema:"desc=grant.direction"`
 	Passport             uuid.UUID    `json:"passport"`
 	GrantingOrganization uuid.UUID    `json:"granting_organization"`
-	Organization         uuid.UUID    `json:"organization"`
-	ExpiresOn            *string      `json:"expires_on"`
+	Organization         uuid.UUID    `json:"organization" schema:"desc=grant.organization"`
+	ExpiresOn            *string      `json:"expires_on" schema:"date,desc=grant.expires_on"`
 	Note                 *string      `json:"note"`
-	Status               string       `json:"status"`
+	Status               string       `json:"status" schema:"desc=grant.status"`
 	RevokedAt            *time.Time   `json:"revoked_at"`
 	RevokeReason         *string      `json:"revoke_reason"`
 	Revision             int          `json:"revision"`
 	CreatedAt            time.Time    `json:"created_at"`
 	UpdatedAt            time.Time    `json:"updated_at"`
-	Content              *versionJSON `json:"content"`
+	Content              *versionJSON `json:"content" schema:"desc=schema.grant_content"`
+}
+
+func (grantJSON) Declare(s *kit.Shape) {
+	s.Enum("direction", passports.GrantDirections...)
+	s.Enum("status", passports.GrantStatuses...)
 }
 
 // grantToJSON answers a grant as org sees it, with the passport's

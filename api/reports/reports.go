@@ -39,14 +39,7 @@ func Area(d kit.Deps) kit.Area {
 					ContentTypes: []string{"text/csv", reports.XLSXType},
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
-		Schemas: map[string]kit.Schema{
-			"Report": kit.Described(kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "kind": kit.Enum(reports.ReportKinds...), "format": kit.Enum("csv", "xlsx"),
-				"parameters": kit.Object(map[string]kit.Schema{"from": kit.Nullable(kit.Date()), "to": kit.Nullable(kit.Date()), "item": kit.Nullable(kit.UUID())}),
-				"status":     kit.Enum(reports.ReportStatuses...), "row_count": kit.Nullable(kit.Int()), "file_name": kit.Str(),
-				"error": kit.Nullable(kit.Str()), "created_at": kit.DateTime(), "completed_at": kit.Nullable(kit.DateTime()),
-			}), "schema.report"),
-		},
+		Models: []kit.Model{kit.ModelOf[reportJSON]("Report").Described("schema.report")},
 	}
 }
 
@@ -61,6 +54,12 @@ type reportJSON struct {
 	Error       *string                  `json:"error"`
 	CreatedAt   time.Time                `json:"created_at"`
 	CompletedAt *time.Time               `json:"completed_at"`
+}
+
+func (reportJSON) Declare(s *kit.Shape) {
+	s.Enum("kind", reports.ReportKinds...)
+	s.Enum("format", "csv", "xlsx")
+	s.Enum("status", reports.ReportStatuses...)
 }
 
 func reportToJSON(r *reports.Report) reportJSON {

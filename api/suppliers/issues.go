@@ -22,15 +22,7 @@ func (h *handlers) issues() kit.Area {
 			kit.Get("getIssue", kit.Org+"/issues/{recordId}", tag, a.SupplierRequestsRead, a.IssuesManage).
 				Handle(kit.Do(h.getIssue), kit.OK(kit.Ref("ComplianceIssue"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"ComplianceIssue": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "kind": kit.Enum(domain.IssueKinds...), "severity": kit.Enum(domain.IssueSeverities...),
-				"status":       kit.Enum(domain.IssueStatuses...),
-				"subject":      kit.Object(map[string]kit.Schema{"type": kit.Str(), "id": kit.UUID()}),
-				"catalog_item": kit.Nullable(kit.UUID()), "message": kit.Str(), "resolution": kit.Nullable(kit.Str()),
-				"opened_at": kit.DateTime(), "resolved_at": kit.Nullable(kit.DateTime()),
-			}),
-		},
+		Models: []kit.Model{kit.ModelOf[issueJSON]("ComplianceIssue")},
 	}
 }
 
@@ -50,6 +42,12 @@ type issueJSON struct {
 	Resolution  *string     `json:"resolution"`
 	OpenedAt    time.Time   `json:"opened_at"`
 	ResolvedAt  *time.Time  `json:"resolved_at"`
+}
+
+func (issueJSON) Declare(s *kit.Shape) {
+	s.Enum("kind", domain.IssueKinds...)
+	s.Enum("severity", domain.IssueSeverities...)
+	s.Enum("status", domain.IssueStatuses...)
 }
 
 // issueRenderer renders issues with their messages in the request's

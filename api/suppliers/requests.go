@@ -39,51 +39,12 @@ func (h *handlers) requests() kit.Area {
 				Answers(suppliers.ErrRequestClosed, suppliers.ErrLineDecided, suppliers.ErrLineNotEvidenced, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.reviewLine), kit.OK(kit.Ref("SupplierRequestLineReview"))),
 		},
-		Schemas: map[string]kit.Schema{
-			"SupplierRequest":       kit.Object(requestProperties()),
-			"SupplierRequestDetail": kit.Object(detailProperties()),
-			"SupplierReply": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "sender": kit.Nullable(kit.Str()), "envelope_from": kit.Str(), "subject": kit.Nullable(kit.Str()),
-				"message_id": kit.Nullable(kit.Str()), "size_bytes": kit.Int(), "received_at": kit.DateTime(),
-				"status": kit.Enum(suppliers.ReplyReceived, suppliers.ReplyFiled, suppliers.ReplyFailed), "error": kit.Nullable(kit.Str()),
-				"flag": kit.Nullable(kit.Enum(suppliers.ReplyFlags...)), "filed_at": kit.Nullable(kit.DateTime()),
-				"documents": kit.ArrayOf(kit.UUID()),
-				"skipped": kit.ArrayOf(kit.Object(map[string]kit.Schema{
-					"file_name": kit.Str(), "reason": kit.Enum(suppliers.SkipTooLarge, suppliers.SkipEmpty)})),
-			}),
-			"SupplierRequestLine": kit.Object(map[string]kit.Schema{
-				"id": kit.UUID(), "number": kit.Int(), "item": kit.UUID(), "component": kit.Nullable(kit.UUID()),
-				"document_type": kit.Nullable(kit.Str()), "measurement_codes": kit.ArrayOf(kit.Enum(documents.EvidenceCodeNames()...)),
-				"note": kit.Nullable(kit.Str()), "status": kit.Enum(suppliers.LineStatuses...), "review_reason": kit.Nullable(kit.Str()),
-				"reviewed_at": kit.Nullable(kit.DateTime()),
-				"documents":   kit.ArrayOf(kit.UUID()), "proposals": kit.ArrayOf(kit.UUID()),
-			}),
-			"SupplierRequestLineReview": kit.Object(map[string]kit.Schema{
-				"line": kit.Ref("SupplierRequestLine"), "request": kit.Ref("SupplierRequest"),
-			}),
+		Models: []kit.Model{
+			kit.ModelOf[requestJSON]("SupplierRequest"), kit.ModelOf[requestDetailJSON]("SupplierRequestDetail"),
+			kit.ModelOf[replyJSON]("SupplierReply"), kit.ModelOf[lineJSON]("SupplierRequestLine"),
+			kit.ModelOf[lineReviewJSON]("SupplierRequestLineReview"),
 		},
 	}
-}
-
-func requestProperties() map[string]kit.Schema {
-	return map[string]kit.Schema{
-		"id": kit.UUID(), "party": kit.UUID(), "recipients": kit.ArrayOf(kit.Str()), "language": kit.Enum("pl", "en"),
-		"due_on": kit.Date(), "message": kit.Str(), "status": kit.Enum(suppliers.RequestStatuses...),
-		"delivery_status": kit.Enum(suppliers.DeliveryStatuses...), "delivery_error": kit.Nullable(kit.Str()),
-		"message_id": kit.Nullable(kit.Str()), "line_count": kit.Int(), "revision": kit.Int(),
-		"sent_at": kit.Nullable(kit.DateTime()), "completed_at": kit.Nullable(kit.DateTime()),
-		"cancelled_at": kit.Nullable(kit.DateTime()), "created_at": kit.DateTime(), "updated_at": kit.DateTime(),
-	}
-}
-
-// detailProperties add to a request what came back: the replies received
-// by e-mail and the document versions held at the request for triage
-// (no line could be told, or the reply is flagged).
-func detailProperties() map[string]kit.Schema {
-	p := requestProperties()
-	p["replies"] = kit.ArrayOf(kit.Ref("SupplierReply"))
-	p["triage_documents"] = kit.ArrayOf(kit.UUID())
-	return p
 }
 
 type requestJSON struct {
@@ -91,7 +52,7 @@ type requestJSON struct {
 	Party          uuid.UUID  `json:"party"`
 	Recipients     []string   `json:"recipients"`
 	Language       string     `json:"language"`
-	DueOn          string     `json:"due_on"`
+	DueOn          string     `json:"due_on" schema:"date"`
 	Message        string     `json:"message"`
 	Status         string     `json:"status"`
 	DeliveryStatus string     `json:"delivery_status"`
@@ -104,6 +65,12 @@ type requestJSON struct {
 	CancelledAt    *time.Time `json:"cancelled_at"`
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
+}
+
+func (requestJSON) Declare(s *kit.Shape) {
+	s.Enum("language", "pl", "en")
+	s.Enum("status", suppliers.RequestStatuses...)
+	s.Enum("delivery_status", suppliers.DeliveryStatuses...)
 }
 
 func requestToJSON(r *suppliers.SupplierRequest) requestJSON {
@@ -144,6 +111,9 @@ func (h *handlers) listRequests(c *gin.Context, q *requestQuery) error {
 	return kit.Paginate(c, db, kit.NewestFirst, requestToJSON)
 }
 
+// requestDetailJSON adds to a request what came back: the replies
+// received by e-mail and the document versions held at the request for
+// triage (no line could be told, or the reply is flagged).
 type requestDetailJSON struct {
 	requestJSON
 	Replies         []replyJSON `json:"replies"`
@@ -151,19 +121,32 @@ type requestDetailJSON struct {
 }
 
 type replyJSON struct {
-	ID           uuid.UUID                     `json:"id"`
-	Sender       *string                       `json:"sender"`
-	EnvelopeFrom string                        `json:"envelope_from"`
-	Subject      *string                       `json:"subject"`
-	MessageID    *string                       `json:"message_id"`
-	SizeBytes    int64                         `json:"size_bytes"`
-	ReceivedAt   time.Time                     `json:"received_at"`
-	Status       string                        `json:"status"`
-	Error        *string                       `json:"error"`
-	Flag         *string                       `json:"flag"`
-	FiledAt      *time.Time                    `json:"filed_at"`
-	Documents    []uuid.UUID                   `json:"documents"`
-	Skipped      []suppliers.SkippedAttachment `json:"skipped"`
+	ID           uuid.UUID     `json:"id"`
+	Sender       *string       `json:"sender"`
+	EnvelopeFrom string        `json:"envelope_from"`
+	Subject      *string       `json:"subject"`
+	MessageID    *string       `json:"message_id"`
+	SizeBytes    int64         `json:"size_bytes"`
+	ReceivedAt   time.Time     `json:"received_at"`
+	Status       string        `json:"status"`
+	Error        *string       `json:"error"`
+	Flag         *string       `json:"flag"`
+	FiledAt      *time.Time    `json:"filed_at"`
+	Documents    []uuid.UUID   `json:"documents"`
+	Skipped      []skippedJSON `json:"skipped"`
+}
+
+func (replyJSON) Declare(s *kit.Shape) {
+	s.Enum("status", suppliers.ReplyReceived, suppliers.ReplyFiled, suppliers.ReplyFailed)
+	s.Enum("flag", suppliers.ReplyFlags...)
+}
+
+// skippedJSON is an attachment a reply skipped, with the reasons it may
+// have.
+type skippedJSON struct{ suppliers.SkippedAttachment }
+
+func (skippedJSON) Declare(s *kit.Shape) {
+	s.Enum("reason", suppliers.SkipTooLarge, suppliers.SkipEmpty)
 }
 
 // getRequest answers the request with its replies and the files waiting
@@ -195,9 +178,9 @@ func (h *handlers) getRequest(c *gin.Context) error {
 	for i, rp := range replies {
 		out.Replies[i] = replyJSON{ID: rp.ID, Sender: rp.Sender, EnvelopeFrom: rp.EnvelopeFrom, Subject: rp.Subject, MessageID: rp.MessageID,
 			SizeBytes: rp.SizeBytes, ReceivedAt: rp.ReceivedAt.UTC(), Status: rp.Status, Error: rp.Error, Flag: rp.Flag,
-			FiledAt: kit.UTC(rp.FiledAt), Documents: nonNil(filed[rp.ID]), Skipped: rp.Skipped}
-		if out.Replies[i].Skipped == nil {
-			out.Replies[i].Skipped = []suppliers.SkippedAttachment{}
+			FiledAt: kit.UTC(rp.FiledAt), Documents: nonNil(filed[rp.ID]), Skipped: make([]skippedJSON, len(rp.Skipped))}
+		for j, s := range rp.Skipped {
+			out.Replies[i].Skipped[j] = skippedJSON{s}
 		}
 	}
 	c.JSON(http.StatusOK, out)
@@ -246,6 +229,11 @@ type lineJSON struct {
 	ReviewedAt       *time.Time  `json:"reviewed_at"`
 	Documents        []uuid.UUID `json:"documents"`
 	Proposals        []uuid.UUID `json:"proposals"`
+}
+
+func (lineJSON) Declare(s *kit.Shape) {
+	s.Enum("measurement_codes", documents.EvidenceCodeNames()...)
+	s.Enum("status", suppliers.LineStatuses...)
 }
 
 // listLines pages through a request's lines, each with the document

@@ -4,8 +4,6 @@
 package suppliers
 
 import (
-	"maps"
-
 	"ppwr/api/kit"
 )
 
@@ -13,13 +11,8 @@ const tag = "suppliers"
 
 type handlers struct{ kit.Deps }
 
-// Area declares the area's operations, schemas and error codes.
+// Area declares the area's operations, models and error codes.
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{d}
-	area := kit.Area{Schemas: map[string]kit.Schema{}}
-	for _, part := range []kit.Area{h.issues(), h.requests()} {
-		area.Operations = append(area.Operations, part.Operations...)
-		maps.Copy(area.Schemas, part.Schemas)
-	}
-	return area
+	return kit.Join(h.issues(), h.requests())
 }

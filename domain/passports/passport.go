@@ -255,20 +255,21 @@ func LatestPassportVersions(ctx context.Context, db *gorm.DB, passports []uuid.U
 	return out, nil
 }
 
-// The document of a version. Its JSON is made canonical before it is
-// hashed, so field order here does not matter; decimals are strings and
-// the only numbers are integers.
-type passportDocument struct {
+// PassportDocument is the document of a version. Its JSON is made
+// canonical before it is hashed, so field order here does not matter;
+// decimals are strings and the only numbers are integers. The schema
+// tags document it where a version answers it.
+type PassportDocument struct {
 	Format          string               `json:"format"`
 	Passport        uuid.UUID            `json:"passport"`
 	Version         int                  `json:"version"`
 	PublishedAt     time.Time            `json:"published_at"`
 	Organization    passportOrganization `json:"organization"`
 	Item            passportItem         `json:"item"`
-	RegisterEntries []passportEntry      `json:"register_entries"`
-	EUDeclaration   *passportEntry       `json:"eu_declaration"`
-	Assessment      *passportAssessment  `json:"assessment"`
-	Evidence        passportEvidence     `json:"evidence"`
+	RegisterEntries []passportEntry      `json:"register_entries" schema:"desc=schema.passport_register_entries"`
+	EUDeclaration   *passportEntry       `json:"eu_declaration" schema:"desc=schema.passport_eu_declaration"`
+	Assessment      *passportAssessment  `json:"assessment" schema:"desc=schema.passport_assessment"`
+	Evidence        passportEvidence     `json:"evidence" schema:"desc=schema.passport_evidence"`
 	Missing         []string             `json:"missing"`
 }
 
@@ -283,13 +284,15 @@ type passportItem struct {
 	DataVersion     passportDataVersion `json:"data_version"`
 }
 
+// passportDataVersion keeps the data version's stored JSON as it is:
+// an older version may hold fields the catalog no longer writes.
 type passportDataVersion struct {
-	ID             uuid.UUID       `json:"id"`
-	Revision       int             `json:"revision"`
-	SHA256         string          `json:"sha256"`
-	Specifications json.RawMessage `json:"specifications"`
-	Components     json.RawMessage `json:"components"`
-	Markets        json.RawMessage `json:"markets"`
+	ID             uuid.UUID         `json:"id"`
+	Revision       int               `json:"revision"`
+	SHA256         string            `json:"sha256"`
+	Specifications json.RawMessage   `json:"specifications" schema:"object"`
+	Components     []json.RawMessage `json:"components" schema:"object"`
+	Markets        []json.RawMessage `json:"markets" schema:"object"`
 }
 
 type passportEntry struct {
@@ -300,12 +303,12 @@ type passportEntry struct {
 	Components      []uuid.UUID                 `json:"components"`
 	MarketScenarios []uuid.UUID                 `json:"market_scenarios"`
 	RuleSet         *assessments.RuleSetVersion `json:"rule_set"`
-	Values          json.RawMessage             `json:"values"`
+	Values          json.RawMessage             `json:"values" schema:"object"`
 	Method          string                      `json:"method"`
 	MethodReference *string                     `json:"method_reference"`
 	Evidence        []registers.EvidenceRef     `json:"evidence"`
-	ValidFrom       string                      `json:"valid_from"`
-	ValidUntil      *string                     `json:"valid_until"`
+	ValidFrom       string                      `json:"valid_from" schema:"date"`
+	ValidUntil      *string                     `json:"valid_until" schema:"date"`
 	ReviewStatus    string                      `json:"review_status"`
 	ReviewedAt      *time.Time                  `json:"reviewed_at"`
 	CreatedAt       time.Time                   `json:"created_at"`
@@ -315,7 +318,7 @@ type passportAssessment struct {
 	ID              uuid.UUID                    `json:"id"`
 	CatalogRevision int                          `json:"catalog_revision"`
 	DataVersion     uuid.UUID                    `json:"data_version"`
-	AssessedOn      string                       `json:"assessed_on"`
+	AssessedOn      string                       `json:"assessed_on" schema:"date"`
 	Status          string                       `json:"status"`
 	RuleSets        []assessments.RuleSetVersion `json:"rule_sets"`
 	Markets         []uuid.UUID                  `json:"markets"`
@@ -348,13 +351,13 @@ type passportDocumentRef struct {
 	Version         int       `json:"version"`
 	FileName        string    `json:"file_name"`
 	SHA256          string    `json:"sha256"`
-	ValidFrom       *string   `json:"valid_from"`
-	ValidUntil      *string   `json:"valid_until"`
+	ValidFrom       *string   `json:"valid_from" schema:"date"`
+	ValidUntil      *string   `json:"valid_until" schema:"date"`
 }
 
 // buildPassportDocument reads what the version freezes, on the unit's
 // transaction, with the item locked.
-func buildPassportDocument(w *work.Unit, p *Passport, v *PassportVersion, item *catalog.CatalogItem) (*passportDocument, error) {
+func buildPassportDocument(w *work.Unit, p *Passport, v *PassportVersion, item *catalog.CatalogItem) (*PassportDocument, error) {
 	ctx, tx, org := w.Context(), w.Tx(), w.Organization()
 	var owner accounts.Organization
 	if err := tx.WithContext(ctx).Take(&owner, "id = ?", org).Error; err != nil {
@@ -364,11 +367,16 @@ func buildPassportDocument(w *work.Unit, p *Passport, v *PassportVersion, item *
 	if err != nil {
 		return nil, err
 	}
-	doc := &passportDocument{Format: PassportFormat, Passport: p.ID, Version: v.Version, PublishedAt: v.PublishedAt,
-		Organization: passportOrganization{ID: owner.ID, Name: owner.Name},
-		Item: passportItem{ID: item.ID, CatalogRevision: item.Revision, DataVersion: passportDataVersion{ID: dv.ID, Revision: dv.Revision,
-			SHA256: dv.SHA256, Specifications: json.RawMessage(dv.Specifications), Components: json.RawMessage(dv.Components),
-			Markets: json.RawMessage(dv.Markets)}},
+	frozen := passportDataVersion{ID: dv.ID, Revision: dv.Revision, SHA256: dv.SHA256, Specifications: json.RawMessage(dv.Specifications)}
+	if err := json.Unmarshal(dv.Components, &frozen.Components); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(dv.Markets, &frozen.Markets); err != nil {
+		return nil, err
+	}
+	doc := &PassportDocument{Format: PassportFormat, Passport: p.ID, Version: v.Version, PublishedAt: v.PublishedAt,
+		Organization:    passportOrganization{ID: owner.ID, Name: owner.Name},
+		Item:            passportItem{ID: item.ID, CatalogRevision: item.Revision, DataVersion: frozen},
 		RegisterEntries: []passportEntry{}, Missing: []string{}}
 	entries, err := currentAcceptedEntries(ctx, tx, org, item)
 	if err != nil {

@@ -75,8 +75,8 @@ type Report struct {
 
 // ReportParameters are what a report covers.
 type ReportParameters struct {
-	From *string    `json:"from"`
-	To   *string    `json:"to"`
+	From *string    `json:"from" schema:"date"`
+	To   *string    `json:"to" schema:"date"`
 	Item *uuid.UUID `json:"item"`
 }
 
