@@ -6,13 +6,12 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"ppwr/api/kit"
 	"ppwr/domain"
@@ -49,6 +48,12 @@ func translate(v any, l i18n.Locale) any {
 		return out
 	case kit.Schema:
 		return translate(map[string]any(t), l)
+	case map[string]map[string]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			out[k] = translate(val, l)
+		}
+		return out
 	case map[string]kit.Schema:
 		out := make(map[string]any, len(t))
 		for k, val := range t {
@@ -71,6 +76,10 @@ func (s *Server) serveOpenAPI(c *gin.Context) {
 	c.Header("Content-Language", string(l))
 	c.Data(http.StatusOK, "application/json", s.openapi[string(l)])
 }
+
+// ModelNames are the names of the components derived from Go types (used
+// by tests).
+func (s *Server) ModelNames() []string { return slices.Sorted(maps.Keys(s.schemas)) }
 
 // OpenAPIDocument returns the document for a locale (used by tests).
 func (s *Server) OpenAPIDocument(l i18n.Locale) []byte { return s.openapi[string(l)] }
@@ -143,52 +152,13 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 }
 
 // eventSchema is the envelope of one event type with its typed data,
-// derived from the payload's Go type.
+// both derived from their Go types.
 func eventSchema(p domain.Payload) kit.Schema {
-	return kit.Object(map[string]kit.Schema{
-		"id":              kit.UUID(),
-		"type":            {"type": "string", "const": p.EventType()},
-		"schema_version":  {"type": "integer", "const": domain.EventSchemaVersion},
-		"organization_id": kit.UUID(),
-		"created_at":      kit.DateTime(),
-		"data":            dataSchema(reflect.TypeOf(p)),
+	return kit.SchemaOf(reflect.TypeFor[domain.EventEnvelope](), func(s *kit.Shape) {
+		s.Const("type", p.EventType())
+		s.Const("schema_version", domain.EventSchemaVersion)
+		s.Derived("data", kit.SchemaOf(reflect.TypeOf(p), nil))
 	})
-}
-
-var (
-	uuidType = reflect.TypeFor[uuid.UUID]()
-	timeType = reflect.TypeFor[time.Time]()
-)
-
-// dataSchema describes an event payload's fields from their Go types.
-func dataSchema(t reflect.Type) kit.Schema {
-	props := map[string]kit.Schema{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		ft, nullable := f.Type, false
-		if ft.Kind() == reflect.Pointer {
-			ft, nullable = ft.Elem(), true
-		}
-		var s kit.Schema
-		switch {
-		case ft == uuidType:
-			s = kit.UUID()
-		case ft == timeType:
-			s = kit.DateTime()
-		case ft.Kind() == reflect.Int:
-			s = kit.Int()
-		case ft.Kind() == reflect.Bool:
-			s = kit.Bool()
-		default:
-			s = kit.Str()
-		}
-		if nullable {
-			s = kit.Nullable(s)
-		}
-		props[name] = s
-	}
-	return kit.Object(props)
 }
 
 // webhookDoc describes one event type: a signed POST of its envelope to

@@ -29,6 +29,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	for _, locale := range []string{"en", "pl"} {
 		res := a.Do(apitest.Req{Method: http.MethodGet, Path: "/openapi.json?locale=" + locale, Undocumented: true})
 		require.Equal(t, http.StatusOK, res.Code, "public: no key")
+		assert.NotRegexp(t, `"description":"[a-z_]+\.[a-z_.]+"`, res.Body.String(), "every description is translated")
 
 		doc, err := libopenapi.NewDocument(res.Body.Bytes())
 		require.NoError(t, err)
@@ -317,4 +318,57 @@ func TestListsAnswerNamedSchemas(t *testing.T) {
 	assert.True(t, ids["listRecyclabilityEntries"])
 	list := schemas["CatalogItemList"].(map[string]any)
 	assert.Equal(t, "#/components/schemas/CatalogItem", list["properties"].(map[string]any)["data"].(map[string]any)["items"].(map[string]any)["$ref"])
+}
+
+// Every JSON answer the document publishes is a component derived from
+// the Go type the handler encodes (kit.Model), or the list envelope of
+// one: no answer's schema is written by hand, so none can drift from what
+// is sent. The other components are request bodies, bound by their own
+// declarations. File answers (a download, a CSV) are strings.
+func TestResponseSchemasAreDerivedFromGoTypes(t *testing.T) {
+	a := apitest.New(t)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &doc))
+	derived := map[string]bool{}
+	for _, name := range a.Server.ModelNames() {
+		derived[name] = true
+	}
+	requests := map[string]bool{}
+	for _, op := range a.Server.Operations() {
+		if op.Request != nil && op.Request.Name != "" {
+			requests[op.Request.Name] = true
+		}
+		if op.Success.List != "" {
+			assert.True(t, derived[op.Success.List], "%s lists %s, a model", op.ID, op.Success.List)
+			derived[kit.ListName(op.Success.List)] = true
+		}
+	}
+	for name := range doc["components"].(map[string]any)["schemas"].(map[string]any) {
+		assert.True(t, derived[name] || requests[name], "component %s is neither a model nor a request body", name)
+	}
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, raw := range item.(map[string]any) {
+			op, ok := raw.(map[string]any)
+			if !ok || op["responses"] == nil {
+				continue
+			}
+			for status, res := range op["responses"].(map[string]any) {
+				content, _ := res.(map[string]any)["content"].(map[string]any)
+				if !strings.HasPrefix(status, "2") {
+					continue
+				}
+				for media, body := range content {
+					schema := body.(map[string]any)["schema"].(map[string]any)
+					where := method + " " + path + " " + status + " " + media
+					if media != "application/json" {
+						assert.Equal(t, "string", schema["type"], "%s is a file", where)
+						continue
+					}
+					ref, _ := schema["$ref"].(string)
+					name, isComponent := strings.CutPrefix(ref, "#/components/schemas/")
+					assert.True(t, isComponent && derived[name], "%s answers %v, not a model", where, schema)
+				}
+			}
+		}
+	}
 }

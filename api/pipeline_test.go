@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -63,15 +64,20 @@ func (p *renameProbe) handle(c *gin.Context, body *renameBody) error {
 		return kit.NewProblem(body.Status.Value, kit.CodeInternal, "error.internal")
 	}
 	w.Touch("organization", w.Organization())
-	c.JSON(http.StatusCreated, gin.H{"id": uuid.NewString(), "name": body.Name.Value})
+	c.JSON(http.StatusCreated, probeJSON{ID: uuid.New(), Name: body.Name.Value})
 	return nil
+}
+
+type probeJSON struct {
+	ID   uuid.UUID `json:"id"`
+	Name string    `json:"name"`
 }
 
 // probeArea adds the probe as two operations, with and without an
 // Idempotency-Key.
 func probeArea(p *renameProbe) apitest.Option {
 	return apitest.WithAreas(func(kit.Deps) kit.Area {
-		success := kit.Response{Status: http.StatusCreated, Schema: kit.Object(map[string]kit.Schema{"id": kit.UUID(), "name": kit.Str()})}
+		success := kit.Response{Status: http.StatusCreated, Schema: kit.SchemaOf(reflect.TypeFor[probeJSON](), nil)}
 		return kit.Area{Operations: []kit.Operation{
 			kit.Post("probeRename", kit.Org+"/probe-renames", "audit", access.CatalogWrite, access.CatalogUpdate).Handle(kit.JSON(p.handle), success),
 			kit.Post("probeRenameNoKey", kit.Org+"/probe-renames-no-key", "audit", access.CatalogWrite, access.CatalogUpdate).NotIdempotent().Handle(kit.JSON(p.handle), success),

@@ -53,9 +53,11 @@ type Server struct {
 	Deps
 	limiter    *ratelimit.Limiter
 	operations []kit.Operation
-	schemas    map[string]kit.Schema
-	codes      []kit.Code
-	openapi    map[string][]byte // rendered document per locale
+	// schemas are the component schemas of the answers, each derived
+	// from the Go type that is encoded (kit.Model).
+	schemas map[string]kit.Schema
+	codes   []kit.Code
+	openapi map[string][]byte // rendered document per locale
 }
 
 // NewEngine builds the Gin engine with every operation of the spec.
@@ -70,7 +72,7 @@ func NewEngine(d Deps) (*gin.Engine, error) {
 // NewServer assembles areas into a server; tests add synthetic areas to
 // exercise the pipeline.
 func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
-	s := &Server{Deps: d, limiter: ratelimit.New(d.DB), schemas: map[string]kit.Schema{}}
+	s := &Server{Deps: d, limiter: ratelimit.New(d.DB)}
 	if s.Credentials == nil {
 		s.Credentials = credcache.New()
 	}
@@ -83,19 +85,8 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 			}
 		}
 		s.operations = append(s.operations, area.Operations...)
-		for name, schema := range area.Schemas {
-			if _, dup := s.schemas[name]; dup {
-				return nil, fmt.Errorf("api: two areas declare schema %s", name)
-			}
-			s.schemas[name] = schema
-		}
 	}
-	for name, schema := range kit.Schemas(models) {
-		if _, dup := s.schemas[name]; dup {
-			return nil, fmt.Errorf("api: two areas declare schema %s", name)
-		}
-		s.schemas[name] = schema
-	}
+	s.schemas = kit.Schemas(models)
 	// Areas share domain rules (a shortage of stock, an archived item): a
 	// code is listed once, and always with one status.
 	status := map[string]int{}

@@ -30,8 +30,9 @@ type Event struct {
 	RelayedAt      *time.Time
 }
 
-// eventBody is the delivered JSON.
-type eventBody struct {
+// EventEnvelope is the delivered JSON: the envelope of every event, its
+// data the event's payload.
+type EventEnvelope struct {
 	ID             uuid.UUID `json:"id"`
 	Type           string    `json:"type"`
 	SchemaVersion  int       `json:"schema_version"`
@@ -44,7 +45,7 @@ type eventBody struct {
 // in the transaction of the change it announces.
 func NewEvent(orgID uuid.UUID, data Payload) (*Event, error) {
 	e := &Event{ID: NewID(), OrganizationID: orgID, Type: data.EventType(), CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
-	body, err := json.Marshal(eventBody{
+	body, err := json.Marshal(EventEnvelope{
 		ID: e.ID, Type: e.Type, SchemaVersion: EventSchemaVersion, OrganizationID: orgID, CreatedAt: e.CreatedAt, Data: data,
 	})
 	if err != nil {

@@ -23,6 +23,16 @@ type Model struct {
 	Name    string
 	Type    reflect.Type
 	descKey string
+	// declare adds declarations of this model to those of its type, for
+	// one Go type answered as several models (a register's entry).
+	declare func(*Shape)
+}
+
+// With declares for this model what its type does not: one type answered
+// as several models takes each model's differences here.
+func (m Model) With(declare func(*Shape)) Model {
+	m.declare = declare
+	return m
 }
 
 // Described gives the model's schema the description of a message key,
@@ -53,9 +63,29 @@ type Declarer interface {
 
 // Shape collects a Declarer's declarations, by JSON field name.
 type Shape struct {
-	enums map[string][]string
-	keys  map[string][]string
-	descs map[string]string
+	enums   map[string][]string
+	keys    map[string][]string
+	descs   map[string]string
+	derived map[string]Schema
+	consts  map[string]any
+}
+
+// Const declares that field always holds v.
+func (s *Shape) Const(field string, v any) {
+	if s.consts == nil {
+		s.consts = map[string]any{}
+	}
+	s.consts[field] = v
+}
+
+// Derived declares the schema of a field holding JSON that another Go
+// declaration shapes, from which schema is derived: a register entry's
+// values, described by the register's fields. The field is required.
+func (s *Shape) Derived(field string, schema Schema) {
+	if s.derived == nil {
+		s.derived = map[string]Schema{}
+	}
+	s.derived[field] = schema
 }
 
 // Enum declares that the string values of field are among values. The
@@ -114,7 +144,13 @@ func Schemas(models []Model) map[string]Schema {
 	names := map[reflect.Type]string{}
 	for _, m := range models {
 		if prev, dup := names[m.Type]; dup && prev != m.Name {
-			panic(fmt.Sprintf("kit: %s is both model %s and %s", m.Type, prev, m.Name))
+			if m.declare == nil {
+				panic(fmt.Sprintf("kit: %s is both model %s and %s", m.Type, prev, m.Name))
+			}
+			// Several models of one type: no other model can refer to
+			// one of them by its type.
+			names[m.Type] = ""
+			continue
 		}
 		names[m.Type] = m.Name
 	}
@@ -123,7 +159,7 @@ func Schemas(models []Model) map[string]Schema {
 		if _, dup := out[m.Name]; dup {
 			panic(fmt.Sprintf("kit: two models are named %s", m.Name))
 		}
-		g := generator{names: names, path: m.Name}
+		g := generator{names: names, path: m.Name, declare: m.declare}
 		s := g.object(m.Type)
 		if m.descKey != "" {
 			s = Described(s, m.descKey)
@@ -133,10 +169,11 @@ func Schemas(models []Model) map[string]Schema {
 	return out
 }
 
-// SchemaOf derives the schema of T alone, its nested structs inline.
-func SchemaOf[T any]() Schema {
-	g := generator{path: reflect.TypeFor[T]().String()}
-	return g.schema(reflect.TypeFor[T](), fieldOptions{})
+// SchemaOf derives the schema of a value of type t alone, its nested
+// structs inline; declare, if not nil, declares for t as Model.With does.
+func SchemaOf(t reflect.Type, declare func(*Shape)) Schema {
+	g := generator{path: t.String(), declare: declare}
+	return g.schema(t, fieldOptions{})
 }
 
 type generator struct {
@@ -145,6 +182,9 @@ type generator struct {
 	// below are the enumerations an enclosing struct declares for paths
 	// into the nested struct the generator is at.
 	below map[string][]string
+	// declare is the model's own declarations (Model.With), for the
+	// struct at the top only.
+	declare func(*Shape)
 }
 
 type fieldOptions struct {
@@ -259,6 +299,9 @@ func (g generator) bare(t reflect.Type, o fieldOptions) Schema {
 		return Schema{"type": "object", "additionalProperties": g.bare(t.Elem(), o)}
 	case reflect.Struct:
 		if name, ok := g.names[t]; ok {
+			if name == "" {
+				panic(fmt.Sprintf("kit: %s: %s is several models; which one it is here is unknown", g.path, t))
+			}
 			if len(g.below) > 0 {
 				panic(fmt.Sprintf("kit: %s: model %s declares its own enumerations", g.path, name))
 			}
@@ -282,10 +325,14 @@ func (g generator) object(t reflect.Type) Schema {
 	if d, ok := reflect.New(t).Elem().Interface().(Declarer); ok {
 		d.Declare(&decl)
 	}
+	if g.declare != nil {
+		g.declare(&decl)
+	}
 	props := map[string]any{}
 	var required []string
 	g.fields(t, &decl, props, &required)
-	declared := slices.Concat(slices.Collect(maps.Keys(decl.enums)), slices.Collect(maps.Keys(decl.keys)), slices.Collect(maps.Keys(decl.descs)))
+	declared := slices.Concat(slices.Collect(maps.Keys(decl.enums)), slices.Collect(maps.Keys(decl.keys)),
+		slices.Collect(maps.Keys(decl.descs)), slices.Collect(maps.Keys(decl.derived)), slices.Collect(maps.Keys(decl.consts)))
 	for _, path := range declared {
 		if name, _, _ := strings.Cut(path, "."); name != "" {
 			if _, ok := props[name]; !ok {
@@ -326,9 +373,17 @@ func (g generator) fields(t reflect.Type, decl *Shape, props map[string]any, req
 				if key, ok := decl.descs[name]; ok {
 					o.descKey = key
 				}
+				if v, ok := decl.consts[name]; ok {
+					o.constant = v
+				}
+				if schema, ok := decl.derived[name]; ok {
+					props[name] = schema
+					*required = append(*required, name)
+					continue
+				}
 				inner := g
 				inner.path = g.path + "." + name
-				inner.below = nil
+				inner.below, inner.declare = nil, nil
 				for path, values := range decl.enums {
 					if rest, ok := strings.CutPrefix(path, name+"."); ok {
 						if inner.below == nil {

@@ -180,20 +180,16 @@ func QueryParam(name string, schema Schema) Param {
 // answers.
 type Area struct {
 	Operations []Operation
-	Schemas    map[string]Schema
 	Models     []Model
 }
 
 // Join is one area built from parts, for an area whose features live in
 // files of their own.
 func Join(parts ...Area) Area {
-	out := Area{Schemas: map[string]Schema{}}
+	var out Area
 	for _, p := range parts {
 		out.Operations = append(out.Operations, p.Operations...)
 		out.Models = append(out.Models, p.Models...)
-		for name, s := range p.Schemas {
-			out.Schemas[name] = s
-		}
 	}
 	return out
 }

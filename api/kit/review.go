@@ -26,12 +26,3 @@ func Review(s *registers.ReviewState) ReviewJSON {
 	return ReviewJSON{ReviewStatus: s.ReviewStatus, ReviewReason: s.ReviewReason, ReviewedBy: s.ReviewedBy,
 		ReviewedAt: UTC(s.ReviewedAt), Revision: s.Revision, CreatedBy: s.CreatedBy, UpdatedAt: s.UpdatedAt.UTC()}
 }
-
-// WithReview adds ReviewJSON's properties to a record's, status being the
-// schema of the record's own review statuses.
-func WithReview(props map[string]Schema, status Schema) map[string]Schema {
-	props["review_status"], props["review_reason"] = status, Nullable(Str())
-	props["reviewed_by"], props["reviewed_at"] = Nullable(UUID()), Nullable(DateTime())
-	props["revision"], props["created_by"], props["updated_at"] = Int(), Nullable(UUID()), DateTime()
-	return props
-}

@@ -3,7 +3,6 @@ package kit
 import (
 	"net/http"
 	"reflect"
-	"sort"
 
 	"ppwr/internal/input"
 )
@@ -37,19 +36,6 @@ func Described(s Schema, key string) Schema { s["description"] = input.Msg(key);
 
 // Nullable widens a schema's type with null (OpenAPI 3.1 has no nullable).
 func Nullable(s Schema) Schema { return input.Nullable(s) }
-
-// Object describes a response object: every listed property is always
-// present (absent values are sent as null).
-func Object(props map[string]Schema) Schema {
-	req := make([]string, 0, len(props))
-	p := map[string]any{}
-	for k, v := range props {
-		req = append(req, k)
-		p[k] = v
-	}
-	sort.Strings(req)
-	return Schema{"type": "object", "required": req, "properties": p}
-}
 
 // ListOf is the list envelope around items of the named schema: the
 // envelope Paginate encodes, its data the named items.

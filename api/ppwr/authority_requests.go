@@ -28,7 +28,7 @@ func (h *handlers) authorityRequests() kit.Area {
 	bundle := kit.Described(kit.Binary(), "schema.authority_request_bundle")
 	bundle["contentMediaType"] = zipType
 	read := kit.OK(record)
-	read.Negotiated = map[string]kit.Schema{zipType: kit.Ref("AuthorityRequestBundle")}
+	read.Negotiated = map[string]kit.Schema{zipType: bundle}
 	read.Headers = []kit.Param{
 		{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.authority_bundle_name"},
 		{Name: "X-Checksum-SHA256", Schema: kit.Str(), DescKey: "header.authority_bundle_sha256"},
@@ -41,8 +41,7 @@ func (h *handlers) authorityRequests() kit.Area {
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.getAuthorityRequest), read),
 		},
-		Schemas: map[string]kit.Schema{"AuthorityRequestBundle": bundle},
-		Models:  []kit.Model{kit.ModelOf[authorityRequestJSON]("AuthorityRequest").Described("schema.authority_request")},
+		Models: []kit.Model{kit.ModelOf[authorityRequestJSON]("AuthorityRequest").Described("schema.authority_request")},
 	}
 }
 

@@ -33,20 +33,10 @@ type handlers struct{ kit.Deps }
 // Area declares every register's operations and schemas.
 func Area(d kit.Deps) kit.Area {
 	h := &handlers{d}
-	area := kit.Area{
-		Schemas: map[string]kit.Schema{
-			"RegisterEvidence": kit.Object(map[string]kit.Schema{
-				"kind": kit.Enum(registers.EvidenceKinds...), "id": kit.UUID(), "field": kit.Nullable(kit.Str()),
-				"document": kit.UUID(), "title": kit.Str(), "version": kit.Int(), "file_name": kit.Str(),
-				"review_status": kit.Str(), "page_count": kit.Nullable(kit.Int()), "page": kit.Nullable(kit.Int()),
-				"quotation": kit.Nullable(kit.Str()), "code": kit.Nullable(kit.Str()),
-			}),
-			"RuleSetReference": kit.Object(map[string]kit.Schema{"code": kit.Str(), "version": kit.Str()}),
-		},
-	}
+	area := kit.Area{Models: []kit.Model{kit.ModelOf[evidenceJSON]("RegisterEvidence"), kit.ModelOf[ruleSetJSON]("RuleSetReference")}}
 	for _, reg := range register.All {
 		area.Operations = append(area.Operations, h.operations(reg)...)
-		area.Schemas[stem(reg)] = kit.Object(entryProperties(reg))
+		area.Models = append(area.Models, entryModel(reg))
 	}
 	return area
 }
@@ -88,25 +78,27 @@ func stem(reg *register.Register) string {
 	return out.String() + "Entry"
 }
 
-func entryProperties(reg *register.Register) map[string]kit.Schema {
+// entryModel is the answer of one register's entries: one Go type for
+// all registers, each with its own slug, review statuses and values.
+func entryModel(reg *register.Register) kit.Model {
 	reviewStatuses := []string{registers.EntryUnreviewed, registers.EntryAccepted, registers.EntryRejected, registers.EntryNeedsChanges}
 	if !reg.Reviewable {
 		reviewStatuses = []string{registers.EntryNotReviewable}
 	}
-	return kit.WithReview(map[string]kit.Schema{
-		"id": kit.UUID(), "register": kit.Enum(reg.Slug), "item": kit.UUID(), "catalog_revision": kit.Int(),
-		"data_version":              kit.UUID(),
-		"based_on_current_revision": kit.Described(kit.Bool(), "register.based_on_current_revision"),
-		"components":                kit.ArrayOf(kit.UUID()), "market_scenarios": kit.ArrayOf(kit.UUID()),
-		"rule_set": kit.Nullable(kit.Ref("RuleSetReference")), "values": reg.Schema(),
-		"method": kit.Enum(registers.EntryMethods...), "method_reference": kit.Nullable(kit.Str()),
-		"evidence":   kit.ArrayOf(kit.Ref("RegisterEvidence")),
-		"valid_from": kit.Date(), "valid_until": kit.Nullable(kit.Date()),
-		"status":     kit.Enum(registers.EntryStatuses...),
-		"supersedes": kit.Nullable(kit.UUID()), "superseded_by": kit.Nullable(kit.UUID()),
-		"created_at": kit.DateTime(),
-	}, kit.Described(kit.Enum(reviewStatuses...), "register.review_status"))
+	return kit.ModelOf[entryJSON](stem(reg)).With(func(s *kit.Shape) {
+		s.Enum("register", reg.Slug)
+		s.Enum("review_status", reviewStatuses...)
+		s.DescribeField("review_status", "register.review_status")
+		s.Derived("values", reg.Schema())
+	})
 }
+
+func (entryJSON) Declare(s *kit.Shape) {
+	s.Enum("method", registers.EntryMethods...)
+	s.Enum("status", registers.EntryStatuses...)
+}
+
+func (evidenceJSON) Declare(s *kit.Shape) { s.Enum("kind", registers.EvidenceKinds...) }
 
 type entryJSON struct {
 	ID                     uuid.UUID       `json:"id"`
@@ -114,7 +106,7 @@ type entryJSON struct {
 	Item                   uuid.UUID       `json:"item"`
 	CatalogRevision        int             `json:"catalog_revision"`
 	DataVersion            uuid.UUID       `json:"data_version"`
-	BasedOnCurrentRevision bool            `json:"based_on_current_revision"`
+	BasedOnCurrentRevision bool            `json:"based_on_current_revision" schema:"desc=register.based_on_current_revision"`
 	Components             []uuid.UUID     `json:"components"`
 	MarketScenarios        []uuid.UUID     `json:"market_scenarios"`
 	RuleSet                *ruleSetJSON    `json:"rule_set"`
@@ -122,8 +114,8 @@ type entryJSON struct {
 	Method                 string          `json:"method"`
 	MethodReference        *string         `json:"method_reference"`
 	Evidence               []evidenceJSON  `json:"evidence"`
-	ValidFrom              string          `json:"valid_from"`
-	ValidUntil             *string         `json:"valid_until"`
+	ValidFrom              string          `json:"valid_from" schema:"date"`
+	ValidUntil             *string         `json:"valid_until" schema:"date"`
 	Status                 string          `json:"status"`
 	Supersedes             *uuid.UUID      `json:"supersedes"`
 	SupersededBy           *uuid.UUID      `json:"superseded_by"`
