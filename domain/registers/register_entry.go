@@ -286,7 +286,7 @@ func (in *RegisterEntryCreate) prefill(ctx context.Context, db *gorm.DB, org, it
 			continue
 		}
 		fact, field := facts[i], "values."+fd.Name
-		in.Values[fd.Name] = input.Quantity{Value: fact.Value.Mul(fd.Unit.Accepted[fact.Unit]), Unit: fd.Unit.Canonical}
+		in.Values[fd.Name] = register.QuantityValue(fact.Value.Mul(fd.Unit.Accepted[fact.Unit]), fd.Unit.Canonical)
 		in.Evidence = append(in.Evidence, EvidenceRef{Kind: EvidenceProposalKind, ID: fact.ProposalID, Field: &field})
 	}
 	return nil

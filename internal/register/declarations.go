@@ -12,10 +12,6 @@ import (
 
 const dateOnly = time.DateOnly
 
-func quantityOf(d decimal.Decimal, unit string) input.Quantity {
-	return input.Quantity{Value: d, Unit: unit}
-}
-
 // The vocabularies of the registers, from the PPWR definitions
 // (ppwr-facts §3.3).
 var (
@@ -124,28 +120,28 @@ var packagingClassification = &Register{
 		enum("article_29_format", Article29Formats...),
 	},
 	Derived: []Derived{
-		{Name: "treated_as_mono_material", Kind: Bool, Compute: func(v Values, _ Subject) any {
+		{Name: "treated_as_mono_material", Kind: Bool, Compute: func(v Values, _ Subject) Value {
 			// Art. 3(1)(24): a minor material of at most 5 % of the unit's
 			// mass does not make the packaging composite.
 			share, ok := v.Quantity("minor_material_share")
 			if !v.Bool("composite") || !ok {
 				return nil
 			}
-			return share.LessThanOrEqual(decimal.NewFromInt(5))
+			return BoolValue(share.LessThanOrEqual(decimal.NewFromInt(5)))
 		}},
-		{Name: "carrier_bag_class", Kind: Enum, Values: CarrierBagClasses, Compute: func(v Values, _ Subject) any {
+		{Name: "carrier_bag_class", Kind: Enum, Values: CarrierBagClasses, Compute: func(v Values, _ Subject) Value {
 			t, ok := v.Quantity("carrier_bag_wall_thickness")
 			switch {
 			case !ok:
 				return nil
 			case t.LessThan(decimal.NewFromInt(15)):
-				return "very_lightweight"
+				return TextValue("very_lightweight")
 			case t.LessThan(decimal.NewFromInt(50)):
-				return "lightweight"
+				return TextValue("lightweight")
 			case t.LessThanOrEqual(decimal.NewFromInt(99)):
-				return "thick"
+				return TextValue("thick")
 			}
-			return "very_thick"
+			return TextValue("very_thick")
 		}},
 	},
 	Requires: []Requirement{
@@ -181,8 +177,7 @@ var roleDuties = &Register{
 	},
 	Rules: []Rule{
 		func(v Values, _ Subject, fail Fail) {
-			roles, _ := v["economic_roles"].([]string)
-			if slices.Contains(roles, "producer") != v.Bool("epr_producer") {
+			if slices.Contains(v.Strings("economic_roles"), "producer") != v.Bool("epr_producer") {
 				fail("epr_producer", "field.epr_producer_role")
 			}
 		},
@@ -213,7 +208,7 @@ var chemicalSafety = &Register{
 		enum("derogation", "2001/171/EC", "2009/292/EC"),
 	},
 	Derived: []Derived{
-		{Name: "heavy_metals_sum", Kind: Quantity, Unit: "mg/kg", Compute: func(v Values, _ Subject) any {
+		{Name: "heavy_metals_sum", Kind: Quantity, Unit: "mg/kg", Compute: func(v Values, _ Subject) Value {
 			return sum(v, MgPerKg.Canonical, "lead", "cadmium", "mercury", "chromium_vi")
 		}},
 	},
@@ -246,7 +241,7 @@ func foodContactRequires(field string) Rule {
 }
 
 // sum adds quantities of one unit; nil unless all are there.
-func sum(v Values, unit string, names ...string) any {
+func sum(v Values, unit string, names ...string) Value {
 	total := decimal.Zero
 	for _, n := range names {
 		q, ok := v.Quantity(n)
@@ -255,7 +250,7 @@ func sum(v Values, unit string, names ...string) any {
 		}
 		total = total.Add(q)
 	}
-	return quantityOf(total, unit)
+	return QuantityValue(total, unit)
 }
 
 var recyclability = &Register{
@@ -277,12 +272,12 @@ var recyclability = &Register{
 		document("innovative_notification"),
 	},
 	Derived: []Derived{
-		{Name: "grade", Kind: Enum, Values: RecyclabilityGrades, Compute: func(v Values, _ Subject) any {
+		{Name: "grade", Kind: Enum, Values: RecyclabilityGrades, Compute: func(v Values, _ Subject) Value {
 			score, ok := v.Quantity("dfr_score")
 			if !ok {
 				return nil
 			}
-			return Grade(score)
+			return TextValue(Grade(score))
 		}},
 	},
 	Requires: []Requirement{
@@ -326,13 +321,13 @@ var minimization = &Register{
 		document("exception_evidence"),
 	},
 	Derived: []Derived{
-		{Name: "mass_above_minimum", Kind: Quantity, Unit: "g", Compute: func(v Values, _ Subject) any {
+		{Name: "mass_above_minimum", Kind: Quantity, Unit: "g", Compute: func(v Values, _ Subject) Value {
 			m, ok := v.Quantity("mass")
 			lowest, ok2 := v.Quantity("minimum_mass")
 			if !ok || !ok2 {
 				return nil
 			}
-			return quantityOf(m.Sub(lowest), "g")
+			return QuantityValue(m.Sub(lowest), "g")
 		}},
 	},
 	Requires: []Requirement{
@@ -368,13 +363,13 @@ var emptySpace = &Register{
 		enum("exemption", "sales_packaging_used_for_ecommerce", "reusable_in_reuse_system"),
 	},
 	Derived: []Derived{
-		{Name: "total_volume", Kind: Quantity, Unit: "ml", Compute: func(v Values, _ Subject) any {
+		{Name: "total_volume", Kind: Quantity, Unit: "ml", Compute: func(v Values, _ Subject) Value {
 			if t, ok := totalVolume(v); ok {
-				return quantityOf(t, "ml")
+				return QuantityValue(t, "ml")
 			}
 			return nil
 		}},
-		{Name: "empty_space_ratio", Kind: Quantity, Unit: "%", Compute: func(v Values, _ Subject) any {
+		{Name: "empty_space_ratio", Kind: Quantity, Unit: "%", Compute: func(v Values, _ Subject) Value {
 			// Art. 24(3): fillers count as empty space, so only the contained
 			// sales packaging fills the volume.
 			t, ok := totalVolume(v)
@@ -382,7 +377,7 @@ var emptySpace = &Register{
 			if !ok || !ok2 || !t.IsPositive() {
 				return nil
 			}
-			return quantityOf(t.Sub(contained).Mul(hundred).Div(t).Round(2), "%")
+			return QuantityValue(t.Sub(contained).Mul(hundred).Div(t).Round(2), "%")
 		}},
 	},
 	Rules: []Rule{
@@ -454,17 +449,17 @@ var reuseAssessments = &Register{
 		enum("article_29_format", Article29Formats...),
 	},
 	Derived: []Derived{
-		{Name: "all_criteria_met", Kind: Bool, Compute: func(v Values, _ Subject) any {
+		{Name: "all_criteria_met", Kind: Bool, Compute: func(v Values, _ Subject) Value {
 			met := map[string]bool{}
 			for _, c := range v.List("criteria") {
 				met[c.String("criterion")] = c.Bool("met")
 			}
 			for _, c := range ReusabilityCriteria {
 				if !met[c] {
-					return false
+					return BoolValue(false)
 				}
 			}
-			return true
+			return BoolValue(true)
 		}},
 	},
 	Rules: []Rule{
@@ -576,7 +571,7 @@ var conformityDossiers = &Register{
 		must(date("placed_on_market_on")),
 	},
 	Derived: []Derived{
-		{Name: "missing_elements", Kind: Enums, Values: DossierElements, Compute: func(v Values, _ Subject) any {
+		{Name: "missing_elements", Kind: Enums, Values: DossierElements, Compute: func(v Values, _ Subject) Value {
 			done := map[string]bool{}
 			for _, e := range v.List("elements") {
 				done[e.String("element")] = done[e.String("element")] || e.Bool("complete")
@@ -587,7 +582,7 @@ var conformityDossiers = &Register{
 					missing = append(missing, e)
 				}
 			}
-			return missing
+			return EnumsValue(missing)
 		}},
 		{Name: "retention_until", Kind: Date, Compute: retentionUntil},
 	},
@@ -595,7 +590,7 @@ var conformityDossiers = &Register{
 
 // retentionUntil is the end of the 5-year (single-use) or 10-year
 // (reusable) retention of Art. 15(3), counted from placing on the market.
-func retentionUntil(v Values, s Subject) any {
+func retentionUntil(v Values, s Subject) Value {
 	placed, ok := v.Date("placed_on_market_on")
 	if !ok {
 		return nil
@@ -604,7 +599,7 @@ func retentionUntil(v Values, s Subject) any {
 	if s.Reusable {
 		years = 10
 	}
-	return placed.AddDate(years, 0, 0).Format(dateOnly)
+	return TextValue(placed.AddDate(years, 0, 0).Format(dateOnly))
 }
 
 var euDeclarations = &Register{

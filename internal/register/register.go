@@ -67,7 +67,13 @@ type Derived struct {
 	Unit   string
 	Values []string
 	// Compute returns nil when what was sent does not allow the value.
-	Compute func(v Values, s Subject) any
+	Compute func(v Values, s Subject) Value
+}
+
+// field declares the derived value as a field, so that the answer schema
+// and decoding treat it as one.
+func (d Derived) field() Field {
+	return Field{Name: d.Name, Kind: d.Kind, Values: d.Values, Unit: input.Unit{Canonical: d.Unit}}
 }
 
 // Subject is what a rule may need to know of the entry's item.
@@ -101,35 +107,6 @@ type Register struct {
 	Rules      []Rule
 }
 
-// Values are an entry's values by field name: string (texts, enumerations
-// and dates), bool, int, input.Quantity in the canonical unit, uuid.UUID,
-// []string and []Values.
-type Values map[string]any
-
-// Quantity is a quantity value in its canonical unit.
-func (v Values) Quantity(name string) (decimal.Decimal, bool) {
-	q, ok := v[name].(input.Quantity)
-	return q.Value, ok
-}
-
-// Bool is a boolean value, false when absent.
-func (v Values) Bool(name string) bool { b, _ := v[name].(bool); return b }
-
-// String is a text, enumeration or date value, "" when absent.
-func (v Values) String(name string) string { s, _ := v[name].(string); return s }
-
-// Date is a date value.
-func (v Values) Date(name string) (time.Time, bool) {
-	d, err := time.Parse(time.DateOnly, v.String(name))
-	return d, err == nil
-}
-
-// List is an Objects value.
-func (v Values) List(name string) []Values { l, _ := v[name].([]Values); return l }
-
-// Has reports whether a value was sent (or derived).
-func (v Values) Has(name string) bool { return v[name] != nil }
-
 // Label is the message key of a field's label and description.
 func Label(name string) input.Msg { return input.Msg("register.field." + name) }
 
@@ -152,7 +129,7 @@ func declareFields(f *input.Fields, fields []Field, v Values) {
 func declareField(f *input.Fields, fd Field, v Values) {
 	required := fd.Required && fd.Prefill == ""
 	desc := Label(fd.Name)
-	keep := func(sent bool, value any) {
+	keep := func(sent bool, value Value) {
 		if sent {
 			v[fd.Name] = value
 		}
@@ -161,23 +138,23 @@ func declareField(f *input.Fields, fd Field, v Values) {
 	case Text:
 		var o input.Opt[string]
 		f.Text(fd.Name, &o, input.Text{Required: required, NotBlank: true, Nullable: !required, Max: fd.Max, Desc: desc})
-		keep(o.Set() && !f.Has(fd.Name), o.Value)
+		keep(o.Set() && !f.Has(fd.Name), TextValue(o.Value))
 	case Enum:
 		var o input.Opt[string]
 		f.Enum(fd.Name, &o, input.Enum{Required: required, Values: fd.Values, Desc: desc})
-		keep(o.Set() && o.Value != "", o.Value)
+		keep(o.Set() && o.Value != "", TextValue(o.Value))
 	case Bool:
 		var o input.Opt[bool]
 		f.Bool(fd.Name, &o, input.Bool{Required: required, Desc: desc, FalseKey: fd.FalseKey})
-		keep(o.Set() && !f.Has(fd.Name), o.Value)
+		keep(o.Set() && !f.Has(fd.Name), BoolValue(o.Value))
 	case Int:
 		var o input.Opt[int]
 		f.Int(fd.Name, &o, input.Int{Required: required, Min: fd.Min, Max: fd.Max, Desc: desc})
-		keep(o.Set() && !f.Has(fd.Name), o.Value)
+		keep(o.Set() && !f.Has(fd.Name), IntValue(o.Value))
 	case Date:
 		var o input.Opt[time.Time]
 		f.Date(fd.Name, &o, input.Date{Required: required, Desc: desc})
-		keep(o.Set() && !f.Has(fd.Name), o.Value.Format(time.DateOnly))
+		keep(o.Set() && !f.Has(fd.Name), TextValue(o.Value.Format(time.DateOnly)))
 	case Quantity:
 		var o input.Opt[input.Quantity]
 		f.Quantity(fd.Name, &o, input.QuantityRule{Required: required, Unit: fd.Unit, Desc: desc})
@@ -185,15 +162,15 @@ func declareField(f *input.Fields, fd Field, v Values) {
 			f.Fail(fd.Name+".value", "field.percent_range")
 			return
 		}
-		keep(o.Value.Unit != "", o.Value)
+		keep(o.Value.Unit != "", QuantityValue(o.Value.Value, o.Value.Unit))
 	case Component, Document, Scenario:
 		var o input.Opt[uuid.UUID]
 		f.Ref(fd.Name, &o, input.Ref{Required: required, Nullable: !required, Desc: desc})
-		keep(o.Set() && o.Value != uuid.Nil, o.Value)
+		keep(o.Set() && o.Value != uuid.Nil, IDValue(o.Value))
 	case Enums:
 		var o input.Opt[[]string]
 		f.List(fd.Name, &o, input.List{Required: required, MinItems: boolInt(required), Values: fd.Values, Desc: desc})
-		keep(o.Set(), o.Value)
+		keep(o.Set(), EnumsValue(o.Value))
 	case Objects:
 		var list []Values
 		f.Items(fd.Name, input.Items{Required: required, MinItems: boolInt(required), MaxItems: fd.Max, Desc: desc}, func(i int, item *input.Fields) {
@@ -203,7 +180,7 @@ func declareField(f *input.Fields, fd Field, v Values) {
 				list = append(list, entry)
 			}
 		})
-		keep(list != nil, list)
+		keep(list != nil, ObjectsValue(list))
 	}
 }
 
@@ -233,8 +210,10 @@ func (r *Register) Complete(v Values, s Subject) {
 func completeFields(fields []Field, v Values) {
 	for _, fd := range fields {
 		switch {
-		case !v.Has(fd.Name) && (fd.Kind == Enums || fd.Kind == Objects):
-			v[fd.Name] = []any{}
+		case !v.Has(fd.Name) && fd.Kind == Enums:
+			v[fd.Name] = EnumsValue([]string{})
+		case !v.Has(fd.Name) && fd.Kind == Objects:
+			v[fd.Name] = ObjectsValue([]Values{})
 		case !v.Has(fd.Name):
 			v[fd.Name] = nil
 		case fd.Kind == Objects:
@@ -257,17 +236,18 @@ type Ref struct {
 // scenarios.
 func (r *Register) Refs(v Values) []Ref { return refs(r.Fields, v, "") }
 
-func refs(fields []Field, v Values, prefix string) []Ref {
+// refs lists the references of the object at path.
+func refs(fields []Field, v Values, path string) []Ref {
 	var out []Ref
 	for _, fd := range fields {
 		switch fd.Kind {
 		case Component, Document, Scenario:
-			if id, ok := v[fd.Name].(uuid.UUID); ok {
-				out = append(out, Ref{Field: prefix + fd.Name, Kind: fd.Kind, ID: id})
+			if id, ok := v.ID(fd.Name); ok {
+				out = append(out, Ref{Field: join(path, fd.Name), Kind: fd.Kind, ID: id})
 			}
 		case Objects:
 			for i, entry := range v.List(fd.Name) {
-				out = append(out, refs(fd.Fields, entry, prefix+fd.Name+"."+itoa(i)+".")...)
+				out = append(out, refs(fd.Fields, entry, join(path, fd.Name+"."+itoa(i)))...)
 			}
 		}
 	}
@@ -305,7 +285,7 @@ func (r *Register) Schema() input.Schema {
 		props[fd.Name], required = answerSchema(fd), append(required, fd.Name)
 	}
 	for _, d := range r.Derived {
-		s := answerSchema(Field{Name: d.Name, Kind: d.Kind, Values: d.Values, Unit: input.Unit{Canonical: d.Unit}})
+		s := answerSchema(d.field())
 		s["readOnly"] = true
 		props[d.Name], required = s, append(required, d.Name)
 	}

@@ -48,7 +48,7 @@ func TestGradeBandsOfAnnexIITable3(t *testing.T) {
 	}
 }
 
-func derive(t *testing.T, r *Register, name string, v Values, s Subject) any {
+func derive(t *testing.T, r *Register, name string, v Values, s Subject) Value {
 	t.Helper()
 	for _, d := range r.Derived {
 		if d.Name == name {
@@ -61,16 +61,16 @@ func derive(t *testing.T, r *Register, name string, v Values, s Subject) any {
 
 func TestCarrierBagClassesOfArticle3(t *testing.T) {
 	for thickness, class := range map[string]string{"14.9": "very_lightweight", "15": "lightweight", "49.9": "lightweight", "50": "thick", "99": "thick", "99.5": "very_thick"} {
-		v := Values{"carrier_bag_wall_thickness": input.Quantity{Value: decimal.RequireFromString(thickness), Unit: "µm"}}
-		assert.Equal(t, class, derive(t, packagingClassification, "carrier_bag_class", v, Subject{}), thickness)
+		v := Values{"carrier_bag_wall_thickness": QuantityValue(decimal.RequireFromString(thickness), "µm")}
+		assert.Equal(t, TextValue(class), derive(t, packagingClassification, "carrier_bag_class", v, Subject{}), thickness)
 	}
 	assert.Nil(t, derive(t, packagingClassification, "carrier_bag_class", Values{}, Subject{}))
 }
 
 func TestRetentionIsFiveOrTenYears(t *testing.T) {
-	v := Values{"placed_on_market_on": "2026-09-01"}
-	assert.Equal(t, "2031-09-01", derive(t, euDeclarations, "retention_until", v, Subject{}))
-	assert.Equal(t, "2036-09-01", derive(t, conformityDossiers, "retention_until", v, Subject{Reusable: true}))
+	v := Values{"placed_on_market_on": TextValue("2026-09-01")}
+	assert.Equal(t, TextValue("2031-09-01"), derive(t, euDeclarations, "retention_until", v, Subject{}))
+	assert.Equal(t, TextValue("2036-09-01"), derive(t, conformityDossiers, "retention_until", v, Subject{Reusable: true}))
 }
 
 // bind binds a values object of r as a create body would.
@@ -110,7 +110,7 @@ func TestDecodeGivesBackWhatBindingProduced(t *testing.T) {
 	back, err := roleDuties.Decode(raw)
 	require.NoError(t, err)
 	assert.Equal(t, v["scenario"], back["scenario"])
-	assert.Equal(t, []string{"producer"}, back["economic_roles"])
+	assert.Equal(t, []string{"producer"}, back.Strings("economic_roles"))
 	assert.Equal(t, "done", back.List("duties")[0].String("status"))
 	assert.False(t, back.Has("epr_registration_number"))
 

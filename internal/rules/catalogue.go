@@ -76,8 +76,7 @@ func (in *Input) classified() (Entry, bool) { return in.latest("packaging-classi
 
 // exempt reports whether the classification claims an exemption.
 func exempt(c Entry, article string) bool {
-	list, _ := c.Values["exemptions"].([]string)
-	return slices.Contains(list, article)
+	return slices.Contains(c.Values.Strings("exemptions"), article)
 }
 
 // perComponent runs check on the newest usable entry of reg for every
@@ -199,8 +198,7 @@ func documented(in *Input, reg string, missing func(Entry) []string) Result {
 func dossier(in *Input) Result {
 	return documented(in, "conformity-dossiers", func(e Entry) []string {
 		var out []string
-		list, _ := e.Values["missing_elements"].([]string)
-		for _, m := range list {
+		for _, m := range e.Values.Strings("missing_elements") {
 			out = append(out, "conformity-dossiers."+m)
 		}
 		return out
@@ -233,8 +231,7 @@ func contactMarked(in *Input) Result {
 		v.fail("rules.no_manufacturer_contact")
 	}
 	for _, duty := range in.usable("role-duties") {
-		roles, _ := duty.Values["economic_roles"].([]string)
-		if slices.Contains(roles, "importer") {
+		if slices.Contains(duty.Values.Strings("economic_roles"), "importer") {
 			v.uses(duty)
 			if !e.Values.Bool("importer_contact_marked") {
 				v.fail("rules.no_importer_contact")
@@ -330,12 +327,13 @@ func perMarket(in *Input, notApplicableReason string, applies, met func(register
 	}
 	v := &verdict{}
 	inScope := false
-	seen := map[any]bool{}
+	seen := map[uuid.UUID]bool{}
 	for _, d := range duties {
-		if seen[d.Values["scenario"]] {
+		market, _ := d.Values.ID("scenario")
+		if seen[market] {
 			continue // an older entry of the same market
 		}
-		seen[d.Values["scenario"]] = true
+		seen[market] = true
 		v.uses(d)
 		if applies(d.Values) {
 			inScope = true

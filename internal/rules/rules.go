@@ -154,7 +154,7 @@ func (in *Input) latest(reg string) (Entry, bool) {
 
 // forComponent is the newest usable entry of a register about a component.
 func (in *Input) forComponent(reg string, component uuid.UUID) (Entry, bool) {
-	i := slices.IndexFunc(in.usable(reg), func(e Entry) bool { return e.Values["component"] == component })
+	i := slices.IndexFunc(in.usable(reg), func(e Entry) bool { id, ok := e.Values.ID("component"); return ok && id == component })
 	if i < 0 {
 		return Entry{}, false
 	}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"maps"
 	"os"
 	"regexp"
 	"testing"
@@ -13,7 +14,6 @@ import (
 
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/i18n"
-	"ppwr/internal/input"
 	"ppwr/internal/register"
 )
 
@@ -23,8 +23,8 @@ var (
 	general = day("2026-11-26")
 )
 
-func q(value, unit string) input.Quantity {
-	return input.Quantity{Value: decimal.RequireFromString(value), Unit: unit}
+func q(value, unit string) register.Value {
+	return register.QuantityValue(decimal.RequireFromString(value), unit)
 }
 
 func accepted(reg string, v register.Values) Entry {
@@ -32,10 +32,8 @@ func accepted(reg string, v register.Values) Entry {
 }
 
 func chem(component uuid.UUID, sum string, extra register.Values) Entry {
-	v := register.Values{"component": component, "heavy_metals_sum": q(sum, "mg/kg")}
-	for k, x := range extra {
-		v[k] = x
-	}
+	v := register.Values{"component": register.IDValue(component), "heavy_metals_sum": q(sum, "mg/kg")}
+	maps.Copy(v, extra)
 	return accepted("chemical-safety", v)
 }
 
@@ -70,7 +68,7 @@ func TestHeavyMetalSumAtBelowAndAboveTheLimit(t *testing.T) {
 		assert.Equal(t, want, res.Outcome, sum)
 		assert.Len(t, res.Entries, 2, "both components' entries are cited")
 	}
-	res := outcome(t, "R03", itemOn(general, chem(body, "150", register.Values{"derogation": "2001/171/EC"}), chem(closure, "3", nil)))
+	res := outcome(t, "R03", itemOn(general, chem(body, "150", register.Values{"derogation": register.TextValue("2001/171/EC")}), chem(closure, "3", nil)))
 	assert.Equal(t, Pass, res.Outcome, "a derogation of Art. 70(3) keeps the limit from failing")
 	assert.Equal(t, "rules.derogation", res.Reason)
 
@@ -91,7 +89,7 @@ func TestHeavyMetalSumAtBelowAndAboveTheLimit(t *testing.T) {
 }
 
 func TestPFASLimitsOnlyForFoodContact(t *testing.T) {
-	food := classification(register.Values{"food_contact": true})
+	food := classification(register.Values{"food_contact": register.BoolValue(true)})
 	cases := []struct {
 		rule, field, unit, below, at string
 	}{
@@ -109,7 +107,7 @@ func TestPFASLimitsOnlyForFoodContact(t *testing.T) {
 		assert.Equal(t, InsufficientData, res.Outcome)
 		assert.Contains(t, res.Missing, "chemical-safety."+c.field)
 
-		res = outcome(t, c.rule, itemOn(general, classification(register.Values{"food_contact": false})))
+		res = outcome(t, c.rule, itemOn(general, classification(register.Values{"food_contact": register.BoolValue(false)})))
 		assert.Equal(t, NotApplicable, res.Outcome, "%s is for food-contact packaging", c.rule)
 	}
 	in := itemOn(general)
@@ -122,7 +120,7 @@ func TestPFASLimitsOnlyForFoodContact(t *testing.T) {
 }
 
 func TestRulesApplyFromTheirDate(t *testing.T) {
-	entries := []Entry{accepted("restricted-formats", register.Values{"use_context": "none", "plastic": true, "single_use": true})}
+	entries := []Entry{singleUse("none", true, nil)}
 	assert.Equal(t, NotYetApplicable, outcome(t, "R44", itemOn(day("2029-12-31"), entries...)).Outcome)
 	res := outcome(t, "R44", itemOn(day("2030-01-01"), entries...))
 	assert.Equal(t, Pass, res.Outcome)
@@ -134,7 +132,7 @@ func TestRulesApplyFromTheirDate(t *testing.T) {
 }
 
 func TestAPendingActKeepsARuleFromApplying(t *testing.T) {
-	grade := accepted("recyclability", register.Values{"grade": "B"})
+	grade := accepted("recyclability", register.Values{"grade": register.TextValue("B")})
 	res := outcome(t, "R08", itemOn(day("2031-06-01"), grade))
 	assert.Equal(t, NotYetApplicable, res.Outcome, "the DfR acts are not in force")
 	assert.True(t, res.Pending)
@@ -161,14 +159,14 @@ func TestAPendingActKeepsARuleFromApplying(t *testing.T) {
 func TestRecyclabilityGrades(t *testing.T) {
 	dfrInForce := Acts{"dfr_delegated_acts": day("2027-01-01")}
 	for grade, want := range map[string][2]string{"A": {Graded, Graded}, "B": {Graded, Graded}, "C": {Graded, Fail}, "non_recyclable": {Fail, Fail}} {
-		e := accepted("recyclability", register.Values{"grade": grade})
+		e := accepted("recyclability", register.Values{"grade": register.TextValue(grade)})
 		in := itemOn(day("2030-01-01"), e)
 		in.Acts = dfrInForce
 		assert.Equal(t, want[0], outcome(t, "R08", in).Outcome, "R08 %s", grade)
 		in.On = day("2038-01-01")
 		assert.Equal(t, want[1], outcome(t, "R09", in).Outcome, "R09 %s", grade)
 	}
-	in := itemOn(day("2038-01-01"), classification(register.Values{"exemptions": []string{"6(11)"}}))
+	in := itemOn(day("2038-01-01"), classification(register.Values{"exemptions": register.EnumsValue([]string{"6(11)"})}))
 	assert.Equal(t, NotApplicable, outcome(t, "R09", in).Outcome, "Art. 6(11) exempts the item")
 	assert.Equal(t, InsufficientData, outcome(t, "R09", itemOn(day("2038-01-01"))).Outcome)
 }
@@ -176,16 +174,16 @@ func TestRecyclabilityGrades(t *testing.T) {
 func TestEmptySpaceRatio(t *testing.T) {
 	esrInForce := Acts{"esr_method": day("2026-12-01")}
 	on := day("2030-01-01")
-	ecommerce := classification(register.Values{"packaging_function": "ecommerce"})
+	ecommerce := classification(register.Values{"packaging_function": register.TextValue("ecommerce")})
 	for ratio, want := range map[string]string{"49.99": Pass, "50": Pass, "50.01": Fail} {
 		in := itemOn(on, ecommerce, accepted("empty-space", register.Values{"empty_space_ratio": q(ratio, "%")}))
 		in.Acts = esrInForce
 		assert.Equal(t, want, outcome(t, "R41", in).Outcome, ratio)
 	}
-	in := itemOn(on, classification(register.Values{"packaging_function": "sales"}))
+	in := itemOn(on, classification(register.Values{"packaging_function": register.TextValue("sales")}))
 	in.Acts = esrInForce
 	assert.Equal(t, NotApplicable, outcome(t, "R41", in).Outcome, "sales packaging is out of scope")
-	in = itemOn(on, classification(register.Values{"packaging_function": "transport", "exemptions": []string{"24(5)"}}))
+	in = itemOn(on, classification(register.Values{"packaging_function": register.TextValue("transport"), "exemptions": register.EnumsValue([]string{"24(5)"})}))
 	in.Acts = esrInForce
 	assert.Equal(t, NotApplicable, outcome(t, "R41", in).Outcome, "Art. 24(5) exempts it (R43)")
 	in = itemOn(on)
@@ -195,55 +193,62 @@ func TestEmptySpaceRatio(t *testing.T) {
 	assert.Equal(t, []string{"packaging-classification"}, res.Missing)
 }
 
+// singleUse is a restricted-formats entry of single-use packaging.
+func singleUse(use string, plastic bool, extra register.Values) Entry {
+	v := register.Values{"use_context": register.TextValue(use), "plastic": register.BoolValue(plastic), "single_use": register.BoolValue(true)}
+	maps.Copy(v, extra)
+	return accepted("restricted-formats", v)
+}
+
 func TestRestrictedFormats(t *testing.T) {
 	on := day("2030-01-01")
 	cases := []struct {
-		values register.Values
-		want   string
+		entry Entry
+		want  string
 	}{
-		{register.Values{"use_context": "point_of_sale_grouping", "plastic": true, "single_use": true}, Fail},
-		{register.Values{"use_context": "point_of_sale_grouping", "plastic": false, "single_use": true}, Pass},
-		{register.Values{"use_context": "fresh_fruit_vegetables", "plastic": true, "single_use": true, "pre_packed_mass": q("1499.9", "g")}, Fail},
-		{register.Values{"use_context": "fresh_fruit_vegetables", "plastic": true, "single_use": true, "pre_packed_mass": q("1500", "g")}, Pass},
-		{register.Values{"use_context": "horeca_on_premises", "plastic": true, "single_use": true, "exemption_claimed": true}, NotApplicable},
-		{register.Values{"use_context": "accommodation", "plastic": false, "single_use": true}, Fail},
-		{register.Values{"use_context": "none", "plastic": true, "single_use": true}, Pass},
+		{singleUse("point_of_sale_grouping", true, nil), Fail},
+		{singleUse("point_of_sale_grouping", false, nil), Pass},
+		{singleUse("fresh_fruit_vegetables", true, register.Values{"pre_packed_mass": q("1499.9", "g")}), Fail},
+		{singleUse("fresh_fruit_vegetables", true, register.Values{"pre_packed_mass": q("1500", "g")}), Pass},
+		{singleUse("horeca_on_premises", true, register.Values{"exemption_claimed": register.BoolValue(true)}), NotApplicable},
+		{singleUse("accommodation", false, nil), Fail},
+		{singleUse("none", true, nil), Pass},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, outcome(t, "R44", itemOn(on, accepted("restricted-formats", c.values))).Outcome, "%v", c.values)
+		assert.Equal(t, c.want, outcome(t, "R44", itemOn(on, c.entry)).Outcome, "%v", c.entry.Values)
 	}
 }
 
 func TestDocumentationAndMarking(t *testing.T) {
 	res := outcome(t, "R33", itemOn(general))
 	assert.Equal(t, DocumentationMissing, res.Outcome)
-	res = outcome(t, "R33", itemOn(general, accepted("conformity-dossiers", register.Values{"missing_elements": []string{"TD-f"}})))
+	res = outcome(t, "R33", itemOn(general, accepted("conformity-dossiers", register.Values{"missing_elements": register.EnumsValue([]string{"TD-f"})})))
 	assert.Equal(t, DocumentationMissing, res.Outcome)
 	assert.Equal(t, []string{"conformity-dossiers.TD-f"}, res.Missing)
-	assert.Equal(t, Pass, outcome(t, "R33", itemOn(general, accepted("conformity-dossiers", register.Values{"missing_elements": []string{}}))).Outcome)
+	assert.Equal(t, Pass, outcome(t, "R33", itemOn(general, accepted("conformity-dossiers", register.Values{"missing_elements": register.EnumsValue([]string{})}))).Outcome)
 	assert.Equal(t, Pass, outcome(t, "R34", itemOn(general, accepted("eu-declarations", register.Values{}))).Outcome)
 
-	marked := accepted("communications", register.Values{"identifier": "LOT-1", "manufacturer_contact_marked": true})
+	marked := accepted("communications", register.Values{"identifier": register.TextValue("LOT-1"), "manufacturer_contact_marked": register.BoolValue(true)})
 	assert.Equal(t, Pass, outcome(t, "R36", itemOn(general, marked)).Outcome)
 	assert.Equal(t, Fail, outcome(t, "R36", itemOn(general, accepted("communications", register.Values{}))).Outcome)
 	assert.Equal(t, Pass, outcome(t, "R37", itemOn(general, marked)).Outcome)
-	importer := accepted("role-duties", register.Values{"scenario": uuid.New(), "economic_roles": []string{"importer"}})
+	importer := accepted("role-duties", register.Values{"scenario": register.IDValue(uuid.New()), "economic_roles": register.EnumsValue([]string{"importer"})})
 	assert.Equal(t, Fail, outcome(t, "R37", itemOn(general, marked, importer)).Outcome, "an importer's contact must be marked too")
 }
 
 func TestEPRRegistrationPerMarket(t *testing.T) {
 	pl, de := uuid.New(), uuid.New()
 	producer := func(scenario uuid.UUID, number string) Entry {
-		v := register.Values{"scenario": scenario, "epr_producer": true}
+		v := register.Values{"scenario": register.IDValue(scenario), "epr_producer": register.BoolValue(true)}
 		if number != "" {
-			v["epr_registration_number"] = number
+			v["epr_registration_number"] = register.TextValue(number)
 		}
 		return accepted("role-duties", v)
 	}
 	assert.Equal(t, Pass, outcome(t, "R58", itemOn(general, producer(pl, "E0001"), producer(de, "DE123"))).Outcome)
 	assert.Equal(t, Fail, outcome(t, "R58", itemOn(general, producer(pl, "E0001"), producer(de, ""))).Outcome)
 	assert.Equal(t, Pass, outcome(t, "R58", itemOn(general, producer(de, "DE123"), producer(de, ""))).Outcome, "the newest entry of a market counts")
-	notProducer := accepted("role-duties", register.Values{"scenario": pl, "epr_producer": false})
+	notProducer := accepted("role-duties", register.Values{"scenario": register.IDValue(pl), "epr_producer": register.BoolValue(false)})
 	assert.Equal(t, NotApplicable, outcome(t, "R58", itemOn(general, notProducer)).Outcome)
 }
 
@@ -288,18 +293,18 @@ func TestRecycledContentPerPlasticPart(t *testing.T) {
 			Entries: []Entry{classification(c)}}
 		return outcome(t, "R14", in)
 	}
-	contact := register.Values{"contact_sensitive": true}
+	contact := register.Values{"contact_sensitive": register.BoolValue(true)}
 	for value, want := range map[string]string{"29.99": Fail, "30": Pass} {
 		res := evaluate(contact, recycled(value))
 		assert.Equal(t, want, res.Outcome, "contact-sensitive PET needs 30 %%: %s", value)
 		assert.Len(t, res.Evidence, 1, "the evidence is cited")
 	}
 	assert.Equal(t, Fail, evaluate(register.Values{}, recycled("34.9")).Outcome, "other plastic packaging needs 35 %")
-	assert.Equal(t, Pass, evaluate(register.Values{"contact_sensitive": true, "sup_beverage_bottle": true}, recycled("30")).Outcome)
+	assert.Equal(t, Pass, evaluate(register.Values{"contact_sensitive": register.BoolValue(true), "sup_beverage_bottle": register.BoolValue(true)}, recycled("30")).Outcome)
 	res := evaluate(contact)
 	assert.Equal(t, InsufficientData, res.Outcome)
 	assert.Equal(t, []string{"RECYCLED_CONTENT_PCT@" + tray.String()}, res.Missing, "the film under 5 per cent of the unit's mass needs nothing")
-	assert.Equal(t, NotApplicable, evaluate(register.Values{"exemptions": []string{"7(4)"}}).Outcome)
+	assert.Equal(t, NotApplicable, evaluate(register.Values{"exemptions": register.EnumsValue([]string{"7(4)"})}).Outcome)
 
 	glass := &Input{On: on, Item: Item{MassG: decimal.NewFromInt(180), Components: []Component{{ID: body, Material: "GLASS", MassG: decimal.NewFromInt(180)}}},
 		Acts: Acts{"recycled_content_method": day("2026-06-01")}, Entries: []Entry{classification(register.Values{})}}
@@ -312,19 +317,19 @@ func TestRecycledContentPerPlasticPart(t *testing.T) {
 
 func TestCompostableFormats(t *testing.T) {
 	on := day("2028-02-12")
-	bag := classification(register.Values{"art_9_format": "tea_coffee_bag"})
+	bag := classification(register.Values{"art_9_format": register.TextValue("tea_coffee_bag")})
 	assert.Equal(t, NotYetApplicable, outcome(t, "R19", itemOn(day("2028-02-11"), bag)).Outcome)
 	assert.Equal(t, NotApplicable, outcome(t, "R19", itemOn(on, classification(register.Values{}))).Outcome, "not an Art. 9(1) format")
 	assert.Equal(t, DocumentationMissing, outcome(t, "R19", itemOn(on, bag)).Outcome, "the format needs its compostability entry")
-	certified := accepted("compostability", register.Values{"format": "tea_coffee_bag"})
+	certified := accepted("compostability", register.Values{"format": register.TextValue("tea_coffee_bag")})
 	assert.Equal(t, Pass, outcome(t, "R19", itemOn(on, bag, certified)).Outcome)
-	other := accepted("compostability", register.Values{"format": "soft_single_serve_pod"})
+	other := accepted("compostability", register.Values{"format": register.TextValue("soft_single_serve_pod")})
 	assert.Equal(t, DocumentationMissing, outcome(t, "R19", itemOn(on, bag, other)).Outcome, "an entry for another format does not count")
 }
 
 func TestRetentionGivesTheLaterEndDate(t *testing.T) {
-	dossier := accepted("conformity-dossiers", register.Values{"retention_until": "2031-09-01"})
-	declaration := accepted("eu-declarations", register.Values{"retention_until": "2031-10-01"})
+	dossier := accepted("conformity-dossiers", register.Values{"retention_until": register.TextValue("2031-09-01")})
+	declaration := accepted("eu-declarations", register.Values{"retention_until": register.TextValue("2031-10-01")})
 	res := outcome(t, "R35", itemOn(general, dossier, declaration))
 	assert.Equal(t, Pass, res.Outcome)
 	assert.Equal(t, "rules.retain_until", res.Reason)
@@ -337,9 +342,9 @@ func TestRetentionGivesTheLaterEndDate(t *testing.T) {
 func TestEPRRepresentativeForDirectSalesFromAnotherMemberState(t *testing.T) {
 	pl, de := uuid.New(), uuid.New()
 	market := func(scenario uuid.UUID, direct bool, representative string) Entry {
-		v := register.Values{"scenario": scenario, "direct_sales_from_other_member_state": direct}
+		v := register.Values{"scenario": register.IDValue(scenario), "direct_sales_from_other_member_state": register.BoolValue(direct)}
 		if representative != "" {
-			v["epr_authorised_representative"] = representative
+			v["epr_authorised_representative"] = register.TextValue(representative)
 		}
 		return accepted("role-duties", v)
 	}
