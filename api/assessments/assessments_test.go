@@ -298,3 +298,19 @@ func (b *bench) refreshStarts(t *testing.T) int64 {
 		"assessment/"+b.item+"/refresh/%", catalog.AssessmentRefreshWorkflow.Type).Count(&n).Error)
 	return n
 }
+
+// A stored value that does not read as its declared kind fails the
+// assessment with a logged internal error and records nothing: reading it
+// as absent would assess the item wrongly.
+func TestAnEntryThatCannotBeReadFailsTheAssessment(t *testing.T) {
+	b := newBench(t)
+	id := b.accepted(t, "communications", map[string]any{"identifier": "LOT-2026-11", "manufacturer_contact_marked": true}, "")
+	require.NoError(t, b.DB.Exec(`UPDATE ppwr_register_entries SET values = jsonb_set(values, '{manufacturer_contact_marked}', '"yes"')
+		WHERE id = ?`, id).Error)
+	res := b.send(t, b.tn, http.MethodPost, "/assessments", map[string]any{"item": b.item, "date": "2026-11-26"})
+	require.Equal(t, http.StatusInternalServerError, res.Code, res.Body.String())
+	assert.Equal(t, "internal_error", res.ErrorCode())
+	var stored int64
+	require.NoError(t, b.DB.Model(&assessments.Assessment{}).Where("catalog_item_id = ?", b.item).Count(&stored).Error)
+	assert.Zero(t, stored)
+}

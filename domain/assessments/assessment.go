@@ -2,6 +2,7 @@ package assessments
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -289,7 +290,9 @@ func findingSeverity(outcome string) string {
 
 // assessmentInput loads what the rules read about the item: its
 // components, its active register entries (decoded by their
-// declarations) and its accepted evidence.
+// declarations) and its accepted evidence. An entry whose stored values
+// do not decode fails the assessment: rules reading them as absent would
+// answer wrongly.
 func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *catalog.CatalogItem) (*rules.Input, error) {
 	in := &rules.Input{Acts: rules.KnownActs(), Item: rules.Item{FoodContact: item.FoodContactStatus == "food_contact", MassG: item.MassG}}
 	var comps []catalog.Component
@@ -311,7 +314,7 @@ func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *cata
 		}
 		values, err := reg.Decode(e.Values)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("register entry %s: %w", e.ID, err)
 		}
 		in.Entries = append(in.Entries, rules.Entry{ID: e.ID, Register: e.Register, Values: values,
 			Accepted: e.ReviewStatus == registers.EntryAccepted, Current: e.CatalogRevision == item.Revision})
