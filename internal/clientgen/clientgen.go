@@ -1,11 +1,13 @@
 // Package clientgen checks that integrators can generate a Go client from
 // the served OpenAPI document: it runs oapi-codegen, the version pinned by
-// the tool directive in go.mod, and compiles what it writes.
+// the tool directive in go.mod, and compiles what it writes, alone or with
+// a program that calls a server through it.
 //
-// The generated package is never written into the source tree. It is
-// compiled as a package of this module through a go build overlay, so it
-// resolves github.com/oapi-codegen/runtime with this module's go.mod and
-// go.sum, from the module cache, like any other dependency.
+// Neither the generated package nor the program is ever written into the
+// source tree. They are compiled as packages of this module through a go
+// build overlay, so they resolve github.com/oapi-codegen/runtime with this
+// module's go.mod and go.sum, from the module cache, like any other
+// dependency.
 package clientgen
 
 import (
@@ -17,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -29,14 +32,57 @@ import (
 )
 
 // generatedDir is where, relative to the module root, the generated
-// package appears to the compiler. It exists only in the overlay.
-const generatedDir = "internal/clientgen/testdata/generated"
+// package appears to the compiler, and programDir the main package
+// RunGoClient builds against it. Both exist only in the overlay.
+const (
+	generatedDir = "internal/clientgen/testdata/generated"
+	programDir   = generatedDir + "/program"
+)
+
+// ClientImportPath is the import path of the generated client, for the
+// programs RunGoClient runs.
+const ClientImportPath = "ppwr/" + generatedDir
 
 // CompileGoClient generates a Go client (oapi-codegen -generate
 // types,client) from an OpenAPI document and compiles it. The error
 // carries oapi-codegen's or the compiler's output. It runs the go command,
 // so the working directory must be inside this module (as it is in tests).
 func CompileGoClient(ctx context.Context, openapiJSON []byte) error {
+	return withClient(ctx, openapiJSON, func(root, tmp string, client []byte) error {
+		return compile(ctx, root, tmp, map[string][]byte{generatedDir + "/client.go": client}, "./"+generatedDir)
+	})
+}
+
+// RunGoClient generates the client as CompileGoClient does, builds
+// program, the source of a main package that imports the client from
+// ClientImportPath, in the same overlay, and runs it with args. It
+// answers what the program wrote to stdout; the error carries the
+// compiler's output, or the program's exit status and its stderr, so a
+// program reports by what it prints and fails by exiting non-zero.
+func RunGoClient(ctx context.Context, openapiJSON, program []byte, args ...string) ([]byte, error) {
+	var out []byte
+	err := withClient(ctx, openapiJSON, func(root, tmp string, client []byte) error {
+		binary := filepath.Join(tmp, "program")
+		files := map[string][]byte{generatedDir + "/client.go": client, programDir + "/main.go": program}
+		if err := compile(ctx, root, tmp, files, "-o", binary, "./"+programDir); err != nil {
+			return err
+		}
+		cmd := exec.CommandContext(ctx, binary, args...)
+		cmd.Dir = tmp
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		var err error
+		if out, err = cmd.Output(); err != nil {
+			return fmt.Errorf("clientgen: the program failed: %w\n%s", err, stderr.Bytes())
+		}
+		return nil
+	})
+	return out, err
+}
+
+// withClient generates the client in a temporary directory and hands its
+// source to use, with the module root and the directory.
+func withClient(ctx context.Context, openapiJSON []byte, use func(root, tmp string, client []byte) error) error {
 	root, err := moduleRoot(ctx)
 	if err != nil {
 		return err
@@ -51,7 +97,7 @@ func CompileGoClient(ctx context.Context, openapiJSON []byte) error {
 	if err != nil {
 		return err
 	}
-	return compile(ctx, root, tmp, src)
+	return use(root, tmp, src)
 }
 
 // moduleRoot is the directory of the main module's go.mod.
@@ -81,15 +127,21 @@ func generate(ctx context.Context, root, tmp string, openapiJSON []byte) ([]byte
 	return os.ReadFile(out)
 }
 
-// compile builds src as the package generatedDir of the module at root.
-func compile(ctx context.Context, root, tmp string, src []byte) error {
-	file := filepath.Join(tmp, "client.go")
-	if err := os.WriteFile(file, src, 0o600); err != nil {
-		return err
+// compile runs go build with args on the module at root, with files,
+// named by their paths relative to the root, laid over its source tree.
+func compile(ctx context.Context, root, tmp string, files map[string][]byte, args ...string) error {
+	replace := map[string]string{}
+	for name, src := range files {
+		file := filepath.Join(tmp, "overlay", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(file, src, 0o600); err != nil {
+			return err
+		}
+		replace[filepath.Join(root, filepath.FromSlash(name))] = file
 	}
-	overlay, err := json.Marshal(map[string]any{"Replace": map[string]string{
-		filepath.Join(root, generatedDir, "client.go"): file,
-	}})
+	overlay, err := json.Marshal(map[string]any{"Replace": replace})
 	if err != nil {
 		return err
 	}
@@ -97,8 +149,8 @@ func compile(ctx context.Context, root, tmp string, src []byte) error {
 	if err := os.WriteFile(overlayFile, overlay, 0o600); err != nil {
 		return err
 	}
-	if msg, err := run(ctx, root, "go", "build", "-overlay", overlayFile, "./"+generatedDir); err != nil {
-		return fmt.Errorf("clientgen: the generated client does not compile: %w\n%s%s", err, msg, quoteLines(msg, src))
+	if msg, err := run(ctx, root, "go", append([]string{"build", "-overlay", overlayFile}, args...)...); err != nil {
+		return fmt.Errorf("clientgen: the generated code does not compile: %w\n%s%s", err, msg, quoteLines(msg, files))
 	}
 	return nil
 }
@@ -111,29 +163,36 @@ func run(ctx context.Context, dir, name string, args ...string) ([]byte, error) 
 	return cmd.CombinedOutput()
 }
 
-var errorPos = regexp.MustCompile(`client\.go:(\d+):`)
+var errorPos = regexp.MustCompile(`([^\s:]+\.go):(\d+):`)
 
-// quoteLines appends the generated lines the compiler complains about,
-// since the file exists only for the length of the call.
-func quoteLines(msg, src []byte) string {
-	lines := strings.Split(string(src), "\n")
+// quoteLines appends the lines of files the compiler complains about,
+// since the files exist only for the length of the call. The compiler
+// names a file by a path of its own; the files' base names tell them
+// apart.
+func quoteLines(msg []byte, files map[string][]byte) string {
+	byBase := map[string][]string{}
+	for name, src := range files {
+		byBase[path.Base(name)] = strings.Split(string(src), "\n")
+	}
 	var b strings.Builder
-	seen := map[int]bool{}
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(msg))
 	for sc.Scan() && len(seen) < 10 {
 		m := errorPos.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
 		}
-		n, _ := strconv.Atoi(m[1])
-		if seen[n] || n < 1 || n > len(lines) {
+		base := filepath.Base(m[1])
+		lines := byBase[base]
+		n, _ := strconv.Atoi(m[2])
+		if seen[base+":"+m[2]] || n < 1 || n > len(lines) {
 			continue
 		}
-		seen[n] = true
+		seen[base+":"+m[2]] = true
 		if b.Len() == 0 {
 			b.WriteString("generated source:\n")
 		}
-		fmt.Fprintf(&b, "%6d\t%s\n", n, lines[n-1])
+		fmt.Fprintf(&b, "%s%6d\t%s\n", base, n, lines[n-1])
 	}
 	return b.String()
 }
