@@ -178,9 +178,8 @@ func PaginatePage[T any, R any](c *gin.Context, q *gorm.DB, order Order, render 
 	return paginate(c, q, order, render, asIs[R])
 }
 
-// EachRow renders a page row by row with render, which can fail: a row's
-// stored value that does not decode fails the answer, where a renderer
-// that cannot fail would answer it as empty.
+// EachRow renders a page row by row with render, which can fail (a row's
+// stored value that does not decode): the first error fails the page.
 func EachRow[T any, R any](render func(*T) (R, error)) func([]T) ([]R, error) {
 	return func(rows []T) ([]R, error) {
 		data := make([]R, len(rows))
