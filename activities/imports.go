@@ -144,7 +144,11 @@ func (a *Imports) previewRows(ctx context.Context, imp *imports.Import) error {
 	if err != nil {
 		return err
 	}
-	columns, err := importColumns(header, imports.ImportColumns[imp.Type], imp.ColumnMapping())
+	mapping, err := imp.ColumnMapping()
+	if err != nil {
+		return err
+	}
+	columns, err := importColumns(header, imports.ImportColumns[imp.Type], mapping)
 	if err != nil {
 		return err
 	}

@@ -115,6 +115,22 @@ func TestApplyRangeKeepsToItsRows(t *testing.T) {
 	assert.Equal(t, int64(4), items)
 }
 
+// A planned change that does not decode fails its batch, which Temporal
+// retries and then reports, rather than applying the row as if it planned
+// nothing.
+func TestApplyFailsTheBatchOfACorruptPlannedRow(t *testing.T) {
+	db, org, imp, unit := plannedCatalogImport(t, "corrupt", 2, func([]map[string]string) {})
+	require.NoError(t, db.Exec(`UPDATE import_rows SET planned = '{"fields": ["name"]}' WHERE import_id = ? AND number = 2`, imp.ID).Error)
+
+	_, n, err := imports.ApplyImportBatch(unit(), imp, 0, 10)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stored planned")
+	assert.Zero(t, n)
+	var items int64
+	require.NoError(t, db.Model(&catalog.CatalogItem{}).Where("organization_id = ?", org).Count(&items).Error)
+	assert.Zero(t, items, "the batch's other row is not applied either")
+}
+
 // An attempt Temporal gave up on may still be running when its retry
 // applies the same batch. Both read the batch's rows before either
 // commits; whichever comes second rolls back, so each row is applied once

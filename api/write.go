@@ -231,10 +231,8 @@ func (s *Server) replayStored(c *gin.Context, req writeRequest) bool {
 	case !stored.SameRequest(req.op.ID, req.fingerprint):
 		kit.Render(c, kit.NewProblem(http.StatusConflict, kit.CodeIdempotencyKeyReused, "error.idempotency_key_reused"))
 	default:
-		for k, v := range stored.ResponseHeaders {
-			if s, ok := v.(string); ok {
-				c.Header(k, s)
-			}
+		for k, v := range stored.ResponseHeaders.Data() {
+			c.Header(k, v)
 		}
 		c.Header("Idempotent-Replayed", "true")
 		c.Status(stored.ResponseStatus)
@@ -245,7 +243,7 @@ func (s *Server) replayStored(c *gin.Context, req writeRequest) bool {
 
 // answer is the stored form of the request's answer in buf.
 func (r writeRequest) answer(c *gin.Context, buf *bufferedWriter) *domain.IdempotencyRecord {
-	headers := map[string]any{}
+	headers := map[string]string{}
 	for _, h := range replayedHeaders {
 		if v := buf.Header().Get(h); v != "" {
 			headers[h] = v

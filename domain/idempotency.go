@@ -23,7 +23,7 @@ type IdempotencyRecord struct {
 	Operation       string
 	Fingerprint     []byte
 	ResponseStatus  int
-	ResponseHeaders datatypes.JSONMap `gorm:"type:jsonb"`
+	ResponseHeaders datatypes.JSONType[map[string]string] `gorm:"type:jsonb"`
 	ResponseBody    []byte
 	CreatedAt       time.Time
 	ExpiresAt       time.Time
@@ -36,11 +36,11 @@ func (IdempotencyRecord) TableName() string { return "idempotency_keys" }
 // inserts it in the request's own transaction, together with the request's
 // effects: the effects commit exactly when the answer does, and a duplicate
 // that ran concurrently fails on the primary key, rolls back and replays.
-func NewIdempotencyRecord(keyID uuid.UUID, key, operation string, fingerprint []byte, status int, headers map[string]any, body []byte) *IdempotencyRecord {
+func NewIdempotencyRecord(keyID uuid.UUID, key, operation string, fingerprint []byte, status int, headers map[string]string, body []byte) *IdempotencyRecord {
 	now := time.Now().UTC()
 	return &IdempotencyRecord{
 		APIKeyID: keyID, Key: key, Operation: operation, Fingerprint: fingerprint,
-		ResponseStatus: status, ResponseHeaders: datatypes.JSONMap(headers), ResponseBody: body,
+		ResponseStatus: status, ResponseHeaders: datatypes.NewJSONType(headers), ResponseBody: body,
 		CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
 	}
 }

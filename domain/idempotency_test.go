@@ -39,7 +39,7 @@ func TestKeepIdempotencyRecordFirstAnswerWins(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, none)
 
-	first := domain.NewIdempotencyRecord(keyID, "k1", "createItem", []byte("fp"), 422, map[string]any{"Content-Type": "application/json"}, []byte(`{"error":{}}`))
+	first := domain.NewIdempotencyRecord(keyID, "k1", "createItem", []byte("fp"), 422, map[string]string{"Content-Type": "application/json"}, []byte(`{"error":{}}`))
 	stored, err := domain.KeepIdempotencyRecord(ctx, db, first)
 	require.NoError(t, err)
 	assert.True(t, stored)
@@ -51,7 +51,7 @@ func TestKeepIdempotencyRecordFirstAnswerWins(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, rec)
 	assert.Equal(t, 422, rec.ResponseStatus)
-	assert.Equal(t, "application/json", rec.ResponseHeaders["Content-Type"])
+	assert.Equal(t, "application/json", rec.ResponseHeaders.Data()["Content-Type"])
 	assert.True(t, rec.SameRequest("createItem", []byte("fp")))
 	assert.False(t, rec.SameRequest("createItem", []byte("other body")))
 	assert.True(t, rec.ExpiresAt.After(time.Now().Add(23*time.Hour)), "kept at least 24 hours")
@@ -96,4 +96,18 @@ func waitForLockWaiter(t *testing.T, db *gorm.DB) {
 WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n).Error
 		return err == nil && n > 0
 	}, 30*time.Second, 10*time.Millisecond, "the duplicate insert never blocked")
+}
+
+// Stored headers that are not a map of strings fail the read of the
+// record, rather than replaying the answer without them.
+func TestCorruptStoredHeadersAreAnError(t *testing.T) {
+	ctx := context.Background()
+	db := testenv.DB(t)
+	keyID := newAPIKey(t, db)
+	rec := domain.NewIdempotencyRecord(keyID, "k1", "createItem", []byte("fp"), 201, map[string]string{"Location": "/x"}, []byte(`{}`))
+	require.NoError(t, db.Create(rec).Error)
+	require.NoError(t, db.Exec(`UPDATE idempotency_keys SET response_headers = '{"Location": 1}' WHERE api_key_id = ?`, keyID).Error)
+
+	_, err := domain.FindIdempotencyRecord(ctx, db, keyID, "k1")
+	assert.Error(t, err)
 }

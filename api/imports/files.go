@@ -2,9 +2,9 @@ package imports
 
 import (
 	"encoding/csv"
-	"encoding/json"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,94 +97,114 @@ const resultPage = 1000
 // done. Rows are read page by page, so the file streams whatever its size.
 // While the rows are being written (queued, applying), or when the file
 // could not be read (failed), the answer is 409 file_not_ready with
-// Retry-After, as for the other built files.
+// Retry-After, as for the other built files. A row whose stored values do
+// not decode fails the download: a 500 when it is on the first page, else,
+// with the file under way, a cut connection.
 func (h *handlers) resultFile(c *gin.Context) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
 		return err
 	}
-	ctx, org := c.Request.Context(), kit.OrgID(c)
-	imp, err := domain.Find[imports.Import](ctx, h.DB, org, id)
+	imp, err := domain.Find[imports.Import](c.Request.Context(), h.DB, kit.OrgID(c), id)
 	if err != nil {
 		return err
 	}
 	if !imp.RowsSettled() {
 		return kit.FileNotReady(imp.Status)
 	}
-	columns := imports.ImportColumns[imp.Type]
-	out := csvFile(c, "import-"+imp.ID.String()+"-result.csv")
-	_ = out.Write(append([]string{"row", "outcome", "applied", "record_id", "message"}, columns...))
-	locale := kit.State(c).Locale
+	var out *csv.Writer
 	for after := 0; ; {
-		var rows []imports.ImportRow
-		if err := domain.Tenant(ctx, h.DB, org).Where("import_id = ? AND number > ?", imp.ID, after).
-			Order("number").Limit(resultPage).Find(&rows).Error; err != nil {
+		lines, last, err := h.resultLines(c, imp, after)
+		switch {
+		case err != nil && out != nil:
+			kit.AbortStream(c, err)
+		case err != nil:
 			return err
+		case out == nil:
+			out = csvFile(c, "import-"+imp.ID.String()+"-result.csv")
+			_ = out.Write(append([]string{"row", "outcome", "applied", "record_id", "message"}, imports.ImportColumns[imp.Type]...))
 		}
-		for i := range rows {
-			_ = out.Write(resultLine(locale, columns, &rows[i]))
+		for _, line := range lines {
+			_ = out.Write(line)
 		}
-		if len(rows) < resultPage {
+		if len(lines) < resultPage {
 			break
 		}
-		after = rows[len(rows)-1].Number
+		after = last
 	}
 	out.Flush()
 	return out.Error()
 }
 
+// resultLines are the result file's lines of up to resultPage rows of the
+// import after row number after, and the number of the last.
+func (h *handlers) resultLines(c *gin.Context, imp *imports.Import, after int) (lines [][]string, last int, err error) {
+	var rows []imports.ImportRow
+	if err := domain.Tenant(c.Request.Context(), h.DB, imp.OrganizationID).Where("import_id = ? AND number > ?", imp.ID, after).
+		Order("number").Limit(resultPage).Find(&rows).Error; err != nil {
+		return nil, 0, err
+	}
+	locale, columns := kit.State(c).Locale, imports.ImportColumns[imp.Type]
+	lines = make([][]string, len(rows))
+	for i := range rows {
+		if lines[i], err = resultLine(locale, columns, &rows[i]); err != nil {
+			return nil, 0, err
+		}
+		last = rows[i].Number
+	}
+	return lines, last, nil
+}
+
 // resultLine is one row of the result file.
-func resultLine(locale i18n.Locale, columns []string, r *imports.ImportRow) []string {
-	cells, _ := r.Cells()
+func resultLine(locale i18n.Locale, columns []string, r *imports.ImportRow) ([]string, error) {
+	cells, err := r.Cells()
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.PlannedChange()
+	if err != nil {
+		return nil, err
+	}
+	done, err := r.AppliedChange()
+	if err != nil {
+		return nil, err
+	}
 	applied := len(r.Applied) > 0 && string(r.Applied) != "null"
-	line := []string{strconv.Itoa(r.Number), r.Outcome, strconv.FormatBool(applied), recordID(r), rowMessage(locale, r, applied)}
+	message, err := rowMessage(locale, r, plan, applied)
+	if err != nil {
+		return nil, err
+	}
+	record := done.Record()
+	if record == uuid.Nil {
+		record = plan.Record()
+	}
+	line := []string{strconv.Itoa(r.Number), r.Outcome, strconv.FormatBool(applied), "", message}
+	if record != uuid.Nil {
+		line[3] = record.String()
+	}
 	for _, col := range columns {
 		line = append(line, cells[col])
 	}
-	return line
+	return line, nil
 }
 
-// recordIDKeys are the keys naming the record a row changed or planned to.
-var recordIDKeys = []string{"catalogItem", "party", "codeMapping", "document"}
-
-// recordID is the record the row changed, else the one its plan names.
-func recordID(r *imports.ImportRow) string {
-	for _, doc := range [][]byte{r.Applied, r.Planned} {
-		var ids map[string]any
-		if json.Unmarshal(doc, &ids) != nil {
-			continue
-		}
-		for _, k := range recordIDKeys {
-			if s, ok := ids[k].(string); ok && s != uuid.Nil.String() {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-// rowMessage says why a row is invalid, or what was or will be done.
-func rowMessage(locale i18n.Locale, r *imports.ImportRow, applied bool) string {
+// rowMessage says why a row is invalid, or what was or will be done as
+// plan says.
+func rowMessage(locale i18n.Locale, r *imports.ImportRow, plan imports.RowChange, applied bool) (string, error) {
 	if r.Outcome == imports.OutcomeInvalid {
+		fieldErrors, err := r.FieldErrors()
+		if err != nil {
+			return "", err
+		}
 		var parts []string
-		for _, f := range r.FieldErrors() {
+		for _, f := range fieldErrors {
 			parts = append(parts, f.Field+": "+i18n.T(locale, f.Key, f.Args...))
 		}
-		return strings.Join(parts, "; ")
+		return strings.Join(parts, "; "), nil
 	}
-	var plan struct {
-		Changes     map[string]any `json:"changes"`
-		PlannedOnly bool           `json:"plannedOnly"`
-	}
-	_ = json.Unmarshal(r.Planned, &plan)
 	var args []any
 	if len(plan.Changes) > 0 {
-		changed := make([]string, 0, len(plan.Changes))
-		for field := range plan.Changes {
-			changed = append(changed, field)
-		}
-		sort.Strings(changed)
-		args = append(args, strings.Join(changed, ", "))
+		args = append(args, strings.Join(slices.Sorted(maps.Keys(plan.Changes)), ", "))
 	}
 	state := "planned"
 	switch {
@@ -193,5 +213,5 @@ func rowMessage(locale i18n.Locale, r *imports.ImportRow, applied bool) string {
 	case applied:
 		state = "applied"
 	}
-	return i18n.T(locale, "result."+r.Outcome+"."+state, args...)
+	return i18n.T(locale, "result."+r.Outcome+"."+state, args...), nil
 }

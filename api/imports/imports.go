@@ -103,29 +103,43 @@ type countsJSON struct {
 
 // importRenderer renders imports in the request's language (the reason of
 // a failed one is a message key).
-func importRenderer(c *gin.Context) func(*imports.Import) importJSON {
+func importRenderer(c *gin.Context) func(*imports.Import) (importJSON, error) {
 	locale := kit.State(c).Locale
-	return func(m *imports.Import) importJSON { return importToJSON(locale, m) }
+	return func(m *imports.Import) (importJSON, error) { return importToJSON(locale, m) }
 }
 
-func importToJSON(locale i18n.Locale, m *imports.Import) importJSON {
+func importToJSON(locale i18n.Locale, m *imports.Import) (importJSON, error) {
 	out := importJSON{ID: m.ID, Type: m.Type, Status: m.Status, FileName: m.FileName, SizeBytes: m.SizeBytes,
 		Counts:    countsJSON{Create: m.CreateCount, Invalid: m.InvalidCount, Unchanged: m.UnchangedCount, Update: m.UpdateCount},
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: kit.UTC(m.ReadyAt), CompletedAt: kit.UTC(m.CompletedAt)}
-	if key, args, ok := m.ErrorReason(); ok {
+	key, args, err := m.ErrorReason()
+	if err != nil {
+		return importJSON{}, err
+	}
+	if key != "" {
 		msg := i18n.T(locale, key, args...)
 		out.Error = &msg
 	}
-	return out
+	return out, nil
+}
+
+// accepted answers 202 with the import.
+func accepted(c *gin.Context, imp *imports.Import) error {
+	body, err := importRenderer(c)(imp)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusAccepted, body)
+	return nil
 }
 
 func (h *handlers) listImports(c *gin.Context) error {
 	q := domain.Tenant(c.Request.Context(), h.DB, kit.OrgID(c)).Model(&imports.Import{})
-	return kit.Paginate(c, q, kit.NewestFirst, importRenderer(c))
+	return kit.PaginatePage(c, q, kit.NewestFirst, kit.EachRow(importRenderer(c)))
 }
 
 func (h *handlers) getImport(c *gin.Context) error {
-	return kit.Show(c, h.DB, "recordId", importRenderer(c))
+	return kit.ShowChecked(c, h.DB, "recordId", importRenderer(c))
 }
 
 // createImport streams the file part to the object store, bounded, and
@@ -157,8 +171,7 @@ func (h *handlers) createImport(c *gin.Context) error {
 		return err
 	}
 	c.Header("Location", kit.Location(c, id))
-	c.JSON(http.StatusAccepted, importRenderer(c)(imp))
-	return nil
+	return accepted(c, imp)
 }
 
 // formFieldMax bounds the form's text fields (the mapping is the longest).
@@ -236,8 +249,7 @@ func (h *handlers) applyImport(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, importRenderer(c)(imp))
-	return nil
+	return accepted(c, imp)
 }
 
 // rowQuery filters an import's rows.
@@ -277,15 +289,22 @@ func (h *handlers) listImportRows(c *gin.Context, q *rowQuery) error {
 		db = db.Where("outcome = ?", q.Outcome.Value)
 	}
 	locale := kit.State(c).Locale
-	return kit.Paginate(c, db, kit.OldestFirst, func(r *imports.ImportRow) importRowJSON {
-		cells, _ := r.Cells()
+	return kit.PaginatePage(c, db, kit.OldestFirst, kit.EachRow(func(r *imports.ImportRow) (importRowJSON, error) {
+		cells, err := r.Cells()
+		if err != nil {
+			return importRowJSON{}, err
+		}
+		fieldErrors, err := r.FieldErrors()
+		if err != nil {
+			return importRowJSON{}, err
+		}
 		out := importRowJSON{ID: r.ID, Number: r.Number, Outcome: r.Outcome, Input: cells, Errors: map[string][]string{},
 			Planned: raw(r.Planned), Applied: raw(r.Applied)}
-		for _, f := range r.FieldErrors() {
+		for _, f := range fieldErrors {
 			out.Errors[f.Field] = append(out.Errors[f.Field], i18n.T(locale, f.Key, f.Args...))
 		}
-		return out
-	})
+		return out, nil
+	}))
 }
 
 // raw is a stored JSON value, or nil (null) when none is stored.

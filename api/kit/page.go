@@ -172,9 +172,30 @@ func Paginate[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func
 
 // PaginatePage is Paginate for resources rendered a page at a time, so
 // that what they add to their rows (resolved evidence, freshness) is read
-// with one query per page rather than one per row.
+// with one query per page rather than one per row; and, through EachRow,
+// for rows whose rendering can fail.
 func PaginatePage[T any, R any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error)) error {
 	return paginate(c, q, order, render, asIs[R])
+}
+
+// EachRow renders a page row by row with render, which can fail (a row's
+// stored value that does not decode): the first error fails the page.
+func EachRow[T any, R any](render func(*T) (R, error)) func([]T) ([]R, error) {
+	return func(rows []T) ([]R, error) {
+		data := make([]R, len(rows))
+		for i := range rows {
+			var err error
+			if data[i], err = render(&rows[i]); err != nil {
+				return nil, err
+			}
+		}
+		return data, nil
+	}
+}
+
+// infallible is render as a renderer that can fail.
+func infallible[T any, R any](render func(*T) R) func(*T) (R, error) {
+	return func(row *T) (R, error) { return render(row), nil }
 }
 
 // asIs answers the page alone.
@@ -184,13 +205,7 @@ func asIs[R any](p Page[R]) Page[R] { return p }
 // as the record the listed rows belong to when no other operation reads
 // it: answer is the page with it.
 func PaginateWith[T any, R any, A any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R, answer func(Page[R]) A) error {
-	return paginate(c, q, order, func(rows []T) ([]R, error) {
-		data := make([]R, len(rows))
-		for i := range rows {
-			data[i] = render(&rows[i])
-		}
-		return data, nil
-	}, answer)
+	return paginate(c, q, order, EachRow(infallible(render)), answer)
 }
 
 func paginate[T any, R any, A any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error), answer func(Page[R]) A) error {

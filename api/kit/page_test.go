@@ -1,8 +1,10 @@
 package kit
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,4 +74,22 @@ func TestListDigest(t *testing.T) {
 	assert.Equal(t, fieldKeys{"cursor": {"field.cursor_other_list"}}, bind(events, "kind=placed"))
 	assert.Equal(t, fieldKeys{"cursor": {"field.cursor_other_list"}}, bind(other, "kind=used"))
 	assert.Equal(t, fieldKeys{"cursor": {"field.cursor_invalid"}}, bind(events, "kind=used&cursor=garbage"), "not a cursor at all")
+}
+
+// A page rendered row by row fails with its first row that does not
+// render, rather than answering the others.
+func TestEachRowFailsWithTheFirstRowThatDoesNotRender(t *testing.T) {
+	bad := errors.New("stored value does not decode")
+	render := EachRow(func(n *int) (string, error) {
+		if *n < 0 {
+			return "", bad
+		}
+		return strconv.Itoa(*n), nil
+	})
+	data, err := render([]int{1, 2})
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"1", "2"}, data)
+	data, err = render([]int{1, -1, 2})
+	assert.ErrorIs(t, err, bad)
+	assert.Nil(t, data)
 }

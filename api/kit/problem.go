@@ -179,8 +179,21 @@ func Fail(c *gin.Context, err error) {
 		Render(c, p)
 		return
 	}
-	slog.ErrorContext(c.Request.Context(), "request failed", "request_id", State(c).ID, "path", c.FullPath(), "error", err)
+	logFailure(c, err)
 	Render(c, NewProblem(http.StatusInternalServerError, CodeInternal, "error.internal"))
+}
+
+// AbortStream ends on err a download whose status and first part went
+// out already (one streamed page by page): no error can be answered any
+// more, so err is logged and the connection cut, and the client sees an
+// incomplete transfer rather than a file that looks complete.
+func AbortStream(c *gin.Context, err error) {
+	logFailure(c, err)
+	panic(http.ErrAbortHandler)
+}
+
+func logFailure(c *gin.Context, err error) {
+	slog.ErrorContext(c.Request.Context(), "request failed", "request_id", State(c).ID, "path", c.FullPath(), "error", err)
 }
 
 // errorBody is the error envelope.

@@ -31,6 +31,12 @@ type Deps struct {
 // Show answers the organization's record of type T named by the path
 // parameter param.
 func Show[T any, R any](c *gin.Context, db *gorm.DB, param string, render func(*T) R) error {
+	return ShowChecked(c, db, param, infallible(render))
+}
+
+// ShowChecked is Show of a record whose rendering can fail, as a stored
+// value that does not decode does (see EachRow).
+func ShowChecked[T any, R any](c *gin.Context, db *gorm.DB, param string, render func(*T) (R, error)) error {
 	id, err := PathID(c, param)
 	if err != nil {
 		return err
@@ -39,7 +45,11 @@ func Show[T any, R any](c *gin.Context, db *gorm.DB, param string, render func(*
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, render(row))
+	body, err := render(row)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, body)
 	return nil
 }
 

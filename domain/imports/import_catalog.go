@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 
@@ -109,26 +108,26 @@ func (r *plannedRow) fields() *catalog.CatalogItemFields {
 func (r *plannedRow) decide() {
 	sent := sentValues(r.fields())
 	if r.create != nil {
-		r.row.decide(r.errs, OutcomeCreate, map[string]any{"fields": sent})
+		r.row.decide(r.errs, OutcomeCreate, RowChange{Fields: sent})
 		return
 	}
 	current := itemValues(r.item)
-	diff := map[string]any{}
+	diff := map[string]FieldChange{}
 	for field, v := range sent {
-		if current[field] != v {
-			diff[field] = map[string]any{"from": current[field], "to": v}
+		if !sameText(current[field], v) {
+			diff[field] = FieldChange{From: current[field], To: v}
 		}
 	}
 	outcome := OutcomeUpdate
 	if len(diff) == 0 {
 		outcome = OutcomeUnchanged
 	}
-	r.row.decide(r.errs, outcome, map[string]any{"catalogItem": r.item.ID, "revision": r.item.Revision, "changes": diff})
+	r.row.decide(r.errs, outcome, RowChange{CatalogItem: r.item.ID, Revision: r.item.Revision, Changes: diff})
 }
 
 // sentValues are the sent fields by API name, as comparable text (nil
 // for null), so a diff is a plain comparison.
-func sentValues(in *catalog.CatalogItemFields) map[string]any {
+func sentValues(in *catalog.CatalogItemFields) map[string]*string {
 	out := textValues(map[string]input.Opt[string]{
 		"internalCode": in.InternalCode, "name": in.Name, "sourcingType": in.SourcingType, "mainMaterialCode": in.MainMaterialCode,
 		"stockUnit": in.StockUnit, "foodContactStatus": in.FoodContactStatus, "reuseType": in.ReuseType,
@@ -137,44 +136,44 @@ func sentValues(in *catalog.CatalogItemFields) map[string]any {
 		"massG": in.MassG, "innerLengthMm": in.InnerLengthMm, "innerWidthMm": in.InnerWidthMm, "innerHeightMm": in.InnerHeightMm,
 	} {
 		if v.Set() {
-			out[name] = v.Value.String()
+			out[name] = text(v.Value.String())
 		}
 	}
 	if in.StockTracked.Set() {
-		out["stockTracked"] = boolText(in.StockTracked.Value)
+		out["stockTracked"] = text(boolText(in.StockTracked.Value))
 	}
 	for name, v := range map[string]input.Opt[uuid.UUID]{"folder": in.Folder, "family": in.Family} {
 		if v.Null {
 			out[name] = nil
 		} else if v.Set() {
-			out[name] = v.Value.String()
+			out[name] = text(v.Value.String())
 		}
 	}
 	return out
 }
 
 // itemValues are an item's fields in the form of values.
-func itemValues(it *catalog.CatalogItem) map[string]any {
-	ref := func(id *uuid.UUID) any {
+func itemValues(it *catalog.CatalogItem) map[string]*string {
+	ref := func(id *uuid.UUID) *string {
 		if id == nil {
 			return nil
 		}
-		return id.String()
+		return text(id.String())
 	}
-	return map[string]any{
-		"internalCode": it.InternalCode, "name": it.Name, "sourcingType": it.SourcingType, "massG": it.MassG.String(),
-		"mainMaterialCode": it.MainMaterialCode, "stockUnit": it.StockUnit, "stockTracked": boolText(it.StockTracked),
-		"foodContactStatus": it.FoodContactStatus, "reuseType": it.ReuseType, "folder": ref(it.FolderID), "family": ref(it.FamilyID),
+	return map[string]*string{
+		"internalCode": text(it.InternalCode), "name": text(it.Name), "sourcingType": text(it.SourcingType), "massG": text(it.MassG.String()),
+		"mainMaterialCode": text(it.MainMaterialCode), "stockUnit": text(it.StockUnit), "stockTracked": text(boolText(it.StockTracked)),
+		"foodContactStatus": text(it.FoodContactStatus), "reuseType": text(it.ReuseType), "folder": ref(it.FolderID), "family": ref(it.FamilyID),
 		"innerLengthMm": decimalText(it.InnerLengthMm), "innerWidthMm": decimalText(it.InnerWidthMm), "innerHeightMm": decimalText(it.InnerHeightMm),
 	}
 }
 
 // decimalText is an optional decimal in the form of values.
-func decimalText(d *decimal.Decimal) any {
+func decimalText(d *decimal.Decimal) *string {
 	if d == nil {
 		return nil
 	}
-	return d.String()
+	return text(d.String())
 }
 
 func boolText(b bool) string {
@@ -237,7 +236,7 @@ func applyCatalogRows(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
 			taken = append(taken, it.InternalCode)
 		}
 	}
-	return rowByRow(func(w *work.Unit, row *ImportRow) (any, error) {
+	return rowByRow(func(w *work.Unit, row *ImportRow) (RowChange, error) {
 		return applyCatalogRow(w, row, planned[row.ID], taken)
 	})(w, rows)
 }
@@ -247,25 +246,22 @@ func applyCatalogRows(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
 // could not know (the item changed or was archived since, the code was
 // taken) makes the row invalid; anything else is an error that fails the
 // batch.
-func applyCatalogRow(w *work.Unit, row *ImportRow, cells map[string]string, taken []string) (any, error) {
+func applyCatalogRow(w *work.Unit, row *ImportRow, cells map[string]string, taken []string) (RowChange, error) {
 	var (
 		item *catalog.CatalogItem
 		err  error
 	)
 	if row.Outcome == OutcomeCreate {
 		if slices.Contains(taken, cells["internalCode"]) {
-			return nil, input.Invalidf("internalCode", "field.taken")
+			return RowChange{}, input.Invalidf("internalCode", "field.taken")
 		}
 		in := &catalog.CatalogItemCreate{}
 		input.FromCells(cells, in)
 		item, err = catalog.CreateCatalogItem(w, in)
 	} else {
-		var plan struct {
-			CatalogItem uuid.UUID `json:"catalogItem"`
-			Revision    int       `json:"revision"`
-		}
-		if err := json.Unmarshal(row.Planned, &plan); err != nil {
-			return nil, err
+		var plan RowChange
+		if plan, err = row.PlannedChange(); err != nil {
+			return RowChange{}, err
 		}
 		in := &catalog.CatalogItemPatch{}
 		input.FromCells(cells, in)
@@ -273,11 +269,11 @@ func applyCatalogRow(w *work.Unit, row *ImportRow, cells map[string]string, take
 	}
 	switch {
 	case errors.Is(err, domain.ErrRevisionConflict):
-		return nil, input.Invalidf("internalCode", "field.changed_since_preview")
+		return RowChange{}, input.Invalidf("internalCode", "field.changed_since_preview")
 	case errors.Is(err, domain.ErrItemArchived):
-		return nil, input.Invalidf("internalCode", "field.item_archived_in_import")
+		return RowChange{}, input.Invalidf("internalCode", "field.item_archived_in_import")
 	case err != nil:
-		return nil, err
+		return RowChange{}, err
 	}
-	return map[string]any{"catalogItem": item.ID, "revision": item.Revision}, nil
+	return RowChange{CatalogItem: item.ID, Revision: item.Revision}, nil
 }

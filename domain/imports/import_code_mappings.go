@@ -47,28 +47,28 @@ func (p *codeMappingPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, c
 		fields := textValues(map[string]input.Opt[string]{"dictionary": in.Dictionary, "sourceCode": in.SourceCode, "code": in.Code})
 		switch m := existing[key]; {
 		case m == nil:
-			rows[i].decide(&in.Errors, OutcomeCreate, map[string]any{"fields": fields})
+			rows[i].decide(&in.Errors, OutcomeCreate, RowChange{Fields: fields})
 		case m.Code == in.Code.Value:
-			rows[i].decide(&in.Errors, OutcomeUnchanged, map[string]any{"codeMapping": m.ID})
+			rows[i].decide(&in.Errors, OutcomeUnchanged, RowChange{CodeMapping: m.ID})
 		default:
-			rows[i].decide(&in.Errors, OutcomeUpdate, map[string]any{"codeMapping": m.ID, "fields": fields,
-				"changes": map[string]any{"code": map[string]any{"from": m.Code, "to": in.Code.Value}}})
+			rows[i].decide(&in.Errors, OutcomeUpdate, RowChange{CodeMapping: m.ID, Fields: fields,
+				Changes: map[string]FieldChange{"code": {From: text(m.Code), To: text(in.Code.Value)}}})
 		}
 	}
 	return rows, nil
 }
 
 // applyCodeMappingRow saves the planned mapping.
-func applyCodeMappingRow(w *work.Unit, row *ImportRow) (any, error) {
+func applyCodeMappingRow(w *work.Unit, row *ImportRow) (RowChange, error) {
 	cells, err := plannedCells(row)
 	if err != nil {
-		return nil, err
+		return RowChange{}, err
 	}
 	in := &catalog.CodeMappingInput{}
 	input.FromCells(cells, in)
 	m, err := catalog.SaveCodeMapping(w, in)
 	if err != nil {
-		return nil, err
+		return RowChange{}, err
 	}
-	return map[string]any{"codeMapping": m.ID}, nil
+	return RowChange{CodeMapping: m.ID}, nil
 }

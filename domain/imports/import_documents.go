@@ -73,10 +73,10 @@ func (p *documentMetadataPlanner) Plan(w *work.Unit, importID uuid.UUID, first i
 		fields := textValues(map[string]input.Opt[string]{"title": in.Title, "documentType": in.DocumentType, "issuer": in.Issuer})
 		for name, d := range map[string]input.Opt[time.Time]{"issuedOn": in.IssuedOn, "validUntil": in.ValidUntil} {
 			if d.Set() {
-				fields[name] = d.Value.Format(time.DateOnly)
+				fields[name] = text(d.Value.Format(time.DateOnly))
 			}
 		}
-		rows[i].decide(&in.Errors, OutcomeUpdate, map[string]any{"document": in.Document.Value, "fields": fields, "plannedOnly": true})
+		rows[i].decide(&in.Errors, OutcomeUpdate, RowChange{Document: in.Document.Value, Fields: fields, PlannedOnly: true})
 	}
 	return rows, nil
 }

@@ -2,7 +2,6 @@ package imports
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/google/uuid"
@@ -40,14 +39,14 @@ type importKind struct {
 // could not be made (a rule the preview could not check, such as the
 // record having changed since).
 type rowApplied struct {
-	change  any
+	change  RowChange
 	invalid *input.Invalid
 }
 
 // rowByRow applies a batch one row at a time with apply, for the types
 // whose rows need nothing read for the whole batch. An *input.Invalid from
 // apply makes the row invalid; any other error fails the batch.
-func rowByRow(apply func(w *work.Unit, row *ImportRow) (any, error)) func(*work.Unit, []ImportRow) ([]rowApplied, error) {
+func rowByRow(apply func(w *work.Unit, row *ImportRow) (RowChange, error)) func(*work.Unit, []ImportRow) ([]rowApplied, error) {
 	return func(w *work.Unit, rows []ImportRow) ([]rowApplied, error) {
 		out := make([]rowApplied, len(rows))
 		for i := range rows {
@@ -112,7 +111,7 @@ func newImportRow(w *work.Unit, importID uuid.UUID, number int, cells map[string
 
 // decide sets the row's outcome: invalid with errs' field errors when
 // binding or a rule failed, else outcome with its planned change.
-func (r *ImportRow) decide(errs *input.Errors, outcome string, planned any) {
+func (r *ImportRow) decide(errs *input.Errors, outcome string, planned RowChange) {
 	var invalid *input.Invalid
 	if errors.As(errs.Err(), &invalid) {
 		r.Outcome, r.Errors = OutcomeInvalid, mustJSON(invalid.Fields)
@@ -126,13 +125,8 @@ func (r *ImportRow) decide(errs *input.Errors, outcome string, planned any) {
 // the API's declarations: the fields of a create, or the new values of an
 // update's changes.
 func plannedCells(row *ImportRow) (map[string]string, error) {
-	var plan struct {
-		Fields  map[string]*string `json:"fields"`
-		Changes map[string]struct {
-			To *string `json:"to"`
-		} `json:"changes"`
-	}
-	if err := json.Unmarshal(row.Planned, &plan); err != nil {
+	plan, err := row.PlannedChange()
+	if err != nil {
 		return nil, err
 	}
 	cells := map[string]string{}
@@ -168,11 +162,11 @@ func (k fileKeys) once(key string, number int, field string, errs *input.Errors)
 
 // textValues are the sent text fields by name, the form of a planned
 // change's values.
-func textValues(fields map[string]input.Opt[string]) map[string]any {
-	out := map[string]any{}
+func textValues(fields map[string]input.Opt[string]) map[string]*string {
+	out := map[string]*string{}
 	for name, v := range fields {
 		if v.Set() {
-			out[name] = v.Value
+			out[name] = text(v.Value)
 		}
 	}
 	return out

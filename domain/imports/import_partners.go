@@ -70,30 +70,30 @@ func (p *partnerPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells
 			p.seen.once(key, rows[i].Number, "name", &in.Errors)
 		}
 		if id, ok := existing[key]; ok {
-			rows[i].decide(&in.Errors, OutcomeUnchanged, map[string]any{"party": id})
+			rows[i].decide(&in.Errors, OutcomeUnchanged, RowChange{Party: id})
 			continue
 		}
 		fields := textValues(map[string]input.Opt[string]{"name": in.Name, "country": in.Country, "tax_id": in.TaxID,
 			"email": in.Email, "address": in.Address})
 		if in.Roles.Set() {
-			fields["roles"] = strings.Join(in.Roles.Value, ",")
+			fields["roles"] = text(strings.Join(in.Roles.Value, ","))
 		}
-		rows[i].decide(&in.Errors, OutcomeCreate, map[string]any{"fields": fields})
+		rows[i].decide(&in.Errors, OutcomeCreate, RowChange{Fields: fields})
 	}
 	return rows, nil
 }
 
 // applyPartnerRow creates the planned party.
-func applyPartnerRow(w *work.Unit, row *ImportRow) (any, error) {
+func applyPartnerRow(w *work.Unit, row *ImportRow) (RowChange, error) {
 	cells, err := plannedCells(row)
 	if err != nil {
-		return nil, err
+		return RowChange{}, err
 	}
 	in := &catalog.PartyCreate{}
 	input.FromCells(cells, in)
 	party, err := catalog.CreateParty(w, in)
 	if err != nil {
-		return nil, err
+		return RowChange{}, err
 	}
-	return map[string]any{"party": party.ID}, nil
+	return RowChange{Party: party.ID}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -118,33 +119,64 @@ func (m *Import) RowsSettled() bool {
 }
 
 // ColumnMapping is the upload's map of file column names to field names.
-func (m *Import) ColumnMapping() map[string]string {
+func (m *Import) ColumnMapping() (map[string]string, error) {
 	out := map[string]string{}
-	_ = json.Unmarshal(m.Mapping, &out)
-	return out
+	return out, decodeStored(m.Mapping, &out, "import", m.ID, "mapping")
 }
 
 // Cells are the row's input, keyed by field name.
 func (r *ImportRow) Cells() (map[string]string, error) {
 	cells := map[string]string{}
-	return cells, json.Unmarshal(r.Input, &cells)
+	return cells, decodeStored(r.Input, &cells, "import row", r.ID, "input")
 }
 
 // ErrorReason is why the import failed, as a message key and its
-// arguments; ok is false unless it failed.
-func (m *Import) ErrorReason() (key string, args []any, ok bool) {
+// arguments; the key is "" unless it failed.
+func (m *Import) ErrorReason() (key string, args []any, err error) {
 	if m.ErrorKey == "" {
-		return "", nil, false
+		return "", nil, nil
 	}
-	_ = json.Unmarshal(m.ErrorArgs, &args)
-	return m.ErrorKey, args, true
+	if err := decodeStored(m.ErrorArgs, &args, "import", m.ID, "error_args"); err != nil {
+		return "", nil, err
+	}
+	return m.ErrorKey, args, nil
 }
 
 // FieldErrors are the row's stored field errors.
-func (r *ImportRow) FieldErrors() []input.FieldError {
+func (r *ImportRow) FieldErrors() ([]input.FieldError, error) {
 	var out []input.FieldError
-	_ = json.Unmarshal(r.Errors, &out)
-	return out
+	return out, decodeStored(r.Errors, &out, "import row", r.ID, "errors")
+}
+
+// PlannedChange is the row's planned change; zero for an invalid row,
+// which may have none, while a row of any other outcome has one.
+func (r *ImportRow) PlannedChange() (RowChange, error) {
+	if len(r.Planned) == 0 && r.Outcome != OutcomeInvalid {
+		return RowChange{}, fmt.Errorf("imports: import row %s: no stored planned change for a row to %s", r.ID, r.Outcome)
+	}
+	return r.change(r.Planned, "planned")
+}
+
+// AppliedChange is the change applying the row made; zero until it is
+// applied.
+func (r *ImportRow) AppliedChange() (RowChange, error) { return r.change(r.Applied, "applied") }
+
+func (r *ImportRow) change(doc datatypes.JSON, column string) (RowChange, error) {
+	var out RowChange
+	if len(doc) == 0 {
+		return out, nil // NULL: no change
+	}
+	return out, decodeStored(doc, &out, "import row", r.ID, column)
+}
+
+// decodeStored decodes a stored JSON column of a record into out. Such a
+// value that does not decode is corrupt, so the error names where it is
+// rather than passing for an empty value.
+func decodeStored(doc datatypes.JSON, out any, record string, id uuid.UUID, column string) error {
+	if err := json.Unmarshal(doc, out); err != nil {
+		return fmt.Errorf("imports: %s %s: stored %s: %w", record, id, column, err)
+	}
+	return nil
 }
 
 // ImportObjectKey is where an import's file is kept.
@@ -473,7 +505,7 @@ var errRowsAppliedMeanwhile = errors.New("import: rows of the batch were applied
 func mustJSON(v any) datatypes.JSON {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(err) // only maps of strings and ids are marshalled here
+		panic(err) // only strings, numbers and ids are marshalled here
 	}
 	return datatypes.JSON(b)
 }

@@ -101,7 +101,10 @@ func Redrive(ctx context.Context, db *gorm.DB, id uuid.UUID, start RedriveStarte
 		}
 		summary := map[string]any{}
 		if requeue {
-			key, args, _ := imp.ErrorReason()
+			key, args, err := imp.ErrorReason()
+			if err != nil {
+				return err
+			}
 			summary["requeued_from"] = imp.Status
 			summary["previous_error"] = map[string]any{"key": key, "args": args}
 			if err := RequeueFailedImport(ctx, tx, &imp); err != nil {
