@@ -50,6 +50,8 @@ const (
 	relayBatch = 100
 	// startBatch bounds the workflow starts one transaction claims.
 	startBatch = 100
+	// startConcurrency bounds the calls to Temporal a pass makes at once.
+	startConcurrency = 16
 	// defaultStartTimeout is StartTimeout's default.
 	defaultStartTimeout = 10 * time.Second
 	// wakeChannel is notified at the commit of every insert into
