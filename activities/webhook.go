@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
@@ -81,10 +82,14 @@ func (w *Webhooks) Deliver(ctx context.Context, in webhooks.DeliveryInput) error
 	if postErr == nil && (status < 200 || status > 299) {
 		postErr = fmt.Errorf("receiver answered %d", status)
 	}
+	var next *time.Time
 	if postErr != nil {
 		attempt.Error = postErr.Error()
+		// Temporal's attempt, not the delivery's count: an attempt that
+		// failed before it could be recorded still lengthened the pause.
+		next = in.NextAttempt(d.CreatedAt, time.Now().UTC(), int(activity.GetInfo(ctx).Attempt))
 	}
-	if err := w.record(ctx, &attempt, postErr == nil); err != nil {
+	if err := w.record(ctx, &attempt, next); err != nil {
 		return err
 	}
 	return postErr
@@ -111,14 +116,15 @@ func (w *Webhooks) post(ctx context.Context, endpoint *webhooks.WebhookEndpoint,
 	return res.StatusCode, nil
 }
 
-// record stores the attempt and the delivery's new state together.
-func (w *Webhooks) record(ctx context.Context, attempt *webhooks.WebhookAttempt, succeeded bool) error {
+// record stores the attempt and the delivery's new state together: a
+// failed attempt's error and next attempt time, or the success.
+func (w *Webhooks) record(ctx context.Context, attempt *webhooks.WebhookAttempt, next *time.Time) error {
 	return w.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(attempt).Error; err != nil {
 			return err
 		}
-		updates := map[string]any{"attempts": gorm.Expr("attempts + 1"), "last_error": attempt.Error}
-		if succeeded {
+		updates := map[string]any{"attempts": gorm.Expr("attempts + 1"), "last_error": attempt.Error, "next_attempt_at": next}
+		if attempt.Error == "" {
 			updates["status"], updates["completed_at"] = webhooks.DeliverySucceeded, attempt.AttemptedAt
 		}
 		return tx.Model(&webhooks.WebhookDelivery{}).Where("id = ?", attempt.DeliveryID).Updates(updates).Error
@@ -130,5 +136,5 @@ func (w *Webhooks) record(ctx context.Context, attempt *webhooks.WebhookAttempt,
 func (w *Webhooks) MarkFailed(ctx context.Context, in webhooks.DeliveryInput, reason string) error {
 	return w.DB.WithContext(ctx).Model(&webhooks.WebhookDelivery{}).
 		Where("id = ? AND status = ?", in.DeliveryID, webhooks.DeliveryPending).
-		Updates(map[string]any{"status": webhooks.DeliveryFailed, "completed_at": time.Now().UTC(), "last_error": reason}).Error
+		Updates(map[string]any{"status": webhooks.DeliveryFailed, "completed_at": time.Now().UTC(), "last_error": reason, "next_attempt_at": nil}).Error
 }

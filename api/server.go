@@ -140,17 +140,25 @@ func (s *Server) Engine() (*gin.Engine, error) {
 	if err := r.SetTrustedProxies(s.Config.TrustedProxies); err != nil {
 		return nil, err
 	}
-	r.Use(s.withRequestState, logRequest, recovery)
+	r.Use(withoutBodyOnHead, s.withRequestState, logRequest, recovery)
 	r.NoRoute(func(c *gin.Context) { kit.Render(c, kit.NotFound()) })
 	r.NoMethod(func(c *gin.Context) {
 		kit.Render(c, kit.NewProblem(http.StatusMethodNotAllowed, kit.CodeMethodNotAllowed, "error.method_not_allowed", c.Request.Method))
 	})
-	r.GET("/healthz", s.healthz)
-	r.GET("/readyz", s.readyz)
-	r.GET(kit.BasePath+"/openapi.json", s.serveOpenAPI)
+	// Every GET answers HEAD as well (withoutBodyOnHead), so Gin's 405
+	// lists HEAD in Allow wherever it lists GET.
+	route := func(method, path string, handlers ...gin.HandlerFunc) {
+		r.Handle(method, path, handlers...)
+		if method == http.MethodGet {
+			r.Handle(http.MethodHead, path, handlers...)
+		}
+	}
+	route(http.MethodGet, "/healthz", s.healthz)
+	route(http.MethodGet, "/readyz", s.readyz)
+	route(http.MethodGet, kit.BasePath+"/openapi.json", s.serveOpenAPI)
 	for i := range s.operations {
 		op := &s.operations[i]
-		r.Handle(op.Method, ginPath(op), s.chain(op)...)
+		route(op.Method, ginPath(op), s.chain(op)...)
 	}
 	return r, nil
 }

@@ -13,12 +13,12 @@ import (
 	"ppwr/domain"
 	"ppwr/domain/webhooks"
 	"ppwr/internal/database"
-	"ppwr/internal/temporalclient"
 )
 
 // Relay turns committed intentions into workflows: new outbox events into
-// delivery workflows, one per subscribed endpoint (RelayEvents), and
-// recorded workflow starts into their workflows (StartWorkflows). Several
+// deliveries with their recorded workflow starts, one per subscribed
+// endpoint (RelayEvents), and recorded workflow starts into their
+// workflows (StartWorkflows). Several
 // worker replicas may run it: each claims rows with SKIP LOCKED, and the
 // workflow ids, derived from the rows (webhook/<event>/<endpoint>, the
 // start's record-derived id), keep a second start of the same workflow
@@ -33,8 +33,9 @@ type Relay struct {
 	// Interval is the pause between polls when there is nothing to relay.
 	Interval time.Duration
 	// ListenURL, when set, is a direct PostgreSQL connection on which Run
-	// listens for the notification each recorded start sends at commit, so
-	// the start is made at once rather than on the next poll. The poll
+	// listens for the notification each recorded start, and each event an
+	// endpoint subscribes to, sends at commit, so the start or the
+	// delivery is made at once rather than on the next poll. The poll
 	// stays: a notification missed while reconnecting, or a replica that
 	// cannot listen, only delays a start to it.
 	ListenURL string
@@ -49,16 +50,21 @@ const (
 	relayBatch = 100
 	// startBatch bounds the workflow starts one transaction claims.
 	startBatch = 100
+	// startConcurrency bounds the calls to Temporal a pass makes at once.
+	startConcurrency = 16
 	// defaultStartTimeout is StartTimeout's default.
 	defaultStartTimeout = 10 * time.Second
-	// startsChannel is notified at the commit of every insert into
-	// workflow_starts (migration 0008).
-	startsChannel = "workflow_starts"
+	// wakeChannel is notified at the commit of every insert into
+	// workflow_starts (migration 0008) and of events some endpoint
+	// subscribes to (0034).
+	wakeChannel = "workflow_starts"
 )
 
 // Run relays events and starts recorded workflows until ctx is cancelled;
-// every pass does both. A pass runs every Interval, and with ListenURL
-// also as soon as a start is recorded.
+// every pass does both, in that order, so the deliveries' starts that
+// RelayEvents recorded are made as soon as they commit, in the same pass.
+// A pass runs every Interval, and with ListenURL also as soon as a start or
+// a subscribed event is committed.
 func (r *Relay) Run(ctx context.Context) {
 	// One pending wake-up is enough: a pass takes every recorded row, so
 	// notifications that arrive during a pass need one more pass, not one
@@ -76,7 +82,7 @@ func (r *Relay) Run(ctx context.Context) {
 		// A pass on every (re)connection catches up on the starts recorded
 		// while nobody listened, instead of leaving them to the poll.
 		listener.Go(func() {
-			database.Listen(ctx, r.ListenURL, startsChannel, func(on bool) {
+			database.Listen(ctx, r.ListenURL, wakeChannel, func(on bool) {
 				if on {
 					nudge()
 				}
@@ -109,10 +115,11 @@ func (r *Relay) Run(ctx context.Context) {
 	}
 }
 
-// RelayEvents relays one batch and returns how many events it handled. The
-// events are marked relayed in the same transaction that claimed them, after
-// their workflows were started; a crash in between starts them again, which
-// the workflow id turns into a no-op.
+// RelayEvents relays one batch and returns how many events it handled: it
+// writes their deliveries and records the deliveries' workflow starts, and
+// marks the events relayed, all in the transaction that claimed them. It
+// starts no workflow: StartWorkflows does, once that has committed, and
+// Run calls it right after.
 func (r *Relay) RelayEvents(ctx context.Context) (int, error) {
 	var relayed int
 	err := r.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -122,7 +129,7 @@ func (r *Relay) RelayEvents(ctx context.Context) (int, error) {
 			return err
 		}
 		for i := range events {
-			if err := r.fanOut(ctx, tx, &events[i]); err != nil {
+			if err := r.fanOut(tx, &events[i]); err != nil {
 				return err
 			}
 		}
@@ -139,9 +146,13 @@ func (r *Relay) RelayEvents(ctx context.Context) (int, error) {
 	return relayed, err
 }
 
-// fanOut creates a delivery and starts its workflow for every active
-// endpoint of the event's organization that subscribes to its type.
-func (r *Relay) fanOut(ctx context.Context, tx *gorm.DB, e *domain.Event) error {
+// fanOut writes a delivery for every active endpoint of the event's
+// organization that subscribes to its type, and records its workflow's
+// start beside it (domain.NewStart). Both commit with the event's claim, and
+// StartWorkflows starts the workflow only then, so its first attempt always
+// finds its delivery: a workflow started inside this transaction could
+// attempt before the commit, fail on a missing row and wait for its retry.
+func (r *Relay) fanOut(tx *gorm.DB, e *domain.Event) error {
 	var endpoints []webhooks.WebhookEndpoint
 	if err := tx.Scopes(domain.InOrganization(e.OrganizationID)).
 		Where("status = ? AND (? = ANY (events) OR ? = ANY (events))", webhooks.EndpointActive, e.Type, webhooks.AllEvents).
@@ -150,22 +161,25 @@ func (r *Relay) fanOut(ctx context.Context, tx *gorm.DB, e *domain.Event) error 
 	}
 	for _, ep := range endpoints {
 		d := webhooks.WebhookDelivery{ID: domain.NewID(), EventID: e.ID, EndpointID: ep.ID, Status: webhooks.DeliveryPending}
-		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error; err != nil {
+		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&d)
+		if res.Error != nil {
+			return res.Error
+		}
+		// An event relayed twice keeps its one delivery; the start
+		// recorded again joins the delivery's run through the workflow id.
+		if res.RowsAffected == 0 {
+			if err := tx.Where("event_id = ? AND endpoint_id = ?", e.ID, ep.ID).First(&d).Error; err != nil {
+				return err
+			}
+		}
+		start, err := domain.NewStart(webhooks.DeliveryWorkflow, webhooks.DeliveryInput{
+			Org: domain.OrgOf(e.OrganizationID), DeliveryID: d.ID, EventID: e.ID, EndpointID: ep.ID,
+			RetryInitial: r.RetryInitial, RetryFor: r.RetryFor,
+		})
+		if err != nil {
 			return err
 		}
-		if err := tx.Where("event_id = ? AND endpoint_id = ?", e.ID, ep.ID).First(&d).Error; err != nil {
-			return err
-		}
-		in := webhooks.DeliveryInput{Org: domain.OrgOf(e.OrganizationID), DeliveryID: d.ID, EventID: e.ID, EndpointID: ep.ID,
-			RetryInitial: r.RetryInitial, RetryFor: r.RetryFor}
-		wf := webhooks.DeliveryWorkflow
-		ref := temporalclient.Ref{
-			WorkflowID:     wf.ID(in),
-			OrganizationID: in.OrganizationID.String(),
-			ResourceID:     wf.Resource(in).String(),
-			TaskQueue:      r.TaskQueue,
-		}
-		if _, err := temporalclient.Start(ctx, r.Temporal, ref, wf.Type, in); err != nil {
+		if err := tx.Create(start).Error; err != nil {
 			return err
 		}
 	}

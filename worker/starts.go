@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -38,9 +39,9 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 			Where("started_at IS NULL").Order("attempts, id").Limit(startBatch).Find(&rows).Error; err != nil {
 			return err
 		}
+		runIDs, errs := r.startAll(ctx, rows)
 		for i := range rows {
-			s := &rows[i]
-			runID, err := r.start(ctx, s)
+			s, runID, err := &rows[i], runIDs[i], errs[i]
 			if err != nil && ctx.Err() != nil {
 				return ctx.Err() // shutting down: not the start's fault
 			}
@@ -62,6 +63,25 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 		return nil
 	})
 	return started, err
+}
+
+// startAll starts the rows' workflows (start), startConcurrency at a
+// time, and returns each one's run id or error. One at a time, a batch's
+// last workflow would wait for every call before it: twenty deliveries of
+// one burst of changes would start a round trip to Temporal apart.
+func (r *Relay) startAll(ctx context.Context, rows []domain.WorkflowStart) ([]string, []error) {
+	runIDs, errs := make([]string, len(rows)), make([]error, len(rows))
+	slots := make(chan struct{}, startConcurrency)
+	var wg sync.WaitGroup
+	for i := range rows {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			runIDs[i], errs[i] = r.start(ctx, &rows[i])
+		})
+	}
+	wg.Wait()
+	return runIDs, errs
 }
 
 // start starts s's workflow, or finds the run that already exists for its

@@ -100,14 +100,18 @@ func newStartsFixture(t *testing.T) *startsFixture {
 	w.RegisterActivity(countStartedRun)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	f := &startsFixture{db: db, temporal: c, queue: queue, org: org.ID}
-	// The package shares one database: a test that fails half way must not
-	// leave rows for the next test's relay to start on its queue.
+	markStartedOnCleanup(t, db, org.ID)
+	return &startsFixture{db: db, temporal: c, queue: queue, org: org.ID}
+}
+
+// markStartedOnCleanup marks org's unstarted rows started when the test
+// ends: the package shares one database, and a test that fails half way
+// must not leave rows for the next test's relay to start on its queue.
+func markStartedOnCleanup(t *testing.T, db *gorm.DB, org uuid.UUID) {
 	t.Cleanup(func() {
-		db.Model(&domain.WorkflowStart{}).Where("started_at IS NULL AND organization_id = ?", org.ID.String()).
+		db.Model(&domain.WorkflowStart{}).Where("started_at IS NULL AND organization_id = ?", org.String()).
 			Update("started_at", time.Now().UTC())
 	})
-	return f
 }
 
 func (f *startsFixture) relay() *worker.Relay {

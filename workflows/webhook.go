@@ -10,9 +10,6 @@ import (
 	"ppwr/domain/webhooks"
 )
 
-// webhookMaxInterval caps the exponential backoff between attempts.
-const webhookMaxInterval = 6 * time.Hour
-
 // webhookMaxAttempts is far above what the retry window admits (about 20
 // attempts in 72 hours), so the window is what ends the retries. It is not
 // 0 (unlimited) because the SDK's test environment turns 0 into 10
@@ -21,7 +18,8 @@ const webhookMaxAttempts = 1000
 
 // DeliverWebhook POSTs one event to one endpoint. Retries come from the
 // activity's retry policy: exponential backoff from RetryInitial, doubling
-// up to six hours, for RetryFor in total. Then the delivery is recorded as
+// up to six hours (webhooks.RetryBackoff and MaxRetryInterval, from which
+// each failed attempt records its next one), for RetryFor in total. Then the delivery is recorded as
 // failed and the run fails, so operators see it in the Temporal UI.
 func DeliverWebhook(ctx workflow.Context, in webhooks.DeliveryInput) error {
 	withOrganization(ctx, &in.Org)
@@ -31,8 +29,8 @@ func DeliverWebhook(ctx workflow.Context, in webhooks.DeliveryInput) error {
 		ScheduleToCloseTimeout: in.RetryFor,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        in.RetryInitial,
-			BackoffCoefficient:     2,
-			MaximumInterval:        webhookMaxInterval,
+			BackoffCoefficient:     webhooks.RetryBackoff,
+			MaximumInterval:        webhooks.MaxRetryInterval,
 			MaximumAttempts:        webhookMaxAttempts,
 			NonRetryableErrorTypes: []string{activities.ErrEndpointUnusable},
 		},

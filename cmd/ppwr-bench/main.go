@@ -24,9 +24,13 @@
 // The bdo scenario (bdo.go) runs after these: a year of 1,000,000 flows,
 // its sources summary and a report run to its rendered XLSX.
 //
-// The documents scenario (documents.go) runs last: a 100 MB upload beside
-// a plain S3 PutObject of the same bytes, and the processing and analysis
-// of a 200-page PDF.
+// The documents scenario (documents.go) runs after these: a 100 MB
+// upload beside a plain S3 PutObject of the same bytes, and the processing
+// and analysis of a 200-page PDF.
+//
+// The webhooks scenario (webhooks.go) runs last: the first attempt of
+// webhook deliveries under 20 concurrent creates, beside workflows that
+// POST started directly.
 package main
 
 import (
@@ -111,6 +115,11 @@ func main() {
 	}
 	if strings.Contains(documentsScenario, *only) {
 		if err := runDocuments(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if strings.Contains(webhooksScenario, *only) {
+		if err := runWebhooks(); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -136,9 +136,12 @@ func webhookDeliveriesCommand() *cobra.Command {
 }
 
 func deliveryJSON(d *webhooks.DeliveryLog) map[string]any {
-	var completed any
+	var completed, next any
 	if d.CompletedAt != nil {
 		completed = *d.CompletedAt
+	}
+	if d.NextAttemptAt != nil {
+		next = *d.NextAttemptAt
 	}
 	log := make([]map[string]any, 0, len(d.AttemptLog))
 	for _, a := range d.AttemptLog {
@@ -152,7 +155,7 @@ func deliveryJSON(d *webhooks.DeliveryLog) map[string]any {
 	}
 	return map[string]any{
 		"id": d.ID, "eventId": d.EventID, "eventType": d.EventType, "status": d.Status,
-		"attempts": d.Attempts, "lastError": d.LastError, "createdAt": d.CreatedAt,
+		"attempts": d.Attempts, "lastError": d.LastError, "nextAttemptAt": next, "createdAt": d.CreatedAt,
 		"completedAt": completed, "attemptLog": log,
 	}
 }

@@ -188,17 +188,18 @@ func TestAdminWebhookDeliveries(t *testing.T) {
 	}
 	exec(`INSERT INTO events (id, organization_id, type, body, created_at) VALUES (?, ?, 'import.failed', '{}', ?), (?, ?, 'catalog_item.created', '{}', ?)`,
 		eventID, orgID, now.Add(-time.Hour), olderEventID, orgID, now.Add(-2*time.Hour))
-	exec(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, attempts, last_error, created_at, completed_at) VALUES
-(?, ?, ?, 'succeeded', 2, '', ?, ?),
-(?, ?, ?, 'pending', 0, '', ?, NULL),
-(?, ?, ?, 'pending', 0, '', ?, NULL)`,
+	retry := now.Add(30 * time.Second)
+	exec(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, attempts, last_error, next_attempt_at, created_at, completed_at) VALUES
+(?, ?, ?, 'succeeded', 2, '', NULL, ?, ?),
+(?, ?, ?, 'pending', 1, 'receiver answered 503', ?, ?, NULL),
+(?, ?, ?, 'pending', 0, '', NULL, ?, NULL)`,
 		deliveryID, eventID, endpointID, now.Add(-time.Hour), now,
-		olderID, olderEventID, endpointID, now.Add(-2*time.Hour),
+		olderID, olderEventID, endpointID, retry, now.Add(-2*time.Hour),
 		otherDeliveryID, eventID, otherID, now)
 	// Inserted out of order: the log must come back in attempt order.
 	exec(`INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms, error) VALUES
-(?, ?, ?, 200, 35, ''), (?, ?, ?, NULL, 10000, 'timeout')`,
-		domain.NewID(), deliveryID, now, domain.NewID(), deliveryID, now.Add(-30*time.Minute))
+(?, ?, ?, 200, 35, ''), (?, ?, ?, NULL, 10000, 'timeout'), (?, ?, ?, 503, 12, 'receiver answered 503')`,
+		domain.NewID(), deliveryID, now, domain.NewID(), deliveryID, now.Add(-30*time.Minute), domain.NewID(), olderID, now)
 
 	obj := mustAdmin(t, "webhook", "deliveries", "--endpoint", endpointID)
 	assert.Equal(t, endpointID, obj["endpointId"])
@@ -213,6 +214,7 @@ func TestAdminWebhookDeliveries(t *testing.T) {
 	assert.Equal(t, "succeeded", d["status"])
 	assert.EqualValues(t, 2, d["attempts"])
 	assert.Equal(t, "", d["lastError"])
+	assert.Nil(t, d["nextAttemptAt"], "a delivery that succeeded is not tried again")
 	assert.NotEmpty(t, d["createdAt"])
 	assert.NotNil(t, d["completedAt"])
 	log, ok := d["attemptLog"].([]any)
@@ -233,7 +235,12 @@ func TestAdminWebhookDeliveries(t *testing.T) {
 	assert.Equal(t, olderID.String(), older["id"])
 	assert.Equal(t, "catalog_item.created", older["eventType"])
 	assert.Nil(t, older["completedAt"])
-	assert.Equal(t, []any{}, older["attemptLog"])
+	assert.Equal(t, "receiver answered 503", older["lastError"], "a failed attempt shows its error")
+	next, err := time.Parse(time.RFC3339Nano, older["nextAttemptAt"].(string))
+	require.NoError(t, err)
+	assert.True(t, next.Equal(retry), "and when the delivery is tried next: %v", next)
+	require.Len(t, older["attemptLog"], 1)
+	assert.EqualValues(t, 503, older["attemptLog"].([]any)[0].(map[string]any)["statusCode"])
 
 	limited := mustAdmin(t, "webhook", "deliveries", "--endpoint", endpointID, "--limit", "1")
 	require.Len(t, limited["deliveries"], 1)

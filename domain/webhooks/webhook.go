@@ -44,14 +44,18 @@ const AllEvents = "*"
 
 // WebhookDelivery is one event sent to one endpoint.
 type WebhookDelivery struct {
-	ID          uuid.UUID `gorm:"type:uuid;primaryKey"`
-	EventID     uuid.UUID `gorm:"type:uuid"`
-	EndpointID  uuid.UUID `gorm:"type:uuid"`
-	Status      string
-	Attempts    int
-	LastError   string
-	CreatedAt   time.Time
-	CompletedAt *time.Time
+	ID         uuid.UUID `gorm:"type:uuid;primaryKey"`
+	EventID    uuid.UUID `gorm:"type:uuid"`
+	EndpointID uuid.UUID `gorm:"type:uuid"`
+	Status     string
+	Attempts   int
+	LastError  string
+	// NextAttemptAt is when a failed attempt is retried; nil before the
+	// first attempt, once the delivery succeeded or was given up, and
+	// after an attempt no retry follows (the retry window has ended).
+	NextAttemptAt *time.Time
+	CreatedAt     time.Time
+	CompletedAt   *time.Time
 }
 
 // DeliveryInput names the delivery, its event and endpoint, and its retry
@@ -75,6 +79,32 @@ var DeliveryWorkflow = domain.Workflow[DeliveryInput]{
 	Type:     "DeliverWebhook",
 	ID:       func(in DeliveryInput) string { return "webhook/" + in.EventID.String() + "/" + in.EndpointID.String() },
 	Resource: func(in DeliveryInput) uuid.UUID { return in.EventID },
+}
+
+// RetryBackoff and MaxRetryInterval shape a delivery's retries: the
+// pause after a failed attempt starts at the input's RetryInitial and is
+// multiplied by RetryBackoff after each further failure, up to
+// MaxRetryInterval. The workflow gives them to Temporal as its retry
+// policy, and NextAttempt reads the schedule from them.
+const (
+	RetryBackoff     = 2
+	MaxRetryInterval = 6 * time.Hour
+)
+
+// NextAttempt is when the delivery created at created is tried again after
+// its attempt-th attempt (1 for the first) failed at failed, or nil when
+// that is past the retry window (RetryFor from the delivery's creation),
+// so no attempt follows and the delivery is about to be given up.
+func (in DeliveryInput) NextAttempt(created, failed time.Time, attempt int) *time.Time {
+	pause := in.RetryInitial
+	for i := 1; i < attempt && pause < MaxRetryInterval; i++ {
+		pause *= RetryBackoff
+	}
+	next := failed.Add(min(pause, MaxRetryInterval))
+	if next.After(created.Add(in.RetryFor)) {
+		return nil
+	}
+	return &next
 }
 
 // Delivery statuses.
