@@ -38,9 +38,13 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 			Where("started_at IS NULL").Order("attempts, id").Limit(startBatch).Find(&rows).Error; err != nil {
 			return err
 		}
+		names, err := domain.OrganizationNames(ctx, tx, rows)
+		if err != nil {
+			return err
+		}
 		for i := range rows {
 			s := &rows[i]
-			runID, err := r.start(ctx, s)
+			runID, err := r.start(ctx, s, names[s.OrganizationID])
 			if err != nil && ctx.Err() != nil {
 				return ctx.Err() // shutting down: not the start's fault
 			}
@@ -64,9 +68,10 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 	return started, err
 }
 
-// start starts s's workflow, or finds the run that already exists for its
-// id, and returns the run's id.
-func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart) (string, error) {
+// start starts s's workflow, described with the name of its organization,
+// or finds the run that already exists for its id, and returns the run's
+// id.
+func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart, organization string) (string, error) {
 	timeout := r.StartTimeout
 	if timeout <= 0 {
 		timeout = defaultStartTimeout
@@ -79,6 +84,7 @@ func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart) (string, err
 		ResourceID:     s.ResourceID,
 		TaskQueue:      r.TaskQueue,
 	}
+	ref.Summary, ref.Details = s.Describe(organization)
 	// ExecuteWorkflow takes the registered type name as well as the
 	// function, so the relay needs no table of workflow functions.
 	run, err := temporalclient.Start(ctx, r.Temporal, ref, s.WorkflowType, startArgs(s.Input)...)

@@ -99,6 +99,31 @@ func supplierActivities(d activities.Deps) any {
 		Storage: d.Storage, DocumentMaxBytes: d.DocumentMaxBytes}
 }
 
+// Business outcomes of runs whose record has no status of its own to
+// name them by; the others end with their record's status (an import's
+// "completed_with_errors", a version's "quarantined").
+const (
+	OutcomeCompleted = "completed"
+	OutcomeFailed    = "failed"
+)
+
+// setOutcome sets the run's Outcome search attribute as it ends its job:
+// a run that completes may still end in a business failure (an import
+// that failed), which ExecutionStatus does not tell, so operators query
+// Outcome instead. It comes after the record is final. Runs that
+// reached it before it existed replay without it (the version marker),
+// so a reset or a replay of a closed run stays deterministic. Only a key
+// or value the SDK refuses makes it fail, a bug in the outcome, which is
+// logged rather than failing a job that is done.
+func setOutcome(ctx workflow.Context, outcome string) {
+	if workflow.GetVersion(ctx, "outcome", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, temporalclient.Outcome.ValueSet(outcome)); err != nil {
+		workflow.GetLogger(ctx).Error("cannot set the run's outcome", "outcome", outcome, "error", err)
+	}
+}
+
 // withOrganization fills in the organization of an input decoded from a
 // run started before inputs carried it, from the run's OrganizationId
 // search attribute, so its activities read through the tenant scope all

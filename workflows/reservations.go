@@ -28,6 +28,11 @@ func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool,
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 	})
-	err := workflow.ExecuteActivity(ctx, a.Expire, in).Get(ctx, &expired)
-	return expired, err
+	if err := workflow.ExecuteActivity(ctx, a.Expire, in).Get(ctx, &expired); err != nil {
+		return false, err
+	}
+	if expired {
+		setOutcome(ctx, packing.ReservationStatusExpired)
+	}
+	return expired, nil
 }

@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -241,7 +242,8 @@ func addProcessedVersion(w *work.Unit, doc *Document, versionID uuid.UUID, file 
 	if err != nil {
 		return nil, err
 	}
-	return v, domain.Start(w, ProcessingWorkflow, VersionInput{Org: domain.OrgOf(v.OrganizationID), VersionID: v.ID})
+	return v, domain.Start(w, ProcessingWorkflow, VersionInput{Org: domain.OrgOf(v.OrganizationID), VersionID: v.ID},
+		fmt.Sprintf("Process document version %d `%s`: %s bytes", v.Version, v.FileName, domain.Count(v.SizeBytes)))
 }
 
 func AddVersion(w *work.Unit, doc *Document, versionID uuid.UUID, file StoredFile) (*DocumentVersion, error) {

@@ -1,6 +1,8 @@
 package documents
 
 import (
+	"fmt"
+
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
@@ -146,5 +148,6 @@ func RequestAnalysis(w *work.Unit, id uuid.UUID) (*Analysis, error) {
 	v.AnalysisCount++
 	w.Touch("document_version", v.ID)
 	in := VersionInput{Org: domain.OrgOf(v.OrganizationID), VersionID: v.ID, Run: v.AnalysisCount}
-	return &Analysis{Version: v, Run: in.Run, WorkflowID: AnalysisWorkflow.ID(in)}, domain.Start(w, AnalysisWorkflow, in)
+	summary := fmt.Sprintf("Analyse document version %d `%s`, run %d: %d pages", v.Version, v.FileName, in.Run, *v.PageCount)
+	return &Analysis{Version: v, Run: in.Run, WorkflowID: AnalysisWorkflow.ID(in)}, domain.Start(w, AnalysisWorkflow, in, summary)
 }

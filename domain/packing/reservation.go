@@ -2,6 +2,7 @@ package packing
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -156,10 +157,18 @@ func CreateReservation(w *work.Unit, id uuid.UUID, in *ReservationCreate, timerC
 	if timerCap > 0 && time.Now().Add(timerCap).Before(fire) {
 		fire = time.Now().Add(timerCap)
 	}
-	return r, domain.Start(w, ReservationExpiryWorkflow, ReservationInput{Org: domain.OrgOf(w.Organization()), ReservationID: r.ID, FireAt: fire})
+	return r, domain.Start(w, ReservationExpiryWorkflow, ReservationInput{Org: domain.OrgOf(w.Organization()), ReservationID: r.ID, FireAt: fire},
+		r.summary("expire"))
 }
 
 func (r *Reservation) record() work.Record { return work.Record{Type: "packing_reservation", ID: r.ID} }
+
+// summary says which reservation a run of what works on, for the
+// Temporal UI.
+func (r *Reservation) summary(what string) string {
+	return fmt.Sprintf("Reservation of %d sets for order %s, held until %s: %s", r.SetsCount, r.OrderReference,
+		r.ExpiresAt.UTC().Format(time.RFC3339), what)
+}
 
 // lockReservation locks the organization's reservation id for a change
 // of its status; a missing reservation is a 404 whatever the body, and
