@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -79,10 +78,5 @@ func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) er
 // right after the commit; a workflow whose wait is over has nothing to
 // stop.
 func AuthorityRequestAnswered(ctx workflow.Context, in records.AuthorityRequestInput) error {
-	err := workflow.SignalExternalWorkflow(ctx, records.AuthorityRequestWorkflow.ID(in), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
-	var gone *temporal.UnknownExternalWorkflowExecutionError
-	if errors.As(err, &gone) {
-		return nil
-	}
-	return err
+	return signalRun(ctx, records.AuthorityRequestWorkflow.ID(in), AuthorityRequestAnsweredSignal, nil)
 }

@@ -1,7 +1,10 @@
 package workflows
 
 import (
+	"errors"
+
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
@@ -59,6 +62,7 @@ var Definitions = []Definition{
 	DefineErr(records.AuthorityRequestWorkflow, AuthorityRequest, authorityRequestActivities),
 	DefineErr(records.AuthorityRequestAnsweredWorkflow, AuthorityRequestAnswered),
 	Define(packing.ReservationExpiryWorkflow, ReservationExpiry, reservationActivities),
+	DefineErr(packing.ReservationEndedWorkflow, ReservationEnded),
 	Define(documents.ProcessingWorkflow, DocumentProcessing, documentActivities),
 	Define(documents.AnalysisWorkflow, DocumentAnalysis, documentActivities),
 	Define(suppliers.RequestSendWorkflow, SupplierRequestSend, supplierActivities),
@@ -122,6 +126,20 @@ func setOutcome(ctx workflow.Context, outcome string) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, temporalclient.Outcome.ValueSet(outcome)); err != nil {
 		workflow.GetLogger(ctx).Error("cannot set the run's outcome", "outcome", outcome, "error", err)
 	}
+}
+
+// signalRun sends signal with arg to the open run of workflowID. The
+// workflows that call it are started durably with the change the signal
+// announces, so that it survives a crash right after the commit. A run
+// that has closed, or never started, has no wait to stop: the signal is
+// then dropped, and the run's own check of its record covers it.
+func signalRun(ctx workflow.Context, workflowID, signal string, arg any) error {
+	err := workflow.SignalExternalWorkflow(ctx, workflowID, "", signal, arg).Get(ctx, nil)
+	var gone *temporal.UnknownExternalWorkflowExecutionError
+	if errors.As(err, &gone) {
+		return nil
+	}
+	return err
 }
 
 // withOrganization fills in the organization of an input decoded from a

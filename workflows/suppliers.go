@@ -94,12 +94,7 @@ const SupplierRequestClosedSignal = "request-closed"
 // signal and needs none.
 func SupplierRequestClose(ctx workflow.Context, in suppliers.RequestInput) error {
 	first := suppliers.RequestInput{Org: in.Org, RequestID: in.RequestID, Send: 1}
-	err := workflow.SignalExternalWorkflow(ctx, suppliers.RequestSendWorkflow.ID(first), "", SupplierRequestClosedSignal, nil).Get(ctx, nil)
-	var gone *temporal.UnknownExternalWorkflowExecutionError
-	if errors.As(err, &gone) {
-		return nil
-	}
-	return err
+	return signalRun(ctx, suppliers.RequestSendWorkflow.ID(first), SupplierRequestClosedSignal, nil)
 }
 
 // SupplierReply files a reply's attachments as document versions of the
