@@ -22,7 +22,7 @@ until temporal operator namespace describe --address "$addr" --namespace "$ns" >
 done
 
 existing=$(temporal operator search-attribute list --address "$addr" --namespace "$ns")
-for name in OrganizationId ResourceId; do
+for name in OrganizationId ResourceId Outcome; do
 	if printf '%s\n' "$existing" | awk '{print $1}' | grep -qx "$name"; then
 		echo "search attribute $name already registered"
 	else

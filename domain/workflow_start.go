@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
@@ -40,6 +43,11 @@ type WorkflowStart struct {
 	// uuid.UUID, for that reason.
 	OrganizationID string
 	ResourceID     string
+	// Summary says in words what the run does for which record (an
+	// import's file, kind and rows), written when the record's change is,
+	// from the record as it then is: the Temporal UI shows it (Describe)
+	// where it would otherwise show only ids.
+	Summary string
 	// Input is the workflow's argument as JSON.
 	Input     datatypes.JSON `gorm:"type:jsonb"`
 	CreatedAt time.Time
@@ -136,30 +144,119 @@ func OrgOf(id uuid.UUID) Org { return Org{OrganizationID: id} }
 func (o Org) Organization() uuid.UUID { return o.OrganizationID }
 
 // NewStart builds the row that has the relay start wf with in, for the
-// input's organization (NewWorkflowStart). Commands record it with Start;
-// NewStart is for the few that write in a bare transaction.
-func NewStart[In WorkflowInput](wf Workflow[In], in In) (*WorkflowStart, error) {
-	if in.Organization() == uuid.Nil {
+// input's organization (NewWorkflowStart), with summary as the run's
+// summary (WorkflowStart.Summary), which every declared workflow states.
+// Commands record it with Start; NewStart is for the few that write in a
+// bare transaction.
+func NewStart[In WorkflowInput](wf Workflow[In], in In, summary string) (*WorkflowStart, error) {
+	switch {
+	case in.Organization() == uuid.Nil:
 		return nil, fmt.Errorf("workflow start %s: the input names no organization", wf.ID(in))
+	case strings.TrimSpace(summary) == "":
+		return nil, fmt.Errorf("workflow start %s: empty summary", wf.ID(in))
 	}
-	return NewWorkflowStart(wf.ID(in), wf.Type, in.Organization().String(), wf.Resource(in).String(), in)
+	start, err := NewWorkflowStart(wf.ID(in), wf.Type, in.Organization().String(), wf.Resource(in).String(), in)
+	if err != nil {
+		return nil, err
+	}
+	start.Summary = summary
+	return start, nil
 }
 
-// Start records in w that wf must run with in once w commits: the relay
+// Start records in w that wf must run with in, summarized as summary
+// (WorkflowStart.Summary), once w commits: the relay
 // starts it with the record-derived id and a duplicate-rejecting id
 // policy, so a crash between commit and start delays it but never loses
 // it. The domain command that decides the workflow calls it, in its unit
 // of work. An input of another organization than w's is refused: the run
 // would act for a tenant the change did not.
-func Start[In WorkflowInput](w *work.Unit, wf Workflow[In], in In) error {
+func Start[In WorkflowInput](w *work.Unit, wf Workflow[In], in In, summary string) error {
 	if in.Organization() != w.Organization() {
 		return fmt.Errorf("workflow start %s: input of organization %s in a unit of organization %s", wf.ID(in), in.Organization(), w.Organization())
 	}
-	start, err := NewStart(wf, in)
+	start, err := NewStart(wf, in, summary)
 	if err != nil {
 		return err
 	}
 	return w.Defer(start)
+}
+
+// summaryBytes is the Temporal server's default limit on a run's static
+// summary (limit.workflowUserMetadataSummarySize): a longer one fails the
+// start, so Describe clips it rather than hold up the run.
+const summaryBytes = 400
+
+// Describe is the run's static summary and details for the Temporal UI:
+// the recorded summary with the name of the organization it runs for,
+// and the ids an operator looks up next. The name is the organization's
+// at start time, given by the caller (OrganizationNames), and "" for a
+// run of no tenant.
+func (s *WorkflowStart) Describe(organization string) (summary, details string) {
+	summary = s.Summary
+	if organization != "" {
+		summary += " · " + organization
+	}
+	details = fmt.Sprintf("Organization: **%s** (`%s`)\nRecord: `%s`\nRecorded: %s",
+		organization, s.OrganizationID, s.ResourceID, s.CreatedAt.UTC().Format(time.RFC3339))
+	return clip(summary, summaryBytes), details
+}
+
+// clip cuts s to at most n bytes on a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "…"
+	cut := n - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
+
+// OrganizationNames maps the organization ids of starts to their names,
+// in one query for a batch; ids of no organization (SystemOrganization)
+// are left out.
+func OrganizationNames(ctx context.Context, db *gorm.DB, starts []WorkflowStart) (map[string]string, error) {
+	var ids []uuid.UUID
+	for _, s := range starts {
+		if id, err := uuid.Parse(s.OrganizationID); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	names := map[string]string{}
+	if len(ids) == 0 {
+		return names, nil
+	}
+	var rows []struct {
+		ID   uuid.UUID
+		Name string
+	}
+	if err := db.WithContext(ctx).Table("organizations").Select("id, name").Where("id IN ?", ids).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		names[r.ID.String()] = r.Name
+	}
+	return names, nil
+}
+
+// Count writes a number of things with its thousands grouped, as a
+// summary shows it ("100,000 rows").
+func Count(n int64) string {
+	digits := strconv.FormatInt(n, 10)
+	sign := ""
+	if n < 0 {
+		sign, digits = "-", digits[1:]
+	}
+	var b strings.Builder
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	return sign + b.String()
 }
 
 // StartRetention is how long a started row is kept: long enough for

@@ -465,7 +465,8 @@ start_temporal() {
 		--db-filename "$DATA/temporal.db" \
 		--ip "${hp%:*}" --port "${hp##*:}" --ui-port "$TEMPORAL_UI_PORT" \
 		--search-attribute OrganizationId=Keyword \
-		--search-attribute ResourceId=Keyword
+		--search-attribute ResourceId=Keyword \
+		--search-attribute Outcome=Keyword
 	local pid=${STARTED_PIDS[-1]}
 	wait_until "Temporal" 60 "$log" "$pid" \
 		"$BIN/temporal" operator cluster health --address "$hp"

@@ -39,7 +39,11 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 			Where("started_at IS NULL").Order("attempts, id").Limit(startBatch).Find(&rows).Error; err != nil {
 			return err
 		}
-		runIDs, errs := r.startAll(ctx, rows)
+		names, err := domain.OrganizationNames(ctx, tx, rows)
+		if err != nil {
+			return err
+		}
+		runIDs, errs := r.startAll(ctx, rows, names)
 		for i := range rows {
 			s, runID, err := &rows[i], runIDs[i], errs[i]
 			if err != nil && ctx.Err() != nil {
@@ -69,7 +73,8 @@ func (r *Relay) StartWorkflows(ctx context.Context) (int, error) {
 // time, and returns each one's run id or error. One at a time, a batch's
 // last workflow would wait for every call before it: twenty deliveries of
 // one burst of changes would start a round trip to Temporal apart.
-func (r *Relay) startAll(ctx context.Context, rows []domain.WorkflowStart) ([]string, []error) {
+// organizations are the names of the rows' organizations, by id.
+func (r *Relay) startAll(ctx context.Context, rows []domain.WorkflowStart, organizations map[string]string) ([]string, []error) {
 	runIDs, errs := make([]string, len(rows)), make([]error, len(rows))
 	slots := make(chan struct{}, startConcurrency)
 	var wg sync.WaitGroup
@@ -77,16 +82,17 @@ func (r *Relay) startAll(ctx context.Context, rows []domain.WorkflowStart) ([]st
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			runIDs[i], errs[i] = r.start(ctx, &rows[i])
+			runIDs[i], errs[i] = r.start(ctx, &rows[i], organizations[rows[i].OrganizationID])
 		})
 	}
 	wg.Wait()
 	return runIDs, errs
 }
 
-// start starts s's workflow, or finds the run that already exists for its
-// id, and returns the run's id.
-func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart) (string, error) {
+// start starts s's workflow, described with the name of its organization,
+// or finds the run that already exists for its id, and returns the run's
+// id.
+func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart, organization string) (string, error) {
 	timeout := r.StartTimeout
 	if timeout <= 0 {
 		timeout = defaultStartTimeout
@@ -99,6 +105,7 @@ func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart) (string, err
 		ResourceID:     s.ResourceID,
 		TaskQueue:      r.TaskQueue,
 	}
+	ref.Summary, ref.Details = s.Describe(organization)
 	// ExecuteWorkflow takes the registered type name as well as the
 	// function, so the relay needs no table of workflow functions.
 	run, err := temporalclient.Start(ctx, r.Temporal, ref, s.WorkflowType, startArgs(s.Input)...)

@@ -128,6 +128,7 @@ func (f *startsFixture) record(t *testing.T, in startInput) *domain.WorkflowStar
 	workflowID := "test-durable/" + in.RecordID.String()
 	start, err := domain.NewWorkflowStart(workflowID, durableStartType, f.org.String(), in.RecordID.String(), in)
 	require.NoError(t, err)
+	start.Summary = "Durable start of `" + in.Label + "`"
 	require.NoError(t, w.Defer(start))
 	require.NoError(t, domain.Commit(w, domain.AuditEntry{Operation: "test.record"}))
 	var s domain.WorkflowStart
@@ -231,6 +232,28 @@ func TestCommittedStartRunsExactlyOnce(t *testing.T) {
 		runs, _ := runsOf(s.WorkflowID)
 		assert.Equal(t, 1, runs)
 	}
+}
+
+// The Temporal UI shows a started run's recorded summary, with the name of
+// its organization, and the ids in its details.
+func TestStartedRunCarriesItsSummary(t *testing.T) {
+	f := newStartsFixture(t)
+	s := f.record(t, newInput())
+	_, err := f.relay().StartWorkflows(context.Background())
+	require.NoError(t, err)
+	f.wait(t, s.WorkflowID)
+	var org accounts.Organization
+	require.NoError(t, f.db.Take(&org, "id = ?", f.org).Error)
+
+	desc, err := f.temporal.DescribeWorkflow(context.Background(), s.WorkflowID, "")
+	require.NoError(t, err)
+	summary, err := desc.GetStaticSummary()
+	require.NoError(t, err)
+	assert.Equal(t, "Durable start of `Ł<&>\"é` · "+org.Name, summary)
+	details, err := desc.GetStaticDetails()
+	require.NoError(t, err)
+	assert.Contains(t, details, f.org.String())
+	assert.Contains(t, details, s.ResourceID)
 }
 
 // The relay dies after starting a workflow and before marking its row; the

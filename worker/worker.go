@@ -62,6 +62,7 @@ func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) err
 		Workflow:              workflows.HousekeepingType,
 		TaskQueue:             taskQueue,
 		TypedSearchAttributes: ref.SearchAttributes(),
+		StaticSummary:         "Hourly housekeeping: purge expired idempotency records, rate-limit buckets and old workflow starts; open document expiry issues",
 	}
 	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: workflows.HousekeepingScheduleID, Spec: spec, Action: action})
 	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {

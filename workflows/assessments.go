@@ -26,8 +26,11 @@ func AssessmentRefresh(ctx workflow.Context, in catalog.AssessmentRefreshInput) 
 	})
 	var a *activities.Assessments
 	var marked int
-	err := workflow.ExecuteActivity(ctx, a.MarkStale, in).Get(ctx, &marked)
-	return marked, err
+	if err := workflow.ExecuteActivity(ctx, a.MarkStale, in).Get(ctx, &marked); err != nil {
+		return 0, err
+	}
+	setOutcome(ctx, OutcomeCompleted)
+	return marked, nil
 }
 
 // runBatchesPerRun bounds a run's history: after this many batches the
@@ -53,7 +56,11 @@ func AssessmentRun(ctx workflow.Context, in assessments.AssessmentRunInput) (int
 			return total, err
 		}
 		if n == 0 {
-			return total, workflow.ExecuteActivity(ctx, a.FinishRun, in).Get(ctx, nil)
+			if err := workflow.ExecuteActivity(ctx, a.FinishRun, in).Get(ctx, nil); err != nil {
+				return total, err
+			}
+			setOutcome(ctx, assessments.RunCompleted)
+			return total, nil
 		}
 		total += n
 	}

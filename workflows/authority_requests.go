@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -9,6 +8,12 @@ import (
 
 	"ppwr/activities"
 	"ppwr/domain/records"
+)
+
+// Outcomes of an authority request's run whose bundle was built.
+const (
+	OutcomeAnswered = "answered"
+	OutcomeReminded = "reminded"
 )
 
 // AuthorityRequestAnsweredSignal tells a request's workflow that the
@@ -24,12 +29,24 @@ const AuthorityRequestAnsweredSignal = "authority-request-answered"
 // bundle that cannot be built is recorded as failed and the deadline is
 // kept regardless: the answer is due whether or not the service built
 // its bundle. The workflow then ends with the build's error.
+//
+// Its outcome is the bundle's failure, else whether the request was
+// answered in time (OutcomeAnswered) or reminded (OutcomeReminded).
 func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) error {
 	var a *activities.AuthorityRequests
 	answered := workflow.GetSignalChannel(ctx, AuthorityRequestAnsweredSignal)
-	built := buildOrFail(ctx, a.BuildAuthorityBundle, a.FailAuthorityBundle, in)
-	if in.Answered || answered.ReceiveAsync(nil) {
+	bundle, built := buildOrFail(ctx, a.BuildAuthorityBundle, a.FailAuthorityBundle, in)
+	end := func(outcome string) error {
+		if bundle != OutcomeCompleted {
+			outcome = bundle
+		}
+		if outcome != "" {
+			setOutcome(ctx, outcome)
+		}
 		return built
+	}
+	if in.Answered || answered.ReceiveAsync(nil) {
+		return end(OutcomeAnswered)
 	}
 	remindAt := in.DueOn.AddDate(0, 0, -records.AuthorityReminderDays)
 	if wait := remindAt.Sub(workflow.Now(ctx)); wait > 0 {
@@ -44,7 +61,7 @@ func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) er
 			}).
 			Select(ctx)
 		if stopped {
-			return built
+			return end(OutcomeAnswered)
 		}
 	}
 	record := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
@@ -52,7 +69,7 @@ func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) er
 	if err := workflow.ExecuteActivity(record, a.OpenAuthorityRequestDueIssue, in).Get(ctx, nil); err != nil {
 		return err
 	}
-	return built
+	return end(OutcomeReminded)
 }
 
 // AuthorityRequestAnswered signals the request's workflow that the
@@ -61,10 +78,5 @@ func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) er
 // right after the commit; a workflow whose wait is over has nothing to
 // stop.
 func AuthorityRequestAnswered(ctx workflow.Context, in records.AuthorityRequestInput) error {
-	err := workflow.SignalExternalWorkflow(ctx, records.AuthorityRequestWorkflow.ID(in), "", AuthorityRequestAnsweredSignal, nil).Get(ctx, nil)
-	var gone *temporal.UnknownExternalWorkflowExecutionError
-	if errors.As(err, &gone) {
-		return nil
-	}
-	return err
+	return signalRun(ctx, records.AuthorityRequestWorkflow.ID(in), AuthorityRequestAnsweredSignal, nil)
 }

@@ -52,10 +52,12 @@ func TestTheReminderOpensThreeDaysBeforeTheDueDate(t *testing.T) {
 			return true, nil
 		}).Once()
 
+	set := outcomes(d.env)
 	d.env.ExecuteWorkflow(AuthorityRequest, d.in)
 	require.True(t, d.env.IsWorkflowCompleted())
 	require.NoError(t, d.env.GetWorkflowError())
 	d.env.AssertExpectations(t)
+	assert.Equal(t, []string{OutcomeReminded}, *set)
 	remindOn := d.in.DueOn.AddDate(0, 0, -records.AuthorityReminderDays)
 	assert.False(t, remindedAt.Before(remindOn), "not before 3 days ahead of the due date: %s", remindedAt)
 	assert.Less(t, remindedAt.Sub(remindOn), time.Hour, "at the start of that day: %s", remindedAt)
@@ -68,10 +70,12 @@ func TestAnAnswerStopsTheReminderTimer(t *testing.T) {
 	start := d.env.Now()
 	d.env.RegisterDelayedCallback(func() { d.env.SignalWorkflow(AuthorityRequestAnsweredSignal, nil) }, 48*time.Hour)
 
+	set := outcomes(d.env)
 	d.env.ExecuteWorkflow(AuthorityRequest, d.in)
 	require.True(t, d.env.IsWorkflowCompleted())
 	require.NoError(t, d.env.GetWorkflowError())
 	d.env.AssertNotCalled(t, "OpenAuthorityRequestDueIssue", mock.Anything, mock.Anything)
+	assert.Equal(t, []string{OutcomeAnswered}, *set)
 	assert.Less(t, d.env.Now().Sub(start), 72*time.Hour, "the workflow ends at the signal, not at the reminder")
 }
 
@@ -127,8 +131,10 @@ func TestABundleThatCannotBeBuiltIsMarkedFailedAndTheDeadlineKept(t *testing.T) 
 		func(_ context.Context, _ records.AuthorityRequestInput, r string) error { reason = r; return nil }).Once()
 	d.env.OnActivity(d.a.OpenAuthorityRequestDueIssue, mock.Anything, d.in).Return(true, nil).Once()
 
+	set := outcomes(d.env)
 	d.env.ExecuteWorkflow(AuthorityRequest, d.in)
 	require.True(t, d.env.IsWorkflowCompleted())
+	assert.Equal(t, []string{OutcomeFailed}, *set, "a bundle that failed is the outcome, whatever the deadline came to")
 	assert.ErrorContains(t, d.env.GetWorkflowError(), "object store unavailable", "the run ends failed, for an operator to see")
 	assert.Equal(t, 8, attempts, "the build is retried before it gives up")
 	assert.Contains(t, reason, "object store unavailable", "the bundle records why it failed")

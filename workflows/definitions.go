@@ -1,7 +1,10 @@
 package workflows
 
 import (
+	"errors"
+
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"ppwr/activities"
@@ -59,6 +62,7 @@ var Definitions = []Definition{
 	DefineErr(records.AuthorityRequestWorkflow, AuthorityRequest, authorityRequestActivities),
 	DefineErr(records.AuthorityRequestAnsweredWorkflow, AuthorityRequestAnswered),
 	Define(packing.ReservationExpiryWorkflow, ReservationExpiry, reservationActivities),
+	DefineErr(packing.ReservationEndedWorkflow, ReservationEnded),
 	Define(documents.ProcessingWorkflow, DocumentProcessing, documentActivities),
 	Define(documents.AnalysisWorkflow, DocumentAnalysis, documentActivities),
 	Define(suppliers.RequestSendWorkflow, SupplierRequestSend, supplierActivities),
@@ -97,6 +101,45 @@ func documentActivities(d activities.Deps) any {
 func supplierActivities(d activities.Deps) any {
 	return &activities.Suppliers{DB: d.DB, SMTPURL: d.SMTPURL, From: d.MailFrom, ReplyAddress: d.MailReplyAddress,
 		Storage: d.Storage, DocumentMaxBytes: d.DocumentMaxBytes}
+}
+
+// Business outcomes of runs whose record has no status of its own to
+// name them by; the others end with their record's status (an import's
+// "completed_with_errors", a version's "quarantined").
+const (
+	OutcomeCompleted = "completed"
+	OutcomeFailed    = "failed"
+)
+
+// setOutcome sets the run's Outcome search attribute as it ends its job:
+// a run that completes may still end in a business failure (an import
+// that failed), which ExecutionStatus does not tell, so operators query
+// Outcome instead. It comes after the record is final. Runs that
+// reached it before it existed replay without it (the version marker),
+// so a reset or a replay of a closed run stays deterministic. Only a key
+// or value the SDK refuses makes it fail, a bug in the outcome, which is
+// logged rather than failing a job that is done.
+func setOutcome(ctx workflow.Context, outcome string) {
+	if workflow.GetVersion(ctx, "outcome", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, temporalclient.Outcome.ValueSet(outcome)); err != nil {
+		workflow.GetLogger(ctx).Error("cannot set the run's outcome", "outcome", outcome, "error", err)
+	}
+}
+
+// signalRun sends signal with arg to the open run of workflowID. The
+// workflows that call it are started durably with the change the signal
+// announces, so that it survives a crash right after the commit. A run
+// that has closed, or never started, has no wait to stop: the signal is
+// then dropped, and the run's own check of its record covers it.
+func signalRun(ctx workflow.Context, workflowID, signal string, arg any) error {
+	err := workflow.SignalExternalWorkflow(ctx, workflowID, "", signal, arg).Get(ctx, nil)
+	var gone *temporal.UnknownExternalWorkflowExecutionError
+	if errors.As(err, &gone) {
+		return nil
+	}
+	return err
 }
 
 // withOrganization fills in the organization of an input decoded from a

@@ -20,7 +20,8 @@ var processingRetry = &temporal.RetryPolicy{InitialInterval: time.Second, Backof
 // real type and structure, a malware scan and, for a PDF, the text of
 // each page. The first step that finds a problem ends it: the version is
 // quarantined (unsafe) or failed (unreadable); otherwise it is ready for
-// review. It returns the version's processing status.
+// review. It returns the version's processing status, which is also the
+// run's outcome.
 func DocumentProcessing(ctx workflow.Context, in documents.VersionInput) (string, error) {
 	withOrganization(ctx, &in.Org)
 	var a *activities.Documents
@@ -28,7 +29,11 @@ func DocumentProcessing(ctx workflow.Context, in documents.VersionInput) (string
 		StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: 2 * time.Minute, RetryPolicy: processingRetry,
 	})
 	finish := func(out documents.ProcessingOutcome) (string, error) {
-		return out.Status, workflow.ExecuteActivity(ctx, a.FinishProcessing, in, out).Get(ctx, nil)
+		if err := workflow.ExecuteActivity(ctx, a.FinishProcessing, in, out).Get(ctx, nil); err != nil {
+			return out.Status, err
+		}
+		setOutcome(ctx, out.Status)
+		return out.Status, nil
 	}
 	var inspected, scanned activities.Finding
 	if err := workflow.ExecuteActivity(ctx, a.Inspect, in).Get(ctx, &inspected); err != nil {
@@ -76,6 +81,9 @@ func DocumentAnalysis(ctx workflow.Context, in documents.VersionInput) (int, err
 	var a *activities.Documents
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute, RetryPolicy: processingRetry})
 	var proposals int
-	err := workflow.ExecuteActivity(ctx, a.Analyze, in).Get(ctx, &proposals)
-	return proposals, err
+	if err := workflow.ExecuteActivity(ctx, a.Analyze, in).Get(ctx, &proposals); err != nil {
+		return 0, err
+	}
+	setOutcome(ctx, OutcomeCompleted)
+	return proposals, nil
 }

@@ -24,11 +24,13 @@ type processing struct {
 	a        *activities.Documents
 	outcome  *documents.ProcessingOutcome
 	finished int
+	set      *[]string
 }
 
 func newProcessing(t *testing.T) *processing {
 	p := &processing{env: newTestEnv(), a: &activities.Documents{}}
 	p.env.RegisterActivity(p.a)
+	p.set = outcomes(p.env)
 	p.env.OnActivity(p.a.FinishProcessing, mock.Anything, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ documents.VersionInput, out documents.ProcessingOutcome) error {
 			p.outcome, p.finished = &out, p.finished+1
@@ -44,6 +46,7 @@ func (p *processing) run(t *testing.T) string {
 	var status string
 	require.NoError(t, p.env.GetWorkflowResult(&status))
 	require.Equal(t, 1, p.finished, "the outcome is recorded exactly once")
+	require.Equal(t, []string{status}, *p.set, "the run's outcome is the version's status")
 	return status
 }
 

@@ -3,8 +3,12 @@ package workflows
 import (
 	"time"
 
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
+
+	"ppwr/internal/temporalclient"
 )
 
 // newTestEnv is the SDK's test environment with a deadlock detector sized for
@@ -16,4 +20,16 @@ func newTestEnv() *testsuite.TestWorkflowEnvironment {
 	env := s.NewTestWorkflowEnvironment()
 	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
 	return env
+}
+
+// outcomes collects the Outcome search attribute values env's run sets,
+// in order: a run sets exactly one, as it ends its job.
+func outcomes(env *testsuite.TestWorkflowEnvironment) *[]string {
+	set := &[]string{}
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
+		if v, ok := args.Get(0).(temporal.SearchAttributes).GetKeyword(temporalclient.Outcome); ok {
+			*set = append(*set, v)
+		}
+	}).Return(nil).Maybe()
+	return set
 }

@@ -27,9 +27,11 @@ func TestARenderIsRetriedUntilItSucceeds(t *testing.T) {
 		}
 		return nil
 	})
+	set := outcomes(env)
 	env.ExecuteWorkflow(BDOReport, in)
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, 3, attempts)
+	assert.Equal(t, []string{OutcomeCompleted}, *set, "retried attempts are no outcome")
 }
 
 func TestARenderThatGivesUpMarksTheExportsFailed(t *testing.T) {
@@ -38,7 +40,9 @@ func TestARenderThatGivesUpMarksTheExportsFailed(t *testing.T) {
 	in := bdo.BDOReportInput{Org: domain.OrgOf(uuid.New()), ReportID: uuid.New()}
 	env.OnActivity((*activities.BDO)(nil).RenderBDOReport, mock.Anything, in).Return(errors.New("disk full"))
 	env.OnActivity((*activities.BDO)(nil).FailBDOExport, mock.Anything, in, mock.Anything).Return(nil).Once()
+	set := outcomes(env)
 	env.ExecuteWorkflow(BDOReport, in)
 	require.Error(t, env.GetWorkflowError())
+	assert.Equal(t, []string{OutcomeFailed}, *set)
 	env.AssertExpectations(t)
 }

@@ -27,21 +27,27 @@ func importActivity(ctx workflow.Context) workflow.Context {
 
 // ImportPreview reads the uploaded file and plans its rows; the import
 // becomes ready, or failed for a file it cannot read. It returns the
-// import's status.
+// import's status, which is also the run's outcome.
 func ImportPreview(ctx workflow.Context, in imports.ImportInput) (string, error) {
 	withOrganization(ctx, &in.Org)
 	var a *activities.Imports
 	var status string
-	err := workflow.ExecuteActivity(importActivity(ctx), a.Preview, in).Get(ctx, &status)
-	return status, err
+	if err := workflow.ExecuteActivity(importActivity(ctx), a.Preview, in).Get(ctx, &status); err != nil {
+		return "", err
+	}
+	setOutcome(ctx, status)
+	return status, nil
 }
 
 // ImportApply applies the planned rows of a ready import. It returns the
-// import's final status.
+// import's final status, which is also the run's outcome.
 func ImportApply(ctx workflow.Context, in imports.ImportInput) (string, error) {
 	withOrganization(ctx, &in.Org)
 	var a *activities.Imports
 	var status string
-	err := workflow.ExecuteActivity(importActivity(ctx), a.Apply, in).Get(ctx, &status)
-	return status, err
+	if err := workflow.ExecuteActivity(importActivity(ctx), a.Apply, in).Get(ctx, &status); err != nil {
+		return "", err
+	}
+	setOutcome(ctx, status)
+	return status, nil
 }

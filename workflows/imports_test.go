@@ -30,12 +30,14 @@ func TestImportPreviewEndsWithTheImportsStatus(t *testing.T) {
 		id := uuid.New()
 		in := imports.ImportInput{Org: domain.OrgOf(uuid.New()), ImportID: id}
 		env.OnActivity(a.Preview, mock.Anything, in).Return(status, nil).Once()
+		set := outcomes(env)
 		env.ExecuteWorkflow(ImportPreview, in)
 		require.True(t, env.IsWorkflowCompleted())
 		require.NoError(t, env.GetWorkflowError())
 		var got string
 		require.NoError(t, env.GetWorkflowResult(&got))
 		assert.Equal(t, status, got, "an unreadable file is a failed import, not a failed run")
+		assert.Equal(t, []string{status}, *set, "operators find a failed import by its outcome")
 		env.AssertExpectations(t)
 	}
 }

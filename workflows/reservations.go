@@ -10,16 +10,33 @@ import (
 	"ppwr/domain/packing"
 )
 
+// ReservationEndedSignal tells a reservation's expiry run that the
+// reservation was consumed or released; it carries the new status.
+const ReservationEndedSignal = "reservation-ended"
+
 // ReservationExpiry waits, on a durable timer, until the reservation's
 // hold ends and then expires it if it is still held. A consumption or a
-// release before then leaves the workflow waiting: its expiry finds
-// nothing held and changes nothing, which costs less than cancelling it
-// from the request. It returns whether it expired the reservation.
+// release before then ends the wait (ReservationEndedSignal), with the
+// reservation's status as the run's outcome, so the run closes when the
+// reservation does. The expiry checks the record all the same, so a
+// signal that never came (the run had not started yet) changes nothing
+// but how long the run waits. It returns whether it expired the
+// reservation.
 func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool, error) {
 	withOrganization(ctx, &in.Org)
 	if wait := in.FireAt.Sub(workflow.Now(ctx)); wait > 0 {
-		if err := workflow.Sleep(ctx, wait); err != nil {
-			return false, err
+		timerCtx, stopTimer := workflow.WithCancel(ctx)
+		var ended string
+		workflow.NewSelector(ctx).
+			AddFuture(workflow.NewTimer(timerCtx, wait), func(workflow.Future) {}).
+			AddReceive(workflow.GetSignalChannel(ctx, ReservationEndedSignal), func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, &ended)
+				stopTimer()
+			}).
+			Select(ctx)
+		if ended != "" {
+			setOutcome(ctx, ended)
+			return false, nil
 		}
 	}
 	var a *activities.Reservations
@@ -28,6 +45,18 @@ func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool,
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 	})
-	err := workflow.ExecuteActivity(ctx, a.Expire, in).Get(ctx, &expired)
-	return expired, err
+	if err := workflow.ExecuteActivity(ctx, a.Expire, in).Get(ctx, &expired); err != nil {
+		return false, err
+	}
+	if expired {
+		setOutcome(ctx, packing.ReservationStatusExpired)
+	}
+	return expired, nil
+}
+
+// ReservationEnded signals the reservation's expiry run that the
+// reservation was consumed or released.
+func ReservationEnded(ctx workflow.Context, in packing.ReservationEndedInput) error {
+	expiry := packing.ReservationInput{Org: in.Org, ReservationID: in.ReservationID}
+	return signalRun(ctx, packing.ReservationExpiryWorkflow.ID(expiry), ReservationEndedSignal, in.Status)
 }

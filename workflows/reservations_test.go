@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
@@ -100,4 +101,61 @@ func TestAnOldReservationRunFindsItsOrganization(t *testing.T) {
 	expired, _ := runExpiry(t, r, true)
 	assert.True(t, expired)
 	assert.Equal(t, packing.ReservationStatusExpired, reservationStatus(t, r.ID))
+}
+
+// A consumption an hour into a 3-hour hold ends the expiry run then, with
+// the consumption as its outcome and nothing expired.
+func TestAConsumptionEndsTheExpiryRun(t *testing.T) {
+	env := newTestEnv()
+	env.RegisterActivity(&activities.Reservations{})
+	set := outcomes(env)
+	start := env.Now()
+	in := packing.ReservationInput{Org: domain.OrgOf(uuid.New()), ReservationID: uuid.New(), FireAt: start.Add(3 * time.Hour)}
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(ReservationEndedSignal, packing.ReservationStatusConsumed)
+	}, time.Hour)
+
+	env.ExecuteWorkflow(ReservationExpiry, in)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var expired bool
+	require.NoError(t, env.GetWorkflowResult(&expired))
+	assert.False(t, expired)
+	assert.Less(t, env.Now().Sub(start), 2*time.Hour, "the run ends at the signal, not at the expiry")
+	env.AssertNotCalled(t, "Expire", mock.Anything, mock.Anything)
+	assert.Equal(t, []string{packing.ReservationStatusConsumed}, *set)
+}
+
+// An expiry run that was never told still expires nothing held: the
+// record decides, and the run closes at the expiry time.
+func TestAnExpiryRunNotToldOfTheEndChangesNothing(t *testing.T) {
+	env := newTestEnv()
+	a := &activities.Reservations{}
+	env.RegisterActivity(a)
+	set := outcomes(env)
+	in := packing.ReservationInput{Org: domain.OrgOf(uuid.New()), ReservationID: uuid.New(), FireAt: env.Now().Add(3 * time.Hour)}
+	env.OnActivity(a.Expire, mock.Anything, mock.Anything).Return(false, nil).Once()
+
+	env.ExecuteWorkflow(ReservationExpiry, in)
+	require.NoError(t, env.GetWorkflowError())
+	env.AssertExpectations(t)
+	assert.Empty(t, *set, "no outcome it does not know")
+}
+
+func TestReservationEndedSignalsTheExpiryRunAndToleratesItsEnd(t *testing.T) {
+	id := uuid.New()
+	in := packing.ReservationEndedInput{Org: domain.OrgOf(uuid.New()), ReservationID: id, Status: packing.ReservationStatusReleased}
+
+	env := newTestEnv()
+	env.OnSignalExternalWorkflow(mock.Anything, "reservation/"+id.String(), "", ReservationEndedSignal, packing.ReservationStatusReleased).
+		Return(nil).Once()
+	env.ExecuteWorkflow(ReservationEnded, in)
+	require.NoError(t, env.GetWorkflowError())
+	env.AssertExpectations(t)
+
+	env = newTestEnv()
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).
+		Return(&temporal.UnknownExternalWorkflowExecutionError{})
+	env.ExecuteWorkflow(ReservationEnded, in)
+	assert.NoError(t, env.GetWorkflowError(), "a run whose wait is over has nothing to stop")
 }

@@ -41,8 +41,17 @@ func SupplierRequestSend(ctx workflow.Context, in suppliers.RequestInput) (bool,
 			return false, err
 		}
 	}
-	if in.Send > 1 {
+	// An e-mail that did not go out is the outcome to find, whatever the
+	// wait for answers then came to.
+	end := func(outcome string) (bool, error) {
+		if !delivered {
+			outcome = OutcomeDeliveryFailed
+		}
+		setOutcome(ctx, outcome)
 		return delivered, nil
+	}
+	if in.Send > 1 {
+		return end(OutcomeDelivered)
 	}
 	if wait := in.DueOn.AddDate(0, 0, 1).Sub(workflow.Now(ctx)); wait > 0 {
 		timerCtx, stopTimer := workflow.WithCancel(ctx)
@@ -56,11 +65,23 @@ func SupplierRequestSend(ctx workflow.Context, in suppliers.RequestInput) (bool,
 			}).
 			Select(ctx)
 		if closed {
-			return delivered, nil
+			return end(OutcomeClosed)
 		}
 	}
-	return delivered, workflow.ExecuteActivity(record, a.MarkRequestOverdue, in).Get(ctx, nil)
+	if err := workflow.ExecuteActivity(record, a.MarkRequestOverdue, in).Get(ctx, nil); err != nil {
+		return delivered, err
+	}
+	return end(OutcomeOverdue)
 }
+
+// Outcomes of a supplier request's send: its e-mail's delivery, and for
+// the first send how the wait for answers ended.
+const (
+	OutcomeDelivered      = "delivered"
+	OutcomeDeliveryFailed = "delivery_failed"
+	OutcomeClosed         = "closed"
+	OutcomeOverdue        = "overdue"
+)
 
 // SupplierRequestClosedSignal tells a request's first send workflow that
 // the request was cancelled or completed: no overdue issue can follow.
@@ -73,12 +94,7 @@ const SupplierRequestClosedSignal = "request-closed"
 // signal and needs none.
 func SupplierRequestClose(ctx workflow.Context, in suppliers.RequestInput) error {
 	first := suppliers.RequestInput{Org: in.Org, RequestID: in.RequestID, Send: 1}
-	err := workflow.SignalExternalWorkflow(ctx, suppliers.RequestSendWorkflow.ID(first), "", SupplierRequestClosedSignal, nil).Get(ctx, nil)
-	var gone *temporal.UnknownExternalWorkflowExecutionError
-	if errors.As(err, &gone) {
-		return nil
-	}
-	return err
+	return signalRun(ctx, suppliers.RequestSendWorkflow.ID(first), SupplierRequestClosedSignal, nil)
 }
 
 // SupplierReply files a reply's attachments as document versions of the
@@ -100,7 +116,11 @@ func SupplierReply(ctx workflow.Context, in suppliers.ReplyInput) ([]uuid.UUID, 
 		}
 		record := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
 			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}})
-		return nil, workflow.ExecuteActivity(record, a.RecordReplyFailure, in, unreadable.Message()).Get(ctx, nil)
+		if err := workflow.ExecuteActivity(record, a.RecordReplyFailure, in, unreadable.Message()).Get(ctx, nil); err != nil {
+			return nil, err
+		}
+		setOutcome(ctx, suppliers.ReplyFailed)
+		return nil, nil
 	}
 	for _, v := range versions {
 		version := documents.VersionInput{Org: in.Org, VersionID: v}
@@ -117,6 +137,7 @@ func SupplierReply(ctx workflow.Context, in suppliers.ReplyInput) ([]uuid.UUID, 
 			return nil, err
 		}
 	}
+	setOutcome(ctx, suppliers.ReplyFiled)
 	return versions, nil
 }
 

@@ -38,6 +38,7 @@ func DeliverWebhook(ctx workflow.Context, in webhooks.DeliveryInput) error {
 	var w *activities.Webhooks
 	err := workflow.ExecuteActivity(attemptCtx, w.Deliver, in).Get(ctx, nil)
 	if err == nil {
+		setOutcome(ctx, webhooks.DeliverySucceeded)
 		return nil
 	}
 	recordCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -47,5 +48,6 @@ func DeliverWebhook(ctx workflow.Context, in webhooks.DeliveryInput) error {
 	if ferr := workflow.ExecuteActivity(recordCtx, w.MarkFailed, in, err.Error()).Get(ctx, nil); ferr != nil {
 		return ferr
 	}
+	setOutcome(ctx, webhooks.DeliveryFailed)
 	return temporal.NewNonRetryableApplicationError("webhook delivery failed", "WebhookDeliveryFailed", err)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/domain"
 	"ppwr/domain/accounts"
 	"ppwr/domain/documents"
 	"ppwr/internal/access"
@@ -118,6 +119,24 @@ func (d *docs) processed(t *testing.T, versionID string) map[string]any {
 			return v
 		}
 		require.True(t, time.Now().Before(deadline), "version %s still %v", versionID, v["processing_status"])
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// analysed starts the recorded workflows and polls the version until its
+// latest analysis run has completed; it returns that read.
+func (d *docs) analysed(t *testing.T, versionID string) *apitest.Response {
+	t.Helper()
+	_, err := d.relay.StartWorkflows(context.Background())
+	require.NoError(t, err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + versionID), Token: d.tn.Token})
+		require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+		if a, ok := res.JSON["analysis"].(map[string]any); ok && a["status"] == documents.AnalysisCompleted {
+			return res
+		}
+		require.True(t, time.Now().Before(deadline), "version %s: analysis %v", versionID, res.JSON["analysis"])
 		time.Sleep(100 * time.Millisecond)
 	}
 }
@@ -503,17 +522,25 @@ func TestAnalysisProposesCitedMeasurements(t *testing.T) {
 	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"])
 
 	res := d.post(t, d.tn, "/document-versions/"+v["id"].(string)+"/analyze", nil)
-	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
+	assert.Equal(t, "2", res.Header().Get("Retry-After"), "whole seconds")
 	assert.Equal(t, "queued", res.JSON["status"])
 	assert.Equal(t, "document-version/"+v["id"].(string)+"/analysis/1", res.JSON["workflow_id"])
-	_, err := d.relay.StartWorkflows(context.Background())
-	require.NoError(t, err)
+	queued := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string)), Token: d.tn.Token})
+	require.Equal(t, http.StatusOK, queued.Code)
+	assert.Equal(t, map[string]any{"run": 1.0, "status": "queued", "proposal_count": nil, "completed_at": nil}, queued.JSON["analysis"],
+		"not finished reads apart from no proposals")
+	assert.Equal(t, "2", queued.Header().Get("Retry-After"), "a read of a running analysis says when to poll again")
 
+	analysed := d.analysed(t, v["id"].(string))
 	var proposals []documents.EvidenceProposal
-	require.Eventually(t, func() bool {
-		proposals = nil
-		return d.DB.Where("document_version_id = ?", v["id"]).Find(&proposals).Error == nil && len(proposals) > 0
-	}, 30*time.Second, 100*time.Millisecond)
+	require.NoError(t, d.DB.Where("document_version_id = ?", v["id"]).Find(&proposals).Error)
+	require.NotEmpty(t, proposals)
+	analysis := analysed.JSON["analysis"].(map[string]any)
+	assert.Equal(t, float64(len(proposals)), analysis["proposal_count"])
+	assert.NotNil(t, analysis["completed_at"])
+	assert.Empty(t, analysed.Header().Get("Retry-After"), "nothing to wait for")
+	assert.Contains(t, d.EventTypes(d.tn.Org), "analysis.completed")
 	codes := map[string]bool{}
 	for _, p := range proposals {
 		codes[p.Code] = true
@@ -529,6 +556,28 @@ func TestAnalysisProposesCitedMeasurements(t *testing.T) {
 	res = d.post(t, d.tn, "/document-versions/"+unlinked["id"].(string)+"/analyze", nil)
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Equal(t, "document_not_analyzable", res.ErrorCode())
+}
+
+// A text that names nothing measurable ends its analysis with 0 proposals,
+// which a client reads as an answer, not as a run still going.
+func TestAnAnalysisThatFindsNothingCompletesWithNoProposals(t *testing.T) {
+	d := newDocs(t)
+	item := d.newItem(t, "Pudełko")
+	v := d.uploadDocument(t, map[string]string{"document_type": "specification_sheet", "title": "Skan", "catalog_item": item},
+		"skan.pdf", fixtureFile(t, "scanned.pdf"))
+	v = d.processed(t, v["id"].(string))
+	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"])
+
+	for run := 1; run <= 2; run++ {
+		res := d.post(t, d.tn, "/document-versions/"+v["id"].(string)+"/analyze", nil)
+		require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
+		analysis := d.analysed(t, v["id"].(string)).JSON["analysis"].(map[string]any)
+		assert.Equal(t, float64(run), analysis["run"], "the latest run")
+		assert.Equal(t, 0.0, analysis["proposal_count"])
+	}
+	var announced int64
+	require.NoError(t, d.DB.Model(&domain.Event{}).Where("organization_id = ? AND type = ?", d.tn.Org, "analysis.completed").Count(&announced).Error)
+	assert.Equal(t, int64(2), announced, "each run announced once")
 }
 
 func TestAGeneratedSpecificationSheetIsADraftWithTheItemsName(t *testing.T) {

@@ -38,7 +38,7 @@ func (h *handlers) files() kit.Area {
 			kit.Post("uploadDocumentVersion", kit.Org+"/documents/{recordId}/versions", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
 				Handle(kit.Multipart("DocumentVersionUpload", fileOnly(), h.uploadVersion), version),
 			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion"))),
+				Handle(kit.Do(h.getVersion), withRetryAfter(kit.OK(kit.Ref("DocumentVersion")))),
 			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
 				Answers(documents.ErrDocumentNotServable).
 				Handle(kit.Do(h.download), downloadResponse()),
@@ -109,9 +109,11 @@ type versionJSON struct {
 	ReviewedAt       *time.Time `json:"reviewed_at"`
 	UploadedBy       *uuid.UUID `json:"uploaded_by"`
 	AnalysisCount    int        `json:"analysis_count"`
-	Revision         int        `json:"revision"`
-	CreatedAt        time.Time  `json:"created_at"`
-	UpdatedAt        time.Time  `json:"updated_at"`
+	// Analysis is the latest analysis run; null before the first.
+	Analysis  *analysisStateJSON `json:"analysis"`
+	Revision  int                `json:"revision"`
+	CreatedAt time.Time          `json:"created_at"`
+	UpdatedAt time.Time          `json:"updated_at"`
 }
 
 func (versionJSON) Declare(s *kit.Shape) {
@@ -128,7 +130,7 @@ func versionRenderer(c *gin.Context) func(*documents.DocumentVersion) versionJSO
 			SHA256: v.SHA256, ContentType: v.ContentType, ProcessingStatus: v.ProcessingStatus, PageCount: v.PageCount,
 			ProcessedAt: kit.UTC(v.ProcessedAt), ReviewStatus: v.ReviewStatus, ReviewReason: v.ReviewReason,
 			ReviewedBy: v.ReviewedBy, ReviewedAt: kit.UTC(v.ReviewedAt), UploadedBy: v.UploadedBy,
-			AnalysisCount: v.AnalysisCount, Revision: v.Revision, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC()}
+			AnalysisCount: v.AnalysisCount, Analysis: analysisStateOf(v), Revision: v.Revision, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC()}
 		if v.ProcessingReason != nil {
 			var detail string
 			if v.ProcessingDetail != nil {
@@ -269,7 +271,13 @@ func (h *handlers) listVersions(c *gin.Context) error {
 }
 
 func (h *handlers) getVersion(c *gin.Context) error {
-	return kit.Show(c, h.DB, "recordId", versionRenderer(c))
+	render := versionRenderer(c)
+	return kit.Show(c, h.DB, "recordId", func(v *documents.DocumentVersion) versionJSON {
+		if v.AnalysisStatus != nil && *v.AnalysisStatus == documents.AnalysisQueued {
+			retryAfter(c)
+		}
+		return render(v)
+	})
 }
 
 // download streams a processed, clean version's bytes with their type,

@@ -2,6 +2,8 @@ package documents
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -19,14 +21,14 @@ func (h *handlers) review() kit.Area {
 		Operations: []kit.Operation{
 			kit.Post("analyzeDocumentVersion", kit.Org+"/document-versions/{recordId}/analyze", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				Answers(documents.ErrDocumentNotAnalyzable).
-				Handle(kit.Do(h.analyze), kit.OK(kit.Ref("AnalysisQueued"))),
+				Handle(kit.Do(h.analyze), withRetryAfter(kit.AcceptedResponse(kit.Ref("AnalysisQueued")))),
 			// The decision also needs documents.approve or documents.revoke,
 			// depending on the decision in the body; the handler checks that.
 			kit.Post("decideDocumentVersion", kit.Org+"/document-versions/{recordId}/decision", tag, a.DocumentsReview, a.DocumentsView).
 				Answers(documents.ErrOwnUpload, documents.ErrDocumentNotReviewable, documents.ErrDocumentNotApproved, domain.ErrRevisionConflict).
 				Handle(kit.JSON(h.decide), kit.OK(kit.Ref("DocumentVersion"))),
 		},
-		Models: []kit.Model{kit.ModelOf[analysisJSON]("AnalysisQueued")},
+		Models: []kit.Model{kit.ModelOf[analysisJSON]("AnalysisQueued"), kit.ModelOf[analysisStateJSON]("DocumentVersionAnalysis")},
 	}
 }
 
@@ -65,12 +67,54 @@ type analysisJSON struct {
 }
 
 // analysisQueued is the one status the answer has: the run is queued.
-const analysisQueued = "queued"
+const analysisQueued = documents.AnalysisQueued
 
 func (analysisJSON) Declare(s *kit.Shape) { s.Enum("status", analysisQueued) }
 
+// analysisRetrySeconds is how long a client polling an analysis is asked
+// to wait: a run reads a few pages of stored text.
+const analysisRetrySeconds = 2
+
+// retryAfterHeader documents Retry-After on an answer about an analysis
+// that has not ended.
+var retryAfterHeader = kit.Param{Name: "Retry-After", Schema: kit.Schema{"type": "integer", "minimum": 1}, DescKey: "header.retry_after"}
+
+// withRetryAfter declares Retry-After on r.
+func withRetryAfter(r kit.Response) kit.Response {
+	r.Headers = append(append([]kit.Param(nil), r.Headers...), retryAfterHeader)
+	return r
+}
+
+// retryAfter asks the client to poll the analysis again later, in whole
+// seconds.
+func retryAfter(c *gin.Context) { c.Header("Retry-After", strconv.Itoa(analysisRetrySeconds)) }
+
+// analysisStateJSON is a version's latest analysis run: queued until it
+// ends, then completed with the proposals it holds (0 is an answer: the
+// text names nothing measurable).
+type analysisStateJSON struct {
+	Run           int        `json:"run"`
+	Status        string     `json:"status"`
+	ProposalCount *int       `json:"proposal_count"`
+	CompletedAt   *time.Time `json:"completed_at"`
+}
+
+func (analysisStateJSON) Declare(s *kit.Shape) { s.Enum("status", documents.AnalysisStatuses...) }
+
+// analysisStateOf is v's latest analysis run, nil before the first (or
+// for a run queued before runs recorded their end).
+func analysisStateOf(v *documents.DocumentVersion) *analysisStateJSON {
+	if v.AnalysisCount == 0 || v.AnalysisStatus == nil {
+		return nil
+	}
+	return &analysisStateJSON{Run: v.AnalysisCount, Status: *v.AnalysisStatus, ProposalCount: v.AnalysisProposalCount,
+		CompletedAt: kit.UTC(v.AnalysisCompletedAt)}
+}
+
 // analyze numbers a new analysis run, whose workflow's start the command
-// records: the answer acknowledges the queueing; proposals appear later.
+// records: the answer, 202 with Retry-After, acknowledges the queueing;
+// the version's analysis says when the run has ended, and with how many
+// proposals.
 func (h *handlers) analyze(c *gin.Context) error {
 	id, err := kit.PathID(c, "recordId")
 	if err != nil {
@@ -81,6 +125,7 @@ func (h *handlers) analyze(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: analysisQueued, WorkflowID: run.WorkflowID})
+	retryAfter(c)
+	c.JSON(http.StatusAccepted, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: analysisQueued, WorkflowID: run.WorkflowID})
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"ppwr/api/apitest"
 	importsapi "ppwr/api/imports"
+	"ppwr/domain"
 	"ppwr/domain/catalog"
 	"ppwr/domain/imports"
 	"ppwr/internal/testenv"
@@ -51,6 +52,14 @@ func (f *fixture) startRecorded(t *testing.T) {
 	t.Helper()
 	_, err := f.relay.StartWorkflows(context.Background())
 	require.NoError(t, err)
+}
+
+// summaryOf is the summary recorded with the start of workflowID.
+func (f *fixture) summaryOf(t *testing.T, workflowID string) string {
+	t.Helper()
+	var s domain.WorkflowStart
+	require.NoError(t, f.DB.Take(&s, "workflow_id = ?", workflowID).Error)
+	return s.Summary
 }
 
 // upload posts a file of a type as the multipart form of createImport.
@@ -170,6 +179,8 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 	assert.Equal(t, "katalog.csv", res.JSON["file_name"])
 	assert.Equal(t, float64(len(file)), res.JSON["size_bytes"])
 	assert.Contains(t, res.Header().Get("Location"), "/imports/"+id)
+	assert.Equal(t, fmt.Sprintf("Preview import `katalog.csv`: catalog, %d bytes", len(file)), f.summaryOf(t, "import/"+id),
+		"the run's summary in the Temporal UI")
 
 	again := f.upload(t, key, "catalog", "katalog.csv", file)
 	require.Equal(t, http.StatusAccepted, again.Code, again.Body.String())
@@ -210,6 +221,7 @@ func TestCatalogImportFromPolishExcelCSV(t *testing.T) {
 		Headers: map[string]string{"Idempotency-Key": applyKey}})
 	require.Equal(t, http.StatusAccepted, applied.Code, applied.Body.String())
 	assert.Equal(t, "applying", applied.JSON["status"])
+	assert.Equal(t, "Apply import `katalog.csv`: catalog, 3 rows (1 new, 1 changed)", f.summaryOf(t, "import/"+id+"/apply"))
 	f.requireResultNotReady(t, id, "applying")
 	f.startRecorded(t)
 	done := f.await(t, id, "completed", "completed_with_errors")

@@ -17,6 +17,7 @@ import (
 	"ppwr/api/kit"
 	"ppwr/domain"
 	"ppwr/domain/packing"
+	"ppwr/internal/temporalclient"
 	"ppwr/internal/testenv"
 	"ppwr/worker"
 )
@@ -95,6 +96,7 @@ func TestReservationLifecycle(t *testing.T) {
 	p, rs = balance(t, a, box)
 	assert.Equal(t, []string{"6", "0"}, []string{p, rs})
 
+	requireEndedStart(t, a, id, "consumed")
 	read := get(a, tn, "/packing-reservations/"+id)
 	assert.Equal(t, "consumed", read.JSON["status"])
 	assert.Equal(t, usage, read.JSON["usage"])
@@ -114,6 +116,7 @@ func TestReservationLifecycle(t *testing.T) {
 		require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 		assert.Equal(t, "released", res.JSON["status"])
 		assert.Equal(t, float64(2), res.JSON["revision"])
+		requireEndedStart(t, a, r["id"].(string), "released")
 		p, rs := balance(t, a, box)
 		assert.Equal(t, []string{"6", "0"}, []string{p, rs}, "availability restored")
 		res = consume(r["id"].(string), 2)
@@ -223,6 +226,52 @@ func TestPackingUnderContention(t *testing.T) {
 		assert.True(t, physical.Equal(reserved), "physical − reserved = 0: nothing left to oversell")
 	}
 	requireLedgerBalanced(t, a, tn.Org)
+}
+
+// requireEndedStart checks that the change that ended reservation id
+// recorded the start of the workflow that ends its expiry run, with the
+// status it ended in.
+func requireEndedStart(t *testing.T, a *apitest.API, id, status string) {
+	t.Helper()
+	var start domain.WorkflowStart
+	require.NoError(t, a.DB.Where("workflow_id = ?", "reservation/"+id+"/ended").Take(&start).Error, "the expiry run's end is recorded")
+	assert.Equal(t, packing.ReservationEndedWorkflow.Type, start.WorkflowType)
+	assert.JSONEq(t, fmt.Sprintf(`{"organization_id":%q,"reservation_id":%q,"status":%q}`, start.OrganizationID, id, status), string(start.Input))
+}
+
+// A released reservation's expiry run closes once the relay starts the
+// recorded end, long before the hold would have run out, with the
+// release as its outcome.
+func TestAReleaseEndsTheExpiryRunThroughWorker(t *testing.T) {
+	a := apitest.New(t, apitest.WithServices())
+	queue := "ppwr-reservations-" + uuid.NewString()
+	c := testenv.Temporal(t)
+	w := worker.New(worker.Deps{DB: a.DB, Temporal: c, TaskQueue: queue})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	relay := &worker.Relay{DB: a.DB, Temporal: c, TaskQueue: queue}
+	tn := a.NewTenant(apitest.TenantSpec{})
+	box := newItem(t, a, tn, true)
+	set := newSet(t, a, tn, 1, box)
+	addStock(t, a, tn, box, 3)
+
+	id := mustReserve(t, a, tn, set, 1, "E-2")["id"].(string)
+	_, err := relay.StartWorkflows(context.Background())
+	require.NoError(t, err)
+	res := post(a, tn, "/packing-reservations/"+id+"/release", map[string]any{"revision": 1})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	_, err = relay.StartWorkflows(context.Background())
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var expired bool
+	require.NoError(t, c.GetWorkflow(ctx, "reservation/"+id, "").Get(ctx, &expired), "the 24-hour expiry run closes now")
+	assert.False(t, expired)
+	desc, err := c.DescribeWorkflow(ctx, "reservation/"+id, "")
+	require.NoError(t, err)
+	outcome, _ := desc.TypedSearchAttributes.GetKeyword(temporalclient.Outcome)
+	assert.Equal(t, "released", outcome)
 }
 
 // TestReservationExpiresThroughWorker runs a 1-hour reservation whose

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"gorm.io/gorm"
 
+	"ppwr/domain"
 	"ppwr/domain/imports"
 	"ppwr/internal/config"
 	"ppwr/internal/temporalclient"
@@ -31,7 +32,7 @@ func importsCommand() *cobra.Command {
 // Should the audit entry then fail to commit, the run exists and the
 // command reports the error; running it again is refused, naming that
 // run, while the run is open.
-func startRedrive(ctx context.Context, imp *imports.Import, stage imports.RedriveStage) (workflowID, runID string, err error) {
+func startRedrive(ctx context.Context, db *gorm.DB, imp *imports.Import, stage imports.RedriveStage) (workflowID, runID string, err error) {
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return "", "", err
@@ -42,12 +43,23 @@ func startRedrive(ctx context.Context, imp *imports.Import, stage imports.Redriv
 	}
 	defer tc.Close()
 	wf, in := stage.Workflow(), imp.WorkflowInput()
+	// Described as the relay describes a recorded start, so the new run
+	// reads in the Temporal UI like the runs before it.
+	start, err := domain.NewStart(wf, in, stage.Summary(imp))
+	if err != nil {
+		return "", "", err
+	}
+	names, err := domain.OrganizationNames(ctx, db, []domain.WorkflowStart{*start})
+	if err != nil {
+		return "", "", err
+	}
 	ref := temporalclient.Ref{
-		WorkflowID:     wf.ID(in),
-		OrganizationID: imp.OrganizationID.String(),
-		ResourceID:     imp.ID.String(),
+		WorkflowID:     start.WorkflowID,
+		OrganizationID: start.OrganizationID,
+		ResourceID:     start.ResourceID,
 		TaskQueue:      cfg.TemporalTaskQueue,
 	}
+	ref.Summary, ref.Details = start.Describe(names[start.OrganizationID])
 	tctx, cancel := context.WithTimeout(ctx, redriveTimeout)
 	defer cancel()
 	run, err := temporalclient.Redrive(tctx, tc, ref, wf.Type, in)
@@ -73,7 +85,9 @@ func importsRedriveCommand() *cobra.Command {
 		if err != nil {
 			return nil, fmt.Errorf("IMPORT_ID must be a UUID, got %q", raw)
 		}
-		r, err := imports.Redrive(ctx, db, id, startRedrive)
+		r, err := imports.Redrive(ctx, db, id, func(ctx context.Context, imp *imports.Import, stage imports.RedriveStage) (string, string, error) {
+			return startRedrive(ctx, db, imp, stage)
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -76,7 +76,11 @@ func StartAssessmentRun(ctx context.Context, tx *gorm.DB, org uuid.UUID, ruleSet
 	if err := tx.WithContext(ctx).Create(run).Error; err != nil {
 		return nil, err
 	}
-	start, err := domain.NewStart(AssessmentRunWorkflow, run.workflowInput())
+	summary := fmt.Sprintf("Assessment run over %s active items", domain.Count(total))
+	if ruleSet != "" {
+		summary += ", rule set " + ruleSet
+	}
+	start, err := domain.NewStart(AssessmentRunWorkflow, run.workflowInput(), summary)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package bdo
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -172,7 +173,8 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 	if err := tx.Model(r).Select("status", "totals", "warnings", "source_count").Updates(r).Error; err != nil {
 		return nil, err
 	}
-	if err := domain.Start(w, BDOReportWorkflow, BDOReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID}); err != nil {
+	summary := fmt.Sprintf("BDO report %d export: %s sources, %s settlement", r.Year, domain.Count(int64(r.SourceCount)), r.SettlementMode)
+	if err := domain.Start(w, BDOReportWorkflow, BDOReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID}, summary); err != nil {
 		return nil, err
 	}
 	w.Touch("bdo_report", r.ID)

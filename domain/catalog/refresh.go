@@ -48,6 +48,8 @@ func RefreshAssessments(w *work.Unit, itemID uuid.UUID) error {
 		w.Organization(), itemID).Scan(&pending).Error; err != nil || !pending {
 		return err
 	}
+	window := domain.Now().Truncate(RefreshWindow)
 	return domain.Start(w, AssessmentRefreshWorkflow,
-		AssessmentRefreshInput{Org: domain.OrgOf(w.Organization()), ItemID: itemID, Window: domain.Now().Truncate(RefreshWindow)})
+		AssessmentRefreshInput{Org: domain.OrgOf(w.Organization()), ItemID: itemID, Window: window},
+		"Mark the assessments of catalogue item `"+itemID.String()+"` outdated after its changes from "+window.UTC().Format("15:04 UTC"))
 }

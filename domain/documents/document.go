@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -46,6 +47,16 @@ const (
 // ReviewStatuses are every review status.
 var ReviewStatuses = []string{ReviewUnreviewed, ReviewInReview, ReviewApproved, ReviewRejected, ReviewRevoked}
 
+// Analysis statuses of a version's latest analysis run: queued until its
+// workflow records what it found.
+const (
+	AnalysisQueued    = "queued"
+	AnalysisCompleted = "completed"
+)
+
+// AnalysisStatuses are every analysis status, in their order.
+var AnalysisStatuses = []string{AnalysisQueued, AnalysisCompleted}
+
 // Document is a piece of evidence with its metadata; its files are its
 // versions.
 type Document struct {
@@ -87,9 +98,14 @@ type DocumentVersion struct {
 	ReviewedAt       *time.Time
 	UploadedBy       *uuid.UUID `gorm:"type:uuid"`
 	AnalysisCount    int
-	Revision         int
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// AnalysisStatus, AnalysisProposalCount and AnalysisCompletedAt are
+	// those of the latest run (AnalysisCount); nil before the first.
+	AnalysisStatus        *string
+	AnalysisProposalCount *int
+	AnalysisCompletedAt   *time.Time
+	Revision              int
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
 }
 
 // Servable reports whether the version's bytes may be handed out: only a
@@ -241,7 +257,8 @@ func addProcessedVersion(w *work.Unit, doc *Document, versionID uuid.UUID, file 
 	if err != nil {
 		return nil, err
 	}
-	return v, domain.Start(w, ProcessingWorkflow, VersionInput{Org: domain.OrgOf(v.OrganizationID), VersionID: v.ID})
+	return v, domain.Start(w, ProcessingWorkflow, VersionInput{Org: domain.OrgOf(v.OrganizationID), VersionID: v.ID},
+		fmt.Sprintf("Process document version %d `%s`: %s bytes", v.Version, v.FileName, domain.Count(v.SizeBytes)))
 }
 
 func AddVersion(w *work.Unit, doc *Document, versionID uuid.UUID, file StoredFile) (*DocumentVersion, error) {

@@ -1,6 +1,8 @@
 package documents
 
 import (
+	"fmt"
+
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
@@ -140,11 +142,15 @@ func RequestAnalysis(w *work.Unit, id uuid.UUID) (*Analysis, error) {
 	if v.PageCount == nil {
 		return nil, ErrDocumentNotAnalyzable.On("version", "field.document_without_text")
 	}
-	if err := w.Tx().Model(v).Update("analysis_count", gorm.Expr("analysis_count + 1")).Error; err != nil {
+	queued := AnalysisQueued
+	if err := w.Tx().Model(v).Updates(map[string]any{"analysis_count": gorm.Expr("analysis_count + 1"),
+		"analysis_status": queued, "analysis_proposal_count": nil, "analysis_completed_at": nil}).Error; err != nil {
 		return nil, err
 	}
 	v.AnalysisCount++
+	v.AnalysisStatus, v.AnalysisProposalCount, v.AnalysisCompletedAt = &queued, nil, nil
 	w.Touch("document_version", v.ID)
 	in := VersionInput{Org: domain.OrgOf(v.OrganizationID), VersionID: v.ID, Run: v.AnalysisCount}
-	return &Analysis{Version: v, Run: in.Run, WorkflowID: AnalysisWorkflow.ID(in)}, domain.Start(w, AnalysisWorkflow, in)
+	summary := fmt.Sprintf("Analyse document version %d `%s`, run %d: %d pages", v.Version, v.FileName, in.Run, *v.PageCount)
+	return &Analysis{Version: v, Run: in.Run, WorkflowID: AnalysisWorkflow.ID(in)}, domain.Start(w, AnalysisWorkflow, in, summary)
 }

@@ -1,6 +1,8 @@
 package documents
 
 import (
+	"github.com/google/uuid"
+
 	"ppwr/domain"
 )
 
@@ -35,3 +37,13 @@ func (DocumentVersionQuarantined) EventType() string { return "document_version.
 func (DocumentVersionDecided) EventType() string { return "document_version.decided" }
 
 func (EvidenceProposalDecided) EventType() string { return "evidence_proposal.decided" }
+
+// AnalysisCompletedEvent announces that a version's latest analysis run
+// ended, with how many proposals it holds (none is an answer too).
+type AnalysisCompletedEvent struct {
+	ID            uuid.UUID `json:"id"`
+	Run           int       `json:"run"`
+	ProposalCount int       `json:"proposal_count"`
+}
+
+func (AnalysisCompletedEvent) EventType() string { return "analysis.completed" }

@@ -412,13 +412,17 @@ func EvidencedFacts(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) ([]
 }
 
 // ProposeFindings records what an analysis run found in a version's text
-// as open proposals about its document's item. A finding the run already
-// proposed (a retried activity) is skipped. It returns how many
-// proposals the run holds.
+// as open proposals about its document's item, and the run's end
+// (completeAnalysis). A finding the run already proposed (a retried
+// activity) is skipped; a document about no item gets none. It returns
+// how many proposals the run holds.
 func ProposeFindings(w *work.Unit, v *DocumentVersion, run int, found []measure.Finding) (int, error) {
 	doc, err := domain.Find[Document](w.Context(), w.Tx(), w.Organization(), v.DocumentID)
-	if err != nil || doc.CatalogItemID == nil {
+	if err != nil {
 		return 0, err
+	}
+	if doc.CatalogItemID == nil {
+		found = nil
 	}
 	for _, f := range found {
 		p := EvidenceProposal{ID: domain.NewID(), OrganizationID: v.OrganizationID, DocumentVersionID: v.ID, CatalogItemID: *doc.CatalogItemID,
@@ -437,6 +441,21 @@ func ProposeFindings(w *work.Unit, v *DocumentVersion, run int, found []measure.
 	}
 	w.Touch("document_version", v.ID)
 	var total int64
-	err = w.Tx().Model(&EvidenceProposal{}).Where("document_version_id = ? AND analysis_run = ?", v.ID, run).Count(&total).Error
-	return int(total), err
+	if err := w.Tx().Model(&EvidenceProposal{}).Where("document_version_id = ? AND analysis_run = ?", v.ID, run).Count(&total).Error; err != nil {
+		return 0, err
+	}
+	return int(total), completeAnalysis(w, v, run, int(total))
+}
+
+// completeAnalysis records that run ended with proposals and announces it
+// (analysis.completed), when run is still the version's latest and not
+// yet recorded: a run superseded by a newer one leaves the newer one's
+// status alone, and a retried activity announces nothing twice.
+func completeAnalysis(w *work.Unit, v *DocumentVersion, run, proposals int) error {
+	res := w.Tx().Model(&DocumentVersion{}).Where("id = ? AND analysis_count = ? AND analysis_status = ?", v.ID, run, AnalysisQueued).
+		Updates(map[string]any{"analysis_status": AnalysisCompleted, "analysis_proposal_count": proposals, "analysis_completed_at": domain.Now()})
+	if res.Error != nil || res.RowsAffected == 0 {
+		return res.Error
+	}
+	return domain.Emit(w, AnalysisCompletedEvent{ID: v.ID, Run: run, ProposalCount: proposals})
 }

@@ -240,7 +240,19 @@ func CreateImport(w *work.Unit, id uuid.UUID, up ImportUpload) (*Import, error) 
 		return nil, err
 	}
 	w.Touch("import", id)
-	return imp, domain.Start(w, PreviewWorkflow, imp.WorkflowInput())
+	return imp, domain.Start(w, PreviewWorkflow, imp.WorkflowInput(), imp.previewSummary())
+}
+
+// previewSummary and applySummary say what the import's runs work on,
+// for the Temporal UI: the preview knows the file, the apply its rows.
+func (imp *Import) previewSummary() string {
+	return fmt.Sprintf("Preview import `%s`: %s, %s bytes", imp.FileName, imp.Type, domain.Count(imp.SizeBytes))
+}
+
+func (imp *Import) applySummary() string {
+	rows := imp.CreateCount + imp.UpdateCount + imp.UnchangedCount + imp.InvalidCount
+	return fmt.Sprintf("Apply import `%s`: %s, %s rows (%s new, %s changed)", imp.FileName, imp.Type,
+		domain.Count(int64(rows)), domain.Count(int64(imp.CreateCount)), domain.Count(int64(imp.UpdateCount)))
 }
 
 // LockImport reads the organization's import for update.
@@ -267,7 +279,7 @@ func RequestImportApply(w *work.Unit, id uuid.UUID) (*Import, error) {
 		return nil, err
 	}
 	w.Touch("import", id)
-	return imp, domain.Start(w, ApplyWorkflow, imp.WorkflowInput())
+	return imp, domain.Start(w, ApplyWorkflow, imp.WorkflowInput(), imp.applySummary())
 }
 
 // CountImportRows sets the import's counts from its rows.

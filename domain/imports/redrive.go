@@ -41,6 +41,14 @@ func (s RedriveStage) Workflow() domain.Workflow[ImportInput] {
 	return PreviewWorkflow
 }
 
+// Summary is the summary of imp's run of the stage.
+func (s RedriveStage) Summary(imp *Import) string {
+	if s == StageApply {
+		return imp.applySummary()
+	}
+	return imp.previewSummary()
+}
+
 // RedriveStageOf is the stage an import waits for, and whether it must be
 // requeued first. Queued and applying imports wait for a workflow; a
 // failed one is previewed again (a worker with a bug may have failed it,

@@ -2,6 +2,7 @@ package packing
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,7 +22,8 @@ import (
 // (reserved and physical down) or a release (reserved down). A durable
 // workflow expires a reservation at expires_at; until it has run, a held
 // reservation past expires_at already reads as expired and cannot be
-// consumed.
+// consumed. A consumption or release ends that workflow
+// (ReservationEndedWorkflow).
 
 // Reservation statuses.
 const (
@@ -119,6 +121,32 @@ var ReservationExpiryWorkflow = domain.Workflow[ReservationInput]{
 	Resource: func(in ReservationInput) uuid.UUID { return in.ReservationID },
 }
 
+// ReservationEndedInput names a reservation that was consumed or released
+// before its hold ran out, with its new status.
+type ReservationEndedInput struct {
+	domain.Org
+	ReservationID uuid.UUID `json:"reservation_id"`
+	Status        string    `json:"status"`
+}
+
+// ReservationEndedWorkflow ends the reservation's expiry run, which has
+// nothing left to expire. It is a workflow of its own, recorded with the
+// change that ended the reservation, rather than a signal sent from the
+// request: a signal sent after the commit is lost if the process dies in
+// between, while a recorded start is not.
+var ReservationEndedWorkflow = domain.Workflow[ReservationEndedInput]{
+	Type:     "ReservationEnded",
+	ID:       func(in ReservationEndedInput) string { return "reservation/" + in.ReservationID.String() + "/ended" },
+	Resource: func(in ReservationEndedInput) uuid.UUID { return in.ReservationID },
+}
+
+// stopExpiry records, with the change that consumed or released r, the
+// start of the workflow that ends r's expiry run.
+func (r *Reservation) stopExpiry(w *work.Unit) error {
+	return domain.Start(w, ReservationEndedWorkflow, ReservationEndedInput{Org: domain.OrgOf(r.OrganizationID), ReservationID: r.ID, Status: r.Status},
+		r.summary(r.Status+": end the expiry run"))
+}
+
 // CreateReservation holds sets of the packing set id for a parcel: it
 // claims the parcel and moves every ingredient from available to
 // reserved, refusing a recipe with an ingredient that is not
@@ -156,10 +184,18 @@ func CreateReservation(w *work.Unit, id uuid.UUID, in *ReservationCreate, timerC
 	if timerCap > 0 && time.Now().Add(timerCap).Before(fire) {
 		fire = time.Now().Add(timerCap)
 	}
-	return r, domain.Start(w, ReservationExpiryWorkflow, ReservationInput{Org: domain.OrgOf(w.Organization()), ReservationID: r.ID, FireAt: fire})
+	return r, domain.Start(w, ReservationExpiryWorkflow, ReservationInput{Org: domain.OrgOf(w.Organization()), ReservationID: r.ID, FireAt: fire},
+		r.summary("expire"))
 }
 
 func (r *Reservation) record() work.Record { return work.Record{Type: "packing_reservation", ID: r.ID} }
+
+// summary says which reservation a run of what works on, for the
+// Temporal UI.
+func (r *Reservation) summary(what string) string {
+	return fmt.Sprintf("Reservation of %d sets for order %s, held until %s: %s", r.SetsCount, r.OrderReference,
+		r.ExpiresAt.UTC().Format(time.RFC3339), what)
+}
 
 // lockReservation locks the organization's reservation id for a change
 // of its status; a missing reservation is a 404 whatever the body, and
@@ -177,6 +213,7 @@ func lockReservation(w *work.Unit, id uuid.UUID, in interface {
 
 // ConsumeReservation packs a live held reservation: the held sets leave
 // stock and a usage records the reservation's parcel and composition.
+// The reservation's expiry run is ended (stopExpiry).
 func ConsumeReservation(w *work.Unit, id uuid.UUID, in *ReservationConsume) (*PackagingSystemUsage, error) {
 	r, err := lockReservation(w, id, in)
 	if err != nil {
@@ -205,13 +242,17 @@ func ConsumeReservation(w *work.Unit, id uuid.UUID, in *ReservationConsume) (*Pa
 	if err := r.end(w, ReservationStatusConsumed, stamp, map[string]any{"usage_id": u.ID}); err != nil {
 		return nil, err
 	}
+	if err := r.stopExpiry(w); err != nil {
+		return nil, err
+	}
 	return u, domain.Emit(w, ReservationConsumed{ReservationID: r.ID, Status: r.Status})
 }
 
 // ReleaseReservation gives up a held reservation: its stock is available
 // again and its parcel may be packed by another path. One past its expiry
-// is expired instead. A reservation that no longer holds anything is
-// answered as it is.
+// is expired instead, and its expiry run, due then, finds nothing to do;
+// a release ends the expiry run at once (stopExpiry). A reservation that
+// no longer holds anything is answered as it is.
 func ReleaseReservation(w *work.Unit, id uuid.UUID, in *domain.RevisionRequired) (*Reservation, error) {
 	r, err := lockReservation(w, id, in)
 	if err != nil {
@@ -228,6 +269,9 @@ func ReleaseReservation(w *work.Unit, id uuid.UUID, in *domain.RevisionRequired)
 		return r, r.expire(w, stamp)
 	}
 	if err := r.giveUp(w, ReservationStatusReleased, stamp); err != nil {
+		return nil, err
+	}
+	if err := r.stopExpiry(w); err != nil {
 		return nil, err
 	}
 	return r, domain.Emit(w, ReservationReleased{ReservationID: r.ID, Status: r.Status})

@@ -216,7 +216,13 @@ func CreateAuthorityRequest(w *work.Unit, in *AuthorityRequestCreate) (*Authorit
 	if err := domain.Emit(w, AuthorityRequestCreated{ID: r.ID, DueOn: r.DueOn.Format(time.DateOnly)}); err != nil {
 		return nil, err
 	}
-	return r, domain.Start(w, AuthorityRequestWorkflow, r.WorkflowInput())
+	return r, domain.Start(w, AuthorityRequestWorkflow, r.WorkflowInput(), r.summary("bundle and reminder"))
+}
+
+// summary says which request a run of what works on, for the Temporal UI.
+func (r *AuthorityRequest) summary(what string) string {
+	return fmt.Sprintf("Authority request %s of %s (%s), due %s: %s", r.AuthorityReference, r.AuthorityName, r.AuthorityCountry,
+		r.DueOn.Format(time.DateOnly), what)
 }
 
 // WorkflowInput is the input of the request's workflows.
@@ -253,7 +259,7 @@ func MarkAuthorityRequestAnswered(w *work.Unit, id uuid.UUID, on time.Time) (*Au
 	if err := domain.Emit(w, AuthorityRequestAnswered{ID: r.ID, AnsweredOn: on.Format(time.DateOnly)}); err != nil {
 		return nil, err
 	}
-	return r, domain.Start(w, AuthorityRequestAnsweredWorkflow, r.WorkflowInput())
+	return r, domain.Start(w, AuthorityRequestAnsweredWorkflow, r.WorkflowInput(), r.summary("answered on "+on.Format(time.DateOnly)))
 }
 
 // AnsweredRequest is a request an operator marked answered.

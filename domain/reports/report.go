@@ -154,7 +154,8 @@ func CreateReport(w *work.Unit, in *ReportCreate) (*Report, error) {
 		return nil, err
 	}
 	w.Touch("report", r.ID)
-	return r, domain.Start(w, ReportWorkflow, ReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID})
+	return r, domain.Start(w, ReportWorkflow, ReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID},
+		"Report "+r.Kind+" as "+r.Format)
 }
 
 func dayOf(d input.Opt[time.Time]) *string {

@@ -1,6 +1,7 @@
 package suppliers
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -81,10 +82,16 @@ var (
 
 func requestOf(in RequestInput) uuid.UUID { return in.RequestID }
 
+// summary says which request a run of what works on, for the Temporal UI.
+func (r *SupplierRequest) summary(what string) string {
+	return fmt.Sprintf("Supplier request `%s`, due %s: %s", r.ID, r.DueOn.Format(time.DateOnly), what)
+}
+
 // stopOverdueTimer records, with the change that closed the request, the
 // start of the workflow that ends its first send's wait for the due date.
 func stopOverdueTimer(w *work.Unit, r *SupplierRequest) error {
-	return domain.Start(w, RequestCloseWorkflow, RequestInput{Org: domain.OrgOf(r.OrganizationID), RequestID: r.ID})
+	return domain.Start(w, RequestCloseWorkflow, RequestInput{Org: domain.OrgOf(r.OrganizationID), RequestID: r.ID},
+		r.summary(r.Status+": stop the wait for answers"))
 }
 
 // SendSupplierRequest marks a draft request sent, or a sent request whose
@@ -114,7 +121,8 @@ func SendSupplierRequest(w *work.Unit, id uuid.UUID, in *domain.RevisionRequired
 		return nil, err
 	}
 	return r, domain.Start(w, RequestSendWorkflow,
-		RequestInput{Org: domain.OrgOf(r.OrganizationID), RequestID: r.ID, Send: r.SendCount, DueOn: r.DueOn})
+		RequestInput{Org: domain.OrgOf(r.OrganizationID), RequestID: r.ID, Send: r.SendCount, DueOn: r.DueOn},
+		r.summary(fmt.Sprintf("send %d to %s", r.SendCount, strings.Join(r.Recipients, ", "))))
 }
 
 // RequestMail is what a request's e-mail says.

@@ -2,6 +2,7 @@ package suppliers
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -139,7 +140,8 @@ func RecordReply(w *work.Unit, requestID uuid.UUID, in IncomingReply) (*Supplier
 		return nil, res.Error
 	}
 	w.Touch("supplier_request_reply", reply.ID)
-	return reply, domain.Start(w, ReplyWorkflow, ReplyInput{Org: domain.OrgOf(r.OrganizationID), ReplyID: reply.ID, RequestID: r.ID})
+	return reply, domain.Start(w, ReplyWorkflow, ReplyInput{Org: domain.OrgOf(r.OrganizationID), ReplyID: reply.ID, RequestID: r.ID},
+		r.summary(fmt.Sprintf("file the reply from %s, %s bytes", reply.EnvelopeFrom, domain.Count(reply.SizeBytes))))
 }
 
 func isRecipient(r *SupplierRequest, address string) bool {

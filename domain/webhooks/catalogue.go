@@ -29,7 +29,7 @@ var EventCatalogue = []domain.Payload{
 	packing.ReservationCreated{}, packing.ReservationConsumed{}, packing.ReservationReleased{}, packing.ReservationExpired{},
 	packing.PackingConsumptionCreated{}, movements.SupplyEventCreated{}, movements.FlowCreated{},
 	documents.DocumentVersionCreated{}, documents.DocumentVersionProcessed{}, documents.DocumentVersionQuarantined{}, documents.DocumentVersionDecided{},
-	documents.EvidenceProposalCreated{}, documents.EvidenceProposalDecided{}, documents.TraceabilityLinkCreated{}, documents.GeneratedDocumentCreated{},
+	documents.AnalysisCompletedEvent{}, documents.EvidenceProposalCreated{}, documents.EvidenceProposalDecided{}, documents.TraceabilityLinkCreated{}, documents.GeneratedDocumentCreated{},
 	suppliers.SupplierRequestCreated{}, suppliers.SupplierRequestSent{}, suppliers.SupplierRequestCancelled{}, suppliers.SupplierRequestLineReviewed{}, suppliers.SupplierRequestReplyReceived{}, domain.ComplianceIssueOpened{}, domain.ComplianceIssueResolved{},
 	imports.ImportReady{}, imports.ImportCompleted{}, imports.ImportFailed{},
 	assessments.AssessmentCreated{}, assessments.AssessmentReviewed{}, assessments.AssessmentStaleEvent{}, registers.RegisterEntryCreated{}, registers.RegisterEntryReviewed{},

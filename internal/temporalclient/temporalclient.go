@@ -17,11 +17,14 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// Search attribute keys registered on the namespace (make run and the test
-// harness register them on the dev server).
+// Search attribute keys registered on the namespace (make run, compose
+// and the test harness register them). Outcome is the business outcome a
+// run sets when it ends its job (an import "failed" is a run that
+// completed), so operators find business failures by it.
 var (
 	OrganizationID = temporal.NewSearchAttributeKeyKeyword("OrganizationId")
 	ResourceID     = temporal.NewSearchAttributeKeyKeyword("ResourceId")
+	Outcome        = temporal.NewSearchAttributeKeyKeyword("Outcome")
 )
 
 // SystemOrganization is the OrganizationId of workflows that belong to no
@@ -48,6 +51,10 @@ type Ref struct {
 	OrganizationID string
 	ResourceID     string
 	TaskQueue      string
+	// Summary and Details are the run's static summary and details in
+	// the Temporal UI (domain.WorkflowStart.Describe).
+	Summary string
+	Details string
 }
 
 // SearchAttributes are the attributes every ppwr workflow carries.
@@ -65,6 +72,8 @@ func (r Ref) Options() client.StartWorkflowOptions {
 		ID:                       r.WorkflowID,
 		TaskQueue:                r.TaskQueue,
 		TypedSearchAttributes:    r.SearchAttributes(),
+		StaticSummary:            r.Summary,
+		StaticDetails:            r.Details,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}

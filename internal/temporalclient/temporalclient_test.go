@@ -8,8 +8,11 @@ import (
 )
 
 func TestRefOptions(t *testing.T) {
-	r := Ref{WorkflowID: "import/abc", OrganizationID: "org-1", ResourceID: "abc", TaskQueue: "ppwr"}
+	r := Ref{WorkflowID: "import/abc", OrganizationID: "org-1", ResourceID: "abc", TaskQueue: "ppwr",
+		Summary: "Import `katalog.csv`", Details: "Record: `abc`"}
 	o := r.Options()
+	assert.Equal(t, "Import `katalog.csv`", o.StaticSummary)
+	assert.Equal(t, "Record: `abc`", o.StaticDetails)
 
 	assert.Equal(t, "import/abc", o.ID)
 	assert.Equal(t, "ppwr", o.TaskQueue)

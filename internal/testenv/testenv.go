@@ -184,7 +184,7 @@ func binary(envVar, name string) (string, error) {
 }
 
 // Temporal returns a client of the package's Temporal dev server, which has
-// the OrganizationId and ResourceId search attributes registered.
+// the OrganizationId, ResourceId and Outcome search attributes registered.
 func Temporal(t testing.TB) client.Client {
 	t.Helper()
 	temporalOnce.Do(func() {
@@ -199,7 +199,7 @@ func Temporal(t testing.TB) client.Client {
 }
 
 // StartTemporal starts a Temporal dev server from the locally built CLI,
-// with the OrganizationId and ResourceId search attributes registered, on
+// with the OrganizationId, ResourceId and Outcome search attributes registered, on
 // free ports; its Stop ends it. Benchmarks use it outside tests.
 func StartTemporal() (*testsuite.DevServer, error) {
 	path, err := binary("PPWR_TEMPORAL_BIN", "temporal")
@@ -214,7 +214,7 @@ func StartTemporal() (*testsuite.DevServer, error) {
 		},
 		LogLevel: "error",
 		SearchAttributes: temporal.NewSearchAttributes(
-			temporalclient.OrganizationID.ValueSet(""), temporalclient.ResourceID.ValueSet(""),
+			temporalclient.OrganizationID.ValueSet(""), temporalclient.ResourceID.ValueSet(""), temporalclient.Outcome.ValueSet(""),
 		),
 		ExtraArgs: []string{"--http-port", freePort(), "--metrics-port", freePort()},
 		Stdout:    os.Stderr,
