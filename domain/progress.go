@@ -74,6 +74,14 @@ func (s Stages) Advance(ctx context.Context, db *gorm.DB, model any, org, id uui
 	return res.RowsAffected > 0, res.Error
 }
 
+// End records that stage ended with all its n units done. Pass the
+// transaction that records the job's outcome, so that no read sees the
+// outcome before the progress that led to it.
+func (s Stages) End(ctx context.Context, db *gorm.DB, model any, org, id uuid.UUID, stage string, n int64) error {
+	_, err := s.Advance(ctx, db, model, org, id, stage, n, Known(n))
+	return err
+}
+
 // progressEvery is how often a ProgressTracker writes while work moves:
 // twice a second, so a client reading every second sees it move, while a
 // loop over thousands of rows writes twice a second, not per row.

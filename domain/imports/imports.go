@@ -392,7 +392,7 @@ func finishImport(w *work.Unit, imp *Import, status string, reason *input.FieldE
 	// A stage that ended shows all its rows done, committed with the
 	// status that says so.
 	if stage := finishedStage[status]; stage != "" {
-		if _, err := ImportStages.Advance(w.Context(), w.Tx(), &Import{}, imp.OrganizationID, imp.ID, stage, imp.Rows(), domain.Known(imp.Rows())); err != nil {
+		if err := ImportStages.End(w.Context(), w.Tx(), &Import{}, imp.OrganizationID, imp.ID, stage, imp.Rows()); err != nil {
 			return err
 		}
 	}

@@ -292,8 +292,7 @@ func FinishReport(ctx context.Context, db *gorm.DB, org, id uuid.UUID, key strin
 		if err := domain.Tenant(ctx, tx, org).Model(&Report{}).Where("id = ?", id).Updates(set).Error; err != nil {
 			return err
 		}
-		_, err := ReportStages.Advance(ctx, tx, &Report{}, org, id, StageWritingRows, int64(rows), domain.Known(int64(rows)))
-		return err
+		return ReportStages.End(ctx, tx, &Report{}, org, id, StageWritingRows, int64(rows))
 	})
 }
 
