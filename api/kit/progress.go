@@ -51,6 +51,14 @@ func (r Response) Polled() Response {
 // pollAfter asks the client to read the job again in PollSeconds.
 func pollAfter(c *gin.Context) { c.Header("Retry-After", strconv.Itoa(PollSeconds)) }
 
+// Poll asks the client to read job again in PollSeconds while it runs,
+// for a read that answers a job otherwise than ShowJob does.
+func Poll(c *gin.Context, job Job) {
+	if job.Running() {
+		pollAfter(c)
+	}
+}
+
 // Accepted answers 202 with body: the work was queued, and the record
 // body names is read again in PollSeconds.
 func Accepted(c *gin.Context, body any) error {
@@ -66,9 +74,7 @@ func ShowJob[T any, PT interface {
 	Job
 }, R any](c *gin.Context, db *gorm.DB, param string, render func(*T) (R, error)) error {
 	return ShowChecked(c, db, param, func(row *T) (R, error) {
-		if PT(row).Running() {
-			pollAfter(c)
-		}
+		Poll(c, PT(row))
 		return render(row)
 	})
 }
