@@ -50,11 +50,15 @@ func TestImportProgressAndPolling(t *testing.T) {
 	for i := range rows {
 		fmt.Fprintf(&csv, "PROG-%02d,Box %d,purchased,10,PLASTIC_PET,piece,true,food_contact,single_use\n", i, i)
 	}
-	res := f.upload(t, apitest.IdemKey(), "catalog", "progress.csv", []byte(csv.String()))
+	key := apitest.IdemKey()
+	res := f.upload(t, key, "catalog", "progress.csv", []byte(csv.String()))
 	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
 	requirePollAfter(t, res, true)
 	requireProgress(t, res.JSON, "queued", 0, nil)
 	id := res.JSON["id"].(string)
+	replayed := f.upload(t, key, "catalog", "progress.csv", []byte(csv.String()))
+	assert.Equal(t, "true", replayed.Header().Get("Idempotent-Replayed"))
+	requirePollAfter(t, replayed, true)
 
 	queued := f.Do(apitest.Req{Method: http.MethodGet, Path: f.tn.Path("/imports/" + id), Token: f.tn.Token})
 	require.Equal(t, http.StatusOK, queued.Code, queued.Body.String())
