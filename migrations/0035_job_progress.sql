@@ -7,13 +7,15 @@
 --
 -- Jobs that ended before this migration show their last stage as done:
 -- their counts are known where the record kept them, 0 of 0 otherwise.
+-- An apply under way starts its stage from nothing and moves on from
+-- there; other jobs under way start queued.
 ALTER TABLE imports
     ADD COLUMN progress_stage text NOT NULL DEFAULT 'queued',
     ADD COLUMN progress_done bigint NOT NULL DEFAULT 0 CHECK (progress_done >= 0),
     ADD COLUMN progress_total bigint CHECK (progress_total >= 0),
     ADD COLUMN progress_updated_at timestamptz NOT NULL DEFAULT now();
 UPDATE imports SET progress_stage = CASE WHEN status IN ('ready', 'failed') THEN 'previewing' ELSE 'applying' END,
-    progress_done = create_count + update_count + unchanged_count + invalid_count,
+    progress_done = CASE WHEN status = 'applying' THEN 0 ELSE create_count + update_count + unchanged_count + invalid_count END,
     progress_total = create_count + update_count + unchanged_count + invalid_count,
     progress_updated_at = updated_at
 WHERE status <> 'queued';
