@@ -54,6 +54,7 @@ func (a *Assessments) AssessBatch(ctx context.Context, in assessments.Assessment
 		return 0, err
 	}
 	var done atomic.Int64
+	progress := assessments.TrackRun(a.DB, run)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runParallelism)
 	for _, id := range ids {
@@ -66,8 +67,11 @@ func (a *Assessments) AssessBatch(ctx context.Context, in assessments.Assessment
 			if err := domain.Commit(w, domain.AuditEntry{Operation: "runAssessments"}); err != nil && !assessments.RunItemDone(err) {
 				return err
 			}
-			activity.RecordHeartbeat(ctx, done.Add(1))
-			return nil
+			n := done.Add(1)
+			activity.RecordHeartbeat(ctx, n)
+			// Items added since the run started are assessed too.
+			at := int64(run.Done) + n
+			return progress.Move(gctx, assessments.StageAssessing, at, domain.Known(max(at, int64(run.Total))))
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -78,5 +82,5 @@ func (a *Assessments) AssessBatch(ctx context.Context, in assessments.Assessment
 
 // FinishRun marks the run completed.
 func (a *Assessments) FinishRun(ctx context.Context, in assessments.AssessmentRunInput) error {
-	return assessments.FinishAssessmentRun(ctx, a.DB, in.RunID)
+	return assessments.FinishAssessmentRun(ctx, a.DB, in.OrganizationID, in.RunID)
 }

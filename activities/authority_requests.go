@@ -57,12 +57,16 @@ func (a *AuthorityRequests) BuildAuthorityBundle(ctx context.Context, in records
 		manifest := bundleManifest{Request: r.ID, Authority: bundleAuthority{Name: r.AuthorityName, Country: r.AuthorityCountry},
 			AuthorityReference: r.AuthorityReference, ReceivedOn: r.ReceivedOn.Format(time.DateOnly), DueOn: r.DueOn.Format(time.DateOnly),
 			GeneratedAt: b.at, Statement: bundleStatement, Items: []bundleItem{}}
-		for _, id := range r.Items {
+		progress, total := records.TrackBundle(a.DB, r), domain.Known(int64(len(r.Items)))
+		for i, id := range r.Items {
 			item, err := records.AuthorityBundleContents(ctx, a.DB, r.OrganizationID, id)
 			if err != nil {
 				return err
 			}
 			if err := b.addItem(item); err != nil {
+				return err
+			}
+			if err := progress.Move(ctx, records.StageCollecting, int64(i+1), total); err != nil {
 				return err
 			}
 			manifest.Items = append(manifest.Items, bundleItem{ID: item.Item.ID, InternalCode: item.Item.InternalCode,

@@ -66,12 +66,12 @@ func (a *BDO) RenderBDOReport(ctx context.Context, in bdo.BDOReportInput) error 
 			return err
 		}
 	}
-	return bdo.FinishBDOExport(ctx, a.DB, r.ID, BDOExportKey(r, "xlsx"), BDOExportKey(r, "json"), nil)
+	return bdo.FinishBDOExport(ctx, a.DB, r.OrganizationID, r.ID, BDOExportKey(r, "xlsx"), BDOExportKey(r, "json"), nil)
 }
 
 // FailBDOExport records that the exports could not be rendered.
 func (a *BDO) FailBDOExport(ctx context.Context, in bdo.BDOReportInput, reason string) error {
-	return bdo.FinishBDOExport(ctx, a.DB, in.ReportID, "", "", errors.New(reason))
+	return bdo.FinishBDOExport(ctx, a.DB, in.OrganizationID, in.ReportID, "", "", errors.New(reason))
 }
 
 // referenceLevels are the required annual recycling levels in Poland
@@ -129,6 +129,7 @@ func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os
 	// A million sources make a million rows: each is written from buffers
 	// reused row after row, so the render makes little garbage.
 	row, line, first := make([]any, 8), make([]byte, 0, 256), true
+	progress, written, total := bdo.TrackExport(a.DB, r), int64(0), domain.Known(int64(r.SourceCount))
 	if err := sheet.Stream(x, "sources", func(add func([]any) error) error {
 		if err := add([]any{"Source", "Date", "Item", "Section", "Material group", "Reusable", "Mass [g]", "Classified"}); err != nil {
 			return err
@@ -143,6 +144,10 @@ func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os
 			first = false
 			j.Write(line)
 			row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = key, day, item, s.Section, group, s.Reusable, s.MassG, s.Classified
+			written++
+			if err := progress.Move(ctx, bdo.StageWritingSources, written, total); err != nil {
+				return err
+			}
 			return add(row)
 		})
 	}); err != nil {

@@ -115,6 +115,9 @@ func (a *Documents) Inspect(ctx context.Context, in documents.VersionInput) (Fin
 	if err := w.Commit(); err != nil {
 		return Finding{}, err
 	}
+	if err := documents.TrackProcessing(a.DB, v).Reach(ctx, documents.StageInspecting, 0, nil); err != nil {
+		return Finding{}, err
+	}
 	f, sum, size, err := a.download(ctx, v)
 	if err != nil {
 		return Finding{}, err
@@ -148,6 +151,9 @@ func inspection(r filecheck.Report) Finding {
 func (a *Documents) Scan(ctx context.Context, in documents.VersionInput) (Finding, error) {
 	v, err := a.version(ctx, in)
 	if err != nil {
+		return Finding{}, err
+	}
+	if err := documents.TrackProcessing(a.DB, v).Reach(ctx, documents.StageScanning, 0, nil); err != nil {
 		return Finding{}, err
 	}
 	obj, err := a.Storage.Get(ctx, v.ObjectKey)
@@ -190,6 +196,10 @@ func (a *Documents) ExtractPages(ctx context.Context, in documents.VersionInput)
 		return 0, err
 	}
 	defer removeTemp(f)
+	progress := documents.TrackProcessing(a.DB, v)
+	if err := progress.Reach(ctx, documents.StageExtractingPages, 0, nil); err != nil {
+		return 0, err
+	}
 	batch := make([]documents.DocumentPage, 0, pageBatch)
 	flush := func() error {
 		w := systemUnit(ctx, a.DB, v.OrganizationID)
@@ -200,9 +210,10 @@ func (a *Documents) ExtractPages(ctx context.Context, in documents.VersionInput)
 		if err := w.Commit(); err != nil {
 			return err
 		}
-		activity.RecordHeartbeat(ctx, batch[len(batch)-1].Page)
+		last := batch[len(batch)-1].Page
+		activity.RecordHeartbeat(ctx, last)
 		batch = batch[:0]
-		return nil
+		return progress.Move(ctx, documents.StageExtractingPages, int64(last), nil)
 	}
 	count, err := pdf.Pages(ctx, f.Name(), func(p pdftext.Page) error {
 		batch = append(batch, documents.DocumentPage{DocumentVersionID: v.ID, Page: p.Number, OrganizationID: v.OrganizationID,

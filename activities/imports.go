@@ -166,13 +166,17 @@ func (a *Imports) previewRows(ctx context.Context, imp *imports.Import) error {
 		readErr <- readBatches(rows, columns, read, stop)
 		close(read)
 	}()
+	progress := imports.TrackImport(a.DB, imp)
 	go func() {
 		var err error
 		for b := range planned {
 			if err != nil {
 				continue
 			}
-			if err = imports.StoreImportRows(ctx, a.DB, b.rows); err != nil {
+			if err = imports.StoreImportRows(ctx, a.DB, b.rows); err == nil {
+				err = progress.Move(ctx, imports.StagePreviewing, int64(b.last), nil)
+			}
+			if err != nil {
 				close(failed)
 				continue
 			}
@@ -429,6 +433,7 @@ func (a *Imports) Apply(ctx context.Context, in imports.ImportInput) (string, er
 
 // applyInTurn applies the batches after row number after one by one.
 func (a *Imports) applyInTurn(ctx context.Context, imp *imports.Import, after int) error {
+	progress := imports.TrackImport(a.DB, imp)
 	for {
 		last, n, err := imports.ApplyImportBatch(importUnit(ctx, a.DB, imp), imp, after, applyBatch)
 		if err != nil || n == 0 {
@@ -436,6 +441,9 @@ func (a *Imports) applyInTurn(ctx context.Context, imp *imports.Import, after in
 		}
 		after = last
 		activity.RecordHeartbeat(ctx, after)
+		if err := progress.Move(ctx, imports.StageApplying, int64(after), domain.Known(imp.Rows())); err != nil {
+			return err
+		}
 	}
 }
 
@@ -474,7 +482,8 @@ func (a *Imports) applyConcurrently(ctx context.Context, imp *imports.Import, af
 		mu   sync.Mutex
 		done = map[int]int{} // committed batches beyond after: from → last
 	)
-	committed := func(b batch) {
+	progress := imports.TrackImport(a.DB, imp)
+	committed := func(b batch) error {
 		mu.Lock()
 		defer mu.Unlock()
 		done[b.after] = b.last
@@ -483,6 +492,7 @@ func (a *Imports) applyConcurrently(ctx context.Context, imp *imports.Import, af
 			after = last
 			activity.RecordHeartbeat(ctx, after)
 		}
+		return progress.Move(gctx, imports.StageApplying, int64(after), domain.Known(imp.Rows()))
 	}
 	for range applyWorkers {
 		g.Go(func() error {
@@ -490,7 +500,9 @@ func (a *Imports) applyConcurrently(ctx context.Context, imp *imports.Import, af
 				if _, _, err := imports.ApplyImportRange(importUnit(gctx, a.DB, imp), imp, b.after, b.last, applyBatch); err != nil {
 					return err
 				}
-				committed(b)
+				if err := committed(b); err != nil {
+					return err
+				}
 			}
 			return nil
 		})

@@ -36,9 +36,17 @@ func (a *Reports) BuildReport(ctx context.Context, in reports.ReportInput) error
 	if err := reports.StartReport(ctx, a.DB, r.ID); err != nil {
 		return err
 	}
-	rows := 0
+	rows := 0 // the header, then the data rows
+	progress := reports.TrackReport(a.DB, r)
 	count := func(fill func([]any) error) func([]any) error {
-		return func(row []any) error { rows++; return fill(row) }
+		return func(row []any) error {
+			if rows++; rows > 1 {
+				if err := progress.Move(ctx, reports.StageWritingRows, int64(rows-1), nil); err != nil {
+					return err
+				}
+			}
+			return fill(row)
+		}
 	}
 	build := func(f *os.File) error {
 		return sheet.CSV(f, func(add func([]any) error) error { return reports.ReportRows(ctx, a.DB, r, count(add)) })
@@ -59,12 +67,12 @@ func (a *Reports) BuildReport(ctx context.Context, in reports.ReportInput) error
 	if err := storeFile(ctx, a.Storage, ReportKey(r), r.ContentType(), build); err != nil {
 		return err
 	}
-	return reports.FinishReport(ctx, a.DB, r.ID, ReportKey(r), rows-1, nil)
+	return reports.FinishReport(ctx, a.DB, r.OrganizationID, r.ID, ReportKey(r), rows-1, nil)
 }
 
 // FailReport records that the report could not be built.
 func (a *Reports) FailReport(ctx context.Context, in reports.ReportInput, reason string) error {
-	return reports.FinishReport(ctx, a.DB, in.ReportID, "", 0, errors.New(reason))
+	return reports.FinishReport(ctx, a.DB, in.OrganizationID, in.ReportID, "", 0, errors.New(reason))
 }
 
 // storeFile renders a file into a temporary file, so that a file of any

@@ -252,8 +252,9 @@ func (r writeRequest) answer(c *gin.Context, buf *bufferedWriter) *domain.Idempo
 	return domain.NewIdempotencyRecord(kit.Credential(c).KeyID, r.key, r.op.ID, r.fingerprint, buf.Status(), headers, buf.body.Bytes())
 }
 
-// replayedHeaders are the response headers a replay must reproduce.
-var replayedHeaders = []string{"Content-Type", "Location", "ETag"}
+// replayedHeaders are the response headers a replay must reproduce; a
+// replayed 202 asks to poll as the first answer did.
+var replayedHeaders = []string{"Content-Type", "Location", "ETag", "Retry-After"}
 
 // requestFingerprint identifies a request for idempotency: the same key may
 // only be replayed for the same method, path, query and body, which is the

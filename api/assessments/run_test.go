@@ -3,6 +3,7 @@ package assessments_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,8 +61,22 @@ func TestABulkRunSurvivesAWorkerRestart(t *testing.T) {
 	second := worker.New(deps)
 	require.NoError(t, second.Start())
 	t.Cleanup(second.Stop)
-	require.Eventually(t, func() bool { return progress().Status == assessments.RunCompleted }, 3*time.Minute, 50*time.Millisecond)
-	assert.Equal(t, items, progress().Done)
+	// The progress read along the way, across the restart, never goes
+	// back, and ends with every item done.
+	var seen []int64
+	require.Eventually(t, func() bool {
+		r := progress()
+		if r.Progress.Stage == assessments.StageAssessing {
+			seen = append(seen, r.Progress.Done)
+		}
+		return r.Status == assessments.RunCompleted
+	}, 3*time.Minute, 50*time.Millisecond)
+	assert.True(t, slices.IsSorted(seen), "progress never decreases: %v", seen)
+	final := progress()
+	assert.Equal(t, items, final.Done)
+	assert.Equal(t, assessments.StageAssessing, final.Progress.Stage)
+	assert.Equal(t, int64(items), final.Progress.Done)
+	assert.Equal(t, int64(items), *final.Progress.Total)
 
 	var counts []int
 	require.NoError(t, a.DB.Model(&assessments.Assessment{}).Where("organization_id = ?", tn.Org).Group("catalog_item_id").

@@ -36,7 +36,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"), "getBDOReport")),
 			kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
-				Handle(kit.Do(h.getReport), kit.OK(kit.Ref("ReportRun"))),
+				Handle(kit.Do(h.getReport), kit.OK(kit.Ref("ReportRun")).Polled()),
 			kit.Get("downloadBDOReport", kit.Org+"/bdo-reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Query(h.download), kit.Response{Status: http.StatusOK, ContentType: "application/octet-stream",
@@ -209,6 +209,8 @@ type reportJSON struct {
 	ExportError    *string                `json:"export_error"`
 	RenderedAt     *time.Time             `json:"rendered_at"`
 	CreatedAt      time.Time              `json:"created_at"`
+	// Progress is the exports' rendering's.
+	Progress kit.Progress `json:"progress"`
 }
 
 func (reportJSON) Declare(s *kit.Shape) {
@@ -218,12 +220,13 @@ func (reportJSON) Declare(s *kit.Shape) {
 	s.Enum("totals.material_group", dictionaries.BDOGroups()...)
 	s.Enum("warnings.code", bdo.WarningUnclassified, bdo.WarningNoMass, bdo.WarningNoGroup)
 	s.Enum("export_status", bdo.ExportStatuses...)
+	s.Enum("progress.stage", bdo.ExportStages...)
 }
 
 func reportToJSON(r *bdo.BDOReport) reportJSON {
 	return reportJSON{ID: r.ID, Year: r.Year, Status: r.Status, SettlementMode: r.SettlementMode, Rounding: r.Rounding,
 		SourceCount: r.SourceCount, Totals: r.Totals, Warnings: r.Warnings, ExportStatus: r.ExportStatus, ExportError: r.ExportError,
-		RenderedAt: kit.UTC(r.RenderedAt), CreatedAt: r.CreatedAt.UTC()}
+		RenderedAt: kit.UTC(r.RenderedAt), CreatedAt: r.CreatedAt.UTC(), Progress: kit.ProgressOf(r.ExportProgress)}
 }
 
 // createReport takes the snapshot in the request and answers it prepared
@@ -237,7 +240,7 @@ func (h *handlers) createReport(c *gin.Context, in *bdo.BDOReportCreate) error {
 }
 
 func (h *handlers) getReport(c *gin.Context) error {
-	return kit.Show(c, h.DB, "recordId", reportToJSON)
+	return kit.ShowJob(c, h.DB, "recordId", kit.Infallible(reportToJSON))
 }
 
 // downloadQuery is the export's format.

@@ -3,6 +3,7 @@ package bdo_test
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"ppwr/activities"
 	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/domain"
 	"ppwr/domain/bdo"
 	"ppwr/internal/testenv"
@@ -76,14 +78,22 @@ func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports/classifications", map[string]any{"year": 2025, "sources": []any{
 		map[string]any{"key": "flow:" + placed, "section": "placed_on_market", "excluded": true, "exclusion_reason": "Korekta"}}})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
-	stored := y.get(t, "/bdo-reports/"+report["id"].(string))
+	rendering := y.Do(apitest.Req{Method: http.MethodGet, Path: y.tn.Path("/bdo-reports/" + report["id"].(string)), Token: y.tn.Token})
+	require.Equal(t, http.StatusOK, rendering.Code, rendering.Body.String())
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), rendering.Header().Get("Retry-After"), "exports being rendered are polled")
+	stored := rendering.JSON
 	assert.Equal(t, report["totals"], stored["totals"], "a classification never alters a stored report")
 	assert.EqualValues(t, 3, stored["source_count"])
+	assert.Equal(t, "queued", stored["progress"].(map[string]any)["stage"])
 
 	_, err := relay.StartWorkflows(t.Context())
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return y.get(t, "/bdo-reports/"+report["id"].(string))["export_status"] == "ready" },
 		time.Minute, 50*time.Millisecond)
+	rendered := y.Do(apitest.Req{Method: http.MethodGet, Path: y.tn.Path("/bdo-reports/" + report["id"].(string)), Token: y.tn.Token})
+	assert.Empty(t, rendered.Header().Get("Retry-After"), "rendered exports are not polled")
+	progress := rendered.JSON["progress"].(map[string]any)
+	assert.Equal(t, []any{"writing_sources", 3.0, 3.0}, []any{progress["stage"], progress["done"], progress["total"]}, "every source written")
 	download = y.Do(apitest.Req{Method: http.MethodGet, Path: y.tn.Path("/bdo-reports/" + report["id"].(string) + "/download"), Token: y.tn.Token})
 	require.Equal(t, http.StatusOK, download.Code, download.Body.String())
 	assert.Equal(t, "application/octet-stream", download.Header().Get("Content-Type"))

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/domain"
 	"ppwr/domain/accounts"
 	"ppwr/domain/documents"
@@ -175,12 +177,19 @@ func TestAPDFIsProcessedPageByPageAndServedBack(t *testing.T) {
 	assert.Equal(t, hex.EncodeToString(sum[:]), v["sha256"])
 	assert.EqualValues(t, len(pdf), v["size_bytes"])
 	assert.EqualValues(t, 1, v["version"])
+	assert.Equal(t, "queued", v["progress"].(map[string]any)["stage"])
+	queued := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string)), Token: d.tn.Token})
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), queued.Header().Get("Retry-After"), "a version being processed is polled")
 
 	v = d.processed(t, v["id"].(string))
 	require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%v", v["processing_reason"])
 	assert.Equal(t, "application/pdf", v["content_type"])
 	pages := int(v["page_count"].(float64))
 	require.GreaterOrEqual(t, pages, 3)
+	progress := v["progress"].(map[string]any)
+	assert.Equal(t, []any{"finished", float64(pages), float64(pages)}, []any{progress["stage"], progress["done"], progress["total"]}, "every page read")
+	read := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string)), Token: d.tn.Token})
+	assert.Empty(t, read.Header().Get("Retry-After"), "a processed version is not polled")
 	var stored []documents.DocumentPage
 	require.NoError(t, d.DB.Where("document_version_id = ?", v["id"]).Order("page").Find(&stored).Error)
 	require.Len(t, stored, pages)

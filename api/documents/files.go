@@ -38,7 +38,7 @@ func (h *handlers) files() kit.Area {
 			kit.Post("uploadDocumentVersion", kit.Org+"/documents/{recordId}/versions", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
 				Handle(kit.Multipart("DocumentVersionUpload", fileOnly(), h.uploadVersion), version),
 			kit.Get("getDocumentVersion", kit.Org+"/document-versions/{recordId}", tag, a.DocumentsRead, a.DocumentsView).
-				Handle(kit.Do(h.getVersion), withRetryAfter(kit.OK(kit.Ref("DocumentVersion")))),
+				Handle(kit.Do(h.getVersion), kit.OK(kit.Ref("DocumentVersion")).Polled()),
 			kit.Get("downloadDocumentVersion", kit.Org+"/document-versions/{recordId}/download", tag, a.DocumentsRead, a.DocumentsView).
 				Answers(documents.ErrDocumentNotServable).
 				Handle(kit.Do(h.download), downloadResponse()),
@@ -114,11 +114,14 @@ type versionJSON struct {
 	Revision  int                `json:"revision"`
 	CreatedAt time.Time          `json:"created_at"`
 	UpdatedAt time.Time          `json:"updated_at"`
+	// Progress is the processing's.
+	Progress kit.Progress `json:"progress"`
 }
 
 func (versionJSON) Declare(s *kit.Shape) {
 	s.Enum("processing_status", documents.ProcessingStatuses...)
 	s.Enum("review_status", documents.ReviewStatuses...)
+	s.Enum("progress.stage", documents.ProcessingStages...)
 }
 
 // versionRenderer renders versions in the request's language: the
@@ -130,7 +133,8 @@ func versionRenderer(c *gin.Context) func(*documents.DocumentVersion) versionJSO
 			SHA256: v.SHA256, ContentType: v.ContentType, ProcessingStatus: v.ProcessingStatus, PageCount: v.PageCount,
 			ProcessedAt: kit.UTC(v.ProcessedAt), ReviewStatus: v.ReviewStatus, ReviewReason: v.ReviewReason,
 			ReviewedBy: v.ReviewedBy, ReviewedAt: kit.UTC(v.ReviewedAt), UploadedBy: v.UploadedBy,
-			AnalysisCount: v.AnalysisCount, Analysis: analysisStateOf(v), Revision: v.Revision, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC()}
+			AnalysisCount: v.AnalysisCount, Analysis: analysisStateOf(v), Revision: v.Revision, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
+			Progress: kit.ProgressOf(v.ProcessingProgress)}
 		if v.ProcessingReason != nil {
 			var detail string
 			if v.ProcessingDetail != nil {
@@ -271,13 +275,7 @@ func (h *handlers) listVersions(c *gin.Context) error {
 }
 
 func (h *handlers) getVersion(c *gin.Context) error {
-	render := versionRenderer(c)
-	return kit.Show(c, h.DB, "recordId", func(v *documents.DocumentVersion) versionJSON {
-		if v.AnalysisStatus != nil && *v.AnalysisStatus == documents.AnalysisQueued {
-			retryAfter(c)
-		}
-		return render(v)
-	})
+	return kit.ShowJob(c, h.DB, "recordId", kit.Infallible(versionRenderer(c)))
 }
 
 // download streams a processed, clean version's bytes with their type,

@@ -2,7 +2,6 @@ package documents
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -21,7 +20,7 @@ func (h *handlers) review() kit.Area {
 		Operations: []kit.Operation{
 			kit.Post("analyzeDocumentVersion", kit.Org+"/document-versions/{recordId}/analyze", tag, a.EvidenceReview, a.EvidenceReviewPerm).
 				Answers(documents.ErrDocumentNotAnalyzable).
-				Handle(kit.Do(h.analyze), withRetryAfter(kit.AcceptedResponse(kit.Ref("AnalysisQueued")))),
+				Handle(kit.Do(h.analyze), kit.AcceptedResponse(kit.Ref("AnalysisQueued"))),
 			// The decision also needs documents.approve or documents.revoke,
 			// depending on the decision in the body; the handler checks that.
 			kit.Post("decideDocumentVersion", kit.Org+"/document-versions/{recordId}/decision", tag, a.DocumentsReview, a.DocumentsView).
@@ -71,24 +70,6 @@ const analysisQueued = documents.AnalysisQueued
 
 func (analysisJSON) Declare(s *kit.Shape) { s.Enum("status", analysisQueued) }
 
-// analysisRetrySeconds is how long a client polling an analysis is asked
-// to wait: a run reads a few pages of stored text.
-const analysisRetrySeconds = 2
-
-// retryAfterHeader documents Retry-After on an answer about an analysis
-// that has not ended.
-var retryAfterHeader = kit.Param{Name: "Retry-After", Schema: kit.Schema{"type": "integer", "minimum": 1}, DescKey: "header.retry_after"}
-
-// withRetryAfter declares Retry-After on r.
-func withRetryAfter(r kit.Response) kit.Response {
-	r.Headers = append(append([]kit.Param(nil), r.Headers...), retryAfterHeader)
-	return r
-}
-
-// retryAfter asks the client to poll the analysis again later, in whole
-// seconds.
-func retryAfter(c *gin.Context) { c.Header("Retry-After", strconv.Itoa(analysisRetrySeconds)) }
-
 // analysisStateJSON is a version's latest analysis run: queued until it
 // ends, then completed with the proposals it holds (0 is an answer: the
 // text names nothing measurable).
@@ -125,7 +106,5 @@ func (h *handlers) analyze(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	retryAfter(c)
-	c.JSON(http.StatusAccepted, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: analysisQueued, WorkflowID: run.WorkflowID})
-	return nil
+	return kit.Accepted(c, analysisJSON{DocumentVersion: id, Analysis: run.Run, Status: analysisQueued, WorkflowID: run.WorkflowID})
 }

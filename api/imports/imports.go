@@ -5,7 +5,6 @@ package imports
 import (
 	"encoding/json"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -43,7 +42,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.List("listImports", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Do(h.listImports), kit.ListOK("Import")),
 			kit.Get("getImport", kit.Org+"/imports/{recordId}", tag, a.ImportsRun, a.ImportsRunPerm).
-				Handle(kit.Do(h.getImport), kit.OK(kit.Ref("Import"))),
+				Handle(kit.Do(h.getImport), kit.OK(kit.Ref("Import")).Polled()),
 			kit.Post("createImport", kit.Org+"/imports", tag, a.ImportsRun, a.ImportsRunPerm).
 				Handle(kit.Multipart("ImportUpload", uploadSchema(), h.createImport), importAnswer.WithLocation("getImport")),
 			kit.List("listImportRows", kit.Org+"/imports/{importId}/rows", tag, a.ImportsRun, a.ImportsRunPerm).
@@ -74,22 +73,24 @@ func uploadSchema() kit.Schema {
 
 // importJSON is the import resource.
 type importJSON struct {
-	ID          uuid.UUID  `json:"id"`
-	Type        string     `json:"type"`
-	Status      string     `json:"status"`
-	FileName    string     `json:"file_name"`
-	SizeBytes   int64      `json:"size_bytes"`
-	Error       *string    `json:"error"`
-	Counts      countsJSON `json:"counts"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-	ReadyAt     *time.Time `json:"ready_at"`
-	CompletedAt *time.Time `json:"completed_at"`
+	ID          uuid.UUID    `json:"id"`
+	Type        string       `json:"type"`
+	Status      string       `json:"status"`
+	FileName    string       `json:"file_name"`
+	SizeBytes   int64        `json:"size_bytes"`
+	Error       *string      `json:"error"`
+	Counts      countsJSON   `json:"counts"`
+	CreatedAt   time.Time    `json:"created_at"`
+	UpdatedAt   time.Time    `json:"updated_at"`
+	ReadyAt     *time.Time   `json:"ready_at"`
+	CompletedAt *time.Time   `json:"completed_at"`
+	Progress    kit.Progress `json:"progress"`
 }
 
 func (importJSON) Declare(s *kit.Shape) {
 	s.Enum("type", imports.ImportTypes...)
 	s.Enum("status", imports.ImportStatuses...)
+	s.Enum("progress.stage", imports.ImportStages...)
 }
 
 // countsJSON counts an import's rows by outcome, in the order the keys
@@ -111,7 +112,8 @@ func importRenderer(c *gin.Context) func(*imports.Import) (importJSON, error) {
 func importToJSON(locale i18n.Locale, m *imports.Import) (importJSON, error) {
 	out := importJSON{ID: m.ID, Type: m.Type, Status: m.Status, FileName: m.FileName, SizeBytes: m.SizeBytes,
 		Counts:    countsJSON{Create: m.CreateCount, Invalid: m.InvalidCount, Unchanged: m.UnchangedCount, Update: m.UpdateCount},
-		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: kit.UTC(m.ReadyAt), CompletedAt: kit.UTC(m.CompletedAt)}
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), ReadyAt: kit.UTC(m.ReadyAt), CompletedAt: kit.UTC(m.CompletedAt),
+		Progress: kit.ProgressOf(m.Progress)}
 	key, args, err := m.ErrorReason()
 	if err != nil {
 		return importJSON{}, err
@@ -129,8 +131,7 @@ func accepted(c *gin.Context, imp *imports.Import) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, body)
-	return nil
+	return kit.Accepted(c, body)
 }
 
 func (h *handlers) listImports(c *gin.Context) error {
@@ -139,7 +140,7 @@ func (h *handlers) listImports(c *gin.Context) error {
 }
 
 func (h *handlers) getImport(c *gin.Context) error {
-	return kit.ShowChecked(c, h.DB, "recordId", importRenderer(c))
+	return kit.ShowJob(c, h.DB, "recordId", importRenderer(c))
 }
 
 // createImport streams the file part to the object store, bounded, and

@@ -193,8 +193,8 @@ func EachRow[T any, R any](render func(*T) (R, error)) func([]T) ([]R, error) {
 	}
 }
 
-// infallible is render as a renderer that can fail.
-func infallible[T any, R any](render func(*T) R) func(*T) (R, error) {
+// Infallible is render as a renderer that can fail, for ShowJob.
+func Infallible[T any, R any](render func(*T) R) func(*T) (R, error) {
 	return func(row *T) (R, error) { return render(row), nil }
 }
 
@@ -205,7 +205,7 @@ func asIs[R any](p Page[R]) Page[R] { return p }
 // as the record the listed rows belong to when no other operation reads
 // it: answer is the page with it.
 func PaginateWith[T any, R any, A any](c *gin.Context, q *gorm.DB, order Order, render func(*T) R, answer func(Page[R]) A) error {
-	return paginate(c, q, order, EachRow(infallible(render)), answer)
+	return paginate(c, q, order, EachRow(Infallible(render)), answer)
 }
 
 func paginate[T any, R any, A any](c *gin.Context, q *gorm.DB, order Order, render func([]T) ([]R, error), answer func(Page[R]) A) error {

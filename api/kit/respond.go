@@ -31,7 +31,7 @@ type Deps struct {
 // Show answers the organization's record of type T named by the path
 // parameter param.
 func Show[T any, R any](c *gin.Context, db *gorm.DB, param string, render func(*T) R) error {
-	return ShowChecked(c, db, param, infallible(render))
+	return ShowChecked(c, db, param, Infallible(render))
 }
 
 // ShowChecked is Show of a record whose rendering can fail, as a stored

@@ -101,9 +101,10 @@ func (r Response) WithETag() Response {
 	return r
 }
 
-// AcceptedResponse is a 202 answering schema: work was queued.
+// AcceptedResponse is a 202 answering schema: work was queued, and the
+// answer says when to read it again (Accepted).
 func AcceptedResponse(schema Schema) Response {
-	return Response{Status: http.StatusAccepted, Schema: schema}
+	return Response{Status: http.StatusAccepted, Schema: schema}.Polled()
 }
 
 // WithLocation adds the Location header of the record the answer names,

@@ -33,6 +33,7 @@ func (h *handlers) authorityRequests() kit.Area {
 		{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.authority_bundle_name"},
 		{Name: "X-Checksum-SHA256", Schema: kit.Str(), DescKey: "header.authority_bundle_sha256"},
 	}
+	read = read.Polled()
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate).
@@ -51,12 +52,13 @@ type authorityJSON struct {
 }
 
 type authorityBundleJSON struct {
-	Status    string     `json:"status"`
-	FileName  string     `json:"file_name"`
-	SizeBytes *int64     `json:"size_bytes"`
-	SHA256    *string    `json:"sha256"`
-	Error     *string    `json:"error"`
-	BuiltAt   *time.Time `json:"built_at"`
+	Status    string       `json:"status"`
+	FileName  string       `json:"file_name"`
+	SizeBytes *int64       `json:"size_bytes"`
+	SHA256    *string      `json:"sha256"`
+	Error     *string      `json:"error"`
+	BuiltAt   *time.Time   `json:"built_at"`
+	Progress  kit.Progress `json:"progress"`
 }
 
 type authorityRequestJSON struct {
@@ -78,6 +80,7 @@ type authorityRequestJSON struct {
 func (authorityRequestJSON) Declare(s *kit.Shape) {
 	s.Enum("deadline_status", records.DeadlineStatuses...)
 	s.Enum("bundle.status", records.BundleStatuses...)
+	s.Enum("bundle.progress.stage", records.BundleStages...)
 }
 
 func authorityRequestToJSON(r *records.AuthorityRequest) authorityRequestJSON {
@@ -86,7 +89,7 @@ func authorityRequestToJSON(r *records.AuthorityRequest) authorityRequestJSON {
 		ReceivedOn: r.ReceivedOn.Format(time.DateOnly), DueOn: r.DueOn.Format(time.DateOnly), AnsweredOn: kit.Day(r.AnsweredOn),
 		DeadlineStatus: r.DeadlineStatus(time.Now().UTC().Truncate(24 * time.Hour)),
 		Bundle: authorityBundleJSON{Status: r.BundleStatus, FileName: r.BundleFileName(), SizeBytes: r.BundleSizeBytes,
-			SHA256: r.BundleSHA256, Error: r.BundleError, BuiltAt: kit.UTC(r.BundleBuiltAt)},
+			SHA256: r.BundleSHA256, Error: r.BundleError, BuiltAt: kit.UTC(r.BundleBuiltAt), Progress: kit.ProgressOf(r.BundleProgress)},
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
@@ -113,6 +116,7 @@ func (h *handlers) getAuthorityRequest(c *gin.Context) error {
 		return err
 	}
 	if c.NegotiateFormat(binding.MIMEJSON, zipType) != zipType {
+		kit.Poll(c, r)
 		c.JSON(http.StatusOK, authorityRequestToJSON(r))
 		return nil
 	}

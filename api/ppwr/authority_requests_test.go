@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/domain"
 	"ppwr/domain/documents"
 	"ppwr/domain/records"
@@ -162,15 +164,22 @@ func TestAnAuthorityRequestIsAnsweredWithTheItemsDocumentation(t *testing.T) {
 	require.Equal(t, http.StatusConflict, res.Code, "the bundle is not built yet")
 	assert.Equal(t, "file_not_ready", res.ErrorCode())
 	assert.Equal(t, "5", res.Header().Get("Retry-After"))
+	building := o.Do(apitest.Req{Method: http.MethodGet, Path: o.tn.Path("/ppwr/authority-requests/" + id), Token: o.tn.Token})
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), building.Header().Get("Retry-After"), "a bundle being built is polled")
+	assert.Equal(t, "queued", building.JSON["bundle"].(map[string]any)["progress"].(map[string]any)["stage"])
 
 	_, err = o.relay.StartWorkflows(t.Context())
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		return o.get(t, "/ppwr/authority-requests/"+id)["bundle"].(map[string]any)["status"] != records.BundleBuilding
 	}, time.Minute, 100*time.Millisecond)
-	r = o.get(t, "/ppwr/authority-requests/"+id)
+	read := o.Do(apitest.Req{Method: http.MethodGet, Path: o.tn.Path("/ppwr/authority-requests/" + id), Token: o.tn.Token})
+	assert.Empty(t, read.Header().Get("Retry-After"), "a built bundle is not polled")
+	r = read.JSON
 	built := r["bundle"].(map[string]any)
 	require.Equal(t, records.BundleReady, built["status"], "%v", built["error"])
+	progress := built["progress"].(map[string]any)
+	assert.Equal(t, []any{"collecting", 1.0, 1.0}, []any{progress["stage"], progress["done"], progress["total"]}, "its one item collected")
 
 	res = o.bundle(t, o.tn, id)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())

@@ -32,7 +32,7 @@ func Area(d kit.Deps) kit.Area {
 			kit.Post("createReport", kit.Org+"/reports", tag, a.ReportsRun, a.ReportsExport).
 				Handle(kit.JSON(h.create), kit.AcceptedResponse(report).WithLocation("getReport")),
 			kit.Get("getReport", kit.Org+"/reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
-				Handle(kit.Do(h.get), kit.OK(report)),
+				Handle(kit.Do(h.get), kit.OK(report).Polled()),
 			kit.Get("downloadReport", kit.Org+"/reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.download), kit.Response{Status: http.StatusOK, Schema: kit.Binary(),
@@ -54,17 +54,20 @@ type reportJSON struct {
 	Error       *string                  `json:"error"`
 	CreatedAt   time.Time                `json:"created_at"`
 	CompletedAt *time.Time               `json:"completed_at"`
+	Progress    kit.Progress             `json:"progress"`
 }
 
 func (reportJSON) Declare(s *kit.Shape) {
 	s.Enum("kind", reports.ReportKinds...)
 	s.Enum("format", "csv", "xlsx")
 	s.Enum("status", reports.ReportStatuses...)
+	s.Enum("progress.stage", reports.ReportStages...)
 }
 
 func reportToJSON(r *reports.Report) reportJSON {
 	return reportJSON{ID: r.ID, Kind: r.Kind, Format: r.Format, Parameters: r.Parameters.Data(), Status: r.Status, RowCount: r.RowCount,
-		FileName: r.FileName(), Error: r.Error, CreatedAt: r.CreatedAt.UTC(), CompletedAt: kit.UTC(r.CompletedAt)}
+		FileName: r.FileName(), Error: r.Error, CreatedAt: r.CreatedAt.UTC(), CompletedAt: kit.UTC(r.CompletedAt),
+		Progress: kit.ProgressOf(r.Progress)}
 }
 
 // create records the report and answers 202: the workflow builds it.
@@ -74,11 +77,12 @@ func (h *handlers) create(c *gin.Context, in *reports.ReportCreate) error {
 		return err
 	}
 	c.Header("Location", kit.Location(c, r.ID))
-	c.JSON(http.StatusAccepted, reportToJSON(r))
-	return nil
+	return kit.Accepted(c, reportToJSON(r))
 }
 
-func (h *handlers) get(c *gin.Context) error { return kit.Show(c, h.DB, "recordId", reportToJSON) }
+func (h *handlers) get(c *gin.Context) error {
+	return kit.ShowJob(c, h.DB, "recordId", kit.Infallible(reportToJSON))
+}
 
 // download streams the built file; before it is built the answer is 409
 // with Retry-After.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/api/apitest"
+	"ppwr/api/kit"
 	"ppwr/internal/testenv"
 	"ppwr/worker"
 )
@@ -44,12 +46,19 @@ func (d *desk) ok(t *testing.T, status int, method, path string, body any) map[s
 	return res.JSON
 }
 
-// built creates a report, runs its workflow and downloads the file.
+// built creates a report, runs its workflow and downloads the file. The
+// report asks to be polled until it is built, and shows its rows written.
 func (d *desk) built(t *testing.T, body map[string]any) (map[string]any, []byte) {
 	t.Helper()
-	r := d.ok(t, http.StatusAccepted, http.MethodPost, "/reports", body)
+	accepted := d.send(t, http.MethodPost, "/reports", body)
+	require.Equal(t, http.StatusAccepted, accepted.Code, accepted.Body.String())
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), accepted.Header().Get("Retry-After"))
+	r := accepted.JSON
 	assert.Equal(t, "queued", r["status"])
+	assert.Equal(t, map[string]any{"stage": "queued", "done": 0.0, "total": nil}, withoutTime(r["progress"]))
 	path := "/reports/" + r["id"].(string)
+	queued := d.send(t, http.MethodGet, path, nil)
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), queued.Header().Get("Retry-After"), "a queued report is polled")
 	res := d.send(t, http.MethodGet, path+"/download", nil)
 	require.Equal(t, http.StatusConflict, res.Code, "not built yet")
 	assert.Equal(t, "5", res.Header().Get("Retry-After"))
@@ -60,7 +69,22 @@ func (d *desk) built(t *testing.T, body map[string]any) (map[string]any, []byte)
 	res = d.send(t, http.MethodGet, path+"/download", nil)
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	assert.Contains(t, res.Header().Get("Content-Disposition"), r["file_name"].(string))
-	return d.ok(t, http.StatusOK, http.MethodGet, path, nil), res.Body.Bytes()
+	built := d.send(t, http.MethodGet, path, nil)
+	assert.Empty(t, built.Header().Get("Retry-After"), "a built report is not polled")
+	rows := built.JSON["row_count"]
+	assert.Equal(t, map[string]any{"stage": "writing_rows", "done": rows, "total": rows}, withoutTime(built.JSON["progress"]))
+	return built.JSON, res.Body.Bytes()
+}
+
+// withoutTime is a progress without its updated_at (the document
+// requires one, and the harness checks every answer against it).
+func withoutTime(progress any) map[string]any {
+	p, _ := progress.(map[string]any)
+	if p["updated_at"] == nil {
+		return p
+	}
+	delete(p, "updated_at")
+	return p
 }
 
 func (d *desk) item(t *testing.T, material, grams string) string {

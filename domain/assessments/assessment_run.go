@@ -49,6 +49,22 @@ type AssessmentRun struct {
 	LastItem       *uuid.UUID `gorm:"type:uuid"`
 	CreatedAt      time.Time
 	FinishedAt     *time.Time
+	Progress       domain.Progress `gorm:"embedded"`
+}
+
+// StageAssessing is a run's stage of assessing its items, of the active
+// items counted when it started.
+const StageAssessing = "assessing"
+
+// RunStages are a run's progress stages in order.
+var RunStages = domain.Stages{domain.StageQueued, StageAssessing}
+
+// Running reports whether the run goes on.
+func (r *AssessmentRun) Running() bool { return r.Status == RunRunning }
+
+// TrackRun is the progress tracker of the run.
+func TrackRun(db *gorm.DB, r *AssessmentRun) *domain.ProgressTracker {
+	return RunStages.Track(db, &AssessmentRun{}, r.OrganizationID, r.ID)
 }
 
 // AssessmentRunInput names the run a workflow drives.
@@ -64,7 +80,8 @@ func StartAssessmentRun(ctx context.Context, tx *gorm.DB, org uuid.UUID, ruleSet
 	if ruleSet != "" && !registers.PublishedRuleSet(ruleSet) {
 		return nil, fmt.Errorf("rule set %q is not published (see the dictionaries' rule_sets)", ruleSet)
 	}
-	run := &AssessmentRun{ID: domain.NewID(), OrganizationID: org, AssessedOn: domain.Today(), Status: RunRunning, CreatedAt: domain.Now()}
+	run := &AssessmentRun{ID: domain.NewID(), OrganizationID: org, AssessedOn: domain.Today(), Status: RunRunning, CreatedAt: domain.Now(),
+		Progress: RunStages.Queued()}
 	if ruleSet != "" {
 		run.RuleSet = &ruleSet
 	}
@@ -154,8 +171,18 @@ func FinishRunBatch(ctx context.Context, db *gorm.DB, runID, last uuid.UUID) err
 		done = (SELECT count(*) FROM assessments WHERE run_id = ?) WHERE id = ?`, last, runID, runID).Error
 }
 
-// FinishAssessmentRun marks the run completed.
-func FinishAssessmentRun(ctx context.Context, db *gorm.DB, runID uuid.UUID) error {
-	return db.WithContext(ctx).Model(&AssessmentRun{}).Where("id = ? AND status = ?", runID, RunRunning).
-		Updates(map[string]any{"status": RunCompleted, "finished_at": domain.Now()}).Error
+// FinishAssessmentRun marks the organization's run completed, with every
+// item it assessed done: the total becomes what it assessed, which the
+// count at its start is not when items were added or archived meanwhile.
+func FinishAssessmentRun(ctx context.Context, db *gorm.DB, org, runID uuid.UUID) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		run, err := domain.LockFor[AssessmentRun](ctx, tx, org, runID, "UPDATE")
+		if err != nil || run.Status != RunRunning {
+			return err
+		}
+		if err := tx.Model(run).Updates(map[string]any{"status": RunCompleted, "finished_at": domain.Now()}).Error; err != nil {
+			return err
+		}
+		return RunStages.End(ctx, tx, &AssessmentRun{}, org, runID, StageAssessing, int64(run.Done))
+	})
 }

@@ -62,6 +62,13 @@ const (
 	warningSampleSources = 20
 )
 
+// StageWritingSources is an export's stage of writing the report's
+// sources into its files, of the report's source count.
+const StageWritingSources = "writing_sources"
+
+// ExportStages are the progress stages of a report's exports in order.
+var ExportStages = domain.Stages{domain.StageQueued, StageWritingSources}
+
 // BDOReport is one report run.
 type BDOReport struct {
 	ID             uuid.UUID `gorm:"type:uuid;primaryKey"`
@@ -80,6 +87,16 @@ type BDOReport struct {
 	RenderedAt     *time.Time
 	CreatedBy      *uuid.UUID `gorm:"type:uuid"`
 	CreatedAt      time.Time
+	// ExportProgress is the progress of rendering the exports.
+	ExportProgress domain.Progress `gorm:"embedded"`
+}
+
+// Running reports whether the report's exports are being rendered.
+func (r *BDOReport) Running() bool { return r.ExportStatus == ExportRendering }
+
+// TrackExport is the progress tracker of the report's exports.
+func TrackExport(db *gorm.DB, r *BDOReport) *domain.ProgressTracker {
+	return ExportStages.Track(db, &BDOReport{}, r.OrganizationID, r.ID)
 }
 
 // BDOReportTotal is one line of a section's table: a material group's
@@ -137,7 +154,7 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 		return nil, in.Err()
 	}
 	r := &BDOReport{ID: domain.NewID(), OrganizationID: w.Organization(), Year: in.Year.Value, SettlementMode: NotCalculated,
-		Rounding: bdoRounding, ExportStatus: ExportRendering, CreatedBy: w.Actor().UserID, CreatedAt: domain.Now(),
+		Rounding: bdoRounding, ExportStatus: ExportRendering, CreatedBy: w.Actor().UserID, CreatedAt: domain.Now(), ExportProgress: ExportStages.Queued(),
 		Totals: datatypes.JSONSlice[BDOReportTotal]{}, Warnings: datatypes.JSONSlice[BDOReportWarning]{}, Status: BDOPrepared}
 	tx := w.Tx()
 	if err := tx.Create(r).Error; err != nil {
@@ -275,11 +292,22 @@ func ReportSources(ctx context.Context, db *gorm.DB, reportID uuid.UUID, fn func
 	return rows.Err()
 }
 
-// FinishBDOExport records the rendered exports, or why they failed.
-func FinishBDOExport(ctx context.Context, db *gorm.DB, reportID uuid.UUID, xlsxKey, jsonKey string, failure error) error {
-	set := map[string]any{"export_status": ExportReady, "xlsx_key": xlsxKey, "json_key": jsonKey, "rendered_at": domain.Now(), "export_error": nil}
+// FinishBDOExport records the organization's rendered exports, with
+// their sources all written, or why they failed.
+func FinishBDOExport(ctx context.Context, db *gorm.DB, org, reportID uuid.UUID, xlsxKey, jsonKey string, failure error) error {
 	if failure != nil {
-		set = map[string]any{"export_status": ExportFailed, "export_error": failure.Error()}
+		return domain.Tenant(ctx, db, org).Model(&BDOReport{}).Where("id = ?", reportID).
+			Updates(map[string]any{"export_status": ExportFailed, "export_error": failure.Error()}).Error
 	}
-	return db.WithContext(ctx).Model(&BDOReport{}).Where("id = ?", reportID).Updates(set).Error
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var sources int64
+		if err := domain.Tenant(ctx, tx, org).Model(&BDOReport{}).Where("id = ?", reportID).Pluck("source_count", &sources).Error; err != nil {
+			return err
+		}
+		set := map[string]any{"export_status": ExportReady, "xlsx_key": xlsxKey, "json_key": jsonKey, "rendered_at": domain.Now(), "export_error": nil}
+		if err := domain.Tenant(ctx, tx, org).Model(&BDOReport{}).Where("id = ?", reportID).Updates(set).Error; err != nil {
+			return err
+		}
+		return ExportStages.End(ctx, tx, &BDOReport{}, org, reportID, StageWritingSources, sources)
+	})
 }

@@ -106,6 +106,32 @@ type DocumentVersion struct {
 	Revision              int
 	CreatedAt             time.Time
 	UpdatedAt             time.Time
+	// ProcessingProgress is the progress of processing the version.
+	ProcessingProgress domain.Progress `gorm:"embedded"`
+}
+
+// Progress stages of processing a version: checking its bytes and type,
+// scanning them for malware, extracting a PDF's pages (their total known
+// when the last is read), and finished, with every page.
+const (
+	StageInspecting      = "inspecting"
+	StageScanning        = "scanning"
+	StageExtractingPages = "extracting_pages"
+	StageFinished        = "finished"
+)
+
+// ProcessingStages are the progress stages of processing in order.
+var ProcessingStages = domain.Stages{domain.StageQueued, StageInspecting, StageScanning, StageExtractingPages, StageFinished}
+
+// Running reports whether the version is being processed, or its latest
+// analysis is queued: a client reading it should read it again.
+func (v *DocumentVersion) Running() bool {
+	return !v.Processed() || (v.AnalysisStatus != nil && *v.AnalysisStatus == AnalysisQueued)
+}
+
+// TrackProcessing is the progress tracker of processing the version.
+func TrackProcessing(db *gorm.DB, v *DocumentVersion) *domain.ProgressTracker {
+	return ProcessingStages.Track(db, &DocumentVersion{}, v.OrganizationID, v.ID)
 }
 
 // Servable reports whether the version's bytes may be handed out: only a
@@ -266,7 +292,7 @@ func AddVersion(w *work.Unit, doc *Document, versionID uuid.UUID, file StoredFil
 		ID: versionID, OrganizationID: doc.OrganizationID, DocumentID: doc.ID, Version: doc.VersionCount,
 		FileName: file.FileName, ObjectKey: file.ObjectKey, SizeBytes: file.Size, SHA256: file.SHA256,
 		ProcessingStatus: ProcessingQueued, ReviewStatus: ReviewUnreviewed, UploadedBy: w.Actor().UserID,
-		Revision: 1, CreatedAt: domain.Now(),
+		Revision: 1, CreatedAt: domain.Now(), ProcessingProgress: ProcessingStages.Queued(),
 	}
 	v.UpdatedAt = v.CreatedAt
 	if err := w.Tx().Create(v).Error; err != nil {
@@ -325,6 +351,13 @@ func FinishProcessing(w *work.Unit, id uuid.UUID, out ProcessingOutcome) error {
 		Where("id = ? AND processing_status IN ?", id, processingUnfinished).Updates(updates)
 	if res.Error != nil || res.RowsAffected == 0 {
 		return res.Error
+	}
+	var pages int64
+	if out.PageCount != nil {
+		pages = int64(*out.PageCount)
+	}
+	if err := ProcessingStages.End(w.Context(), w.Tx(), &DocumentVersion{}, w.Organization(), id, StageFinished, pages); err != nil {
+		return err
 	}
 	w.Touch("document_version", id)
 	if out.Status == ProcessingQuarantined {

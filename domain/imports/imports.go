@@ -48,6 +48,17 @@ const (
 	ImportCompletedWithErrors = "completed_with_errors"
 )
 
+// Progress stages of an import: its preview reads and plans the file's
+// rows (their total unknown until the file ends), its apply applies them
+// (of all the rows).
+const (
+	StagePreviewing = "previewing"
+	StageApplying   = "applying"
+)
+
+// ImportStages are an import's progress stages in order.
+var ImportStages = domain.Stages{domain.StageQueued, StagePreviewing, StageApplying}
+
 // ImportStatuses are every status, for the OpenAPI document.
 var ImportStatuses = []string{ImportQueued, ImportReadyStatus, ImportFailedStatus, ImportApplying, ImportCompletedStatus, ImportCompletedWithErrors}
 
@@ -91,6 +102,21 @@ type Import struct {
 	UpdatedAt   time.Time
 	ReadyAt     *time.Time
 	CompletedAt *time.Time
+	Progress    domain.Progress `gorm:"embedded"`
+}
+
+// Running reports whether the import's preview or apply is under way; a
+// ready import waits for its apply to be asked for.
+func (m *Import) Running() bool { return m.Status == ImportQueued || m.Status == ImportApplying }
+
+// Rows is how many rows the preview stored.
+func (m *Import) Rows() int64 {
+	return int64(m.CreateCount + m.UpdateCount + m.UnchangedCount + m.InvalidCount)
+}
+
+// TrackImport is the progress tracker of the import's preview or apply.
+func TrackImport(db *gorm.DB, imp *Import) *domain.ProgressTracker {
+	return ImportStages.Track(db, &Import{}, imp.OrganizationID, imp.ID)
 }
 
 // ImportRow is one data row of an import.
@@ -235,7 +261,7 @@ func CreateImport(w *work.Unit, id uuid.UUID, up ImportUpload) (*Import, error) 
 	}
 	imp := &Import{ID: id, OrganizationID: w.Organization(), Type: up.Type, Status: ImportQueued, FileName: up.FileName,
 		SizeBytes: up.Size, ObjectKey: ImportObjectKey(w.Organization(), id, up.FileName), Mapping: mustJSON(up.Mapping),
-		Sheet: up.Sheet, ErrorArgs: mustJSON([]any{}), CreatedAt: stamp, UpdatedAt: stamp}
+		Sheet: up.Sheet, ErrorArgs: mustJSON([]any{}), CreatedAt: stamp, UpdatedAt: stamp, Progress: ImportStages.Queued()}
 	if err := w.Defer(imp); err != nil {
 		return nil, err
 	}
@@ -276,6 +302,11 @@ func RequestImportApply(w *work.Unit, id uuid.UUID) (*Import, error) {
 	}
 	imp.Status, imp.UpdatedAt = ImportApplying, domain.Now()
 	if err := w.Tx().Model(imp).Updates(map[string]any{"status": imp.Status, "updated_at": imp.UpdatedAt}).Error; err != nil {
+		return nil, err
+	}
+	// The answer shows the apply's stage at once: none of the rows yet.
+	imp.Progress = domain.Progress{Stage: StageApplying, Total: domain.Known(imp.Rows()), MovedAt: imp.UpdatedAt}
+	if _, err := ImportStages.Advance(w.Context(), w.Tx(), &Import{}, imp.OrganizationID, imp.ID, StageApplying, 0, imp.Progress.Total); err != nil {
 		return nil, err
 	}
 	w.Touch("import", id)
@@ -370,8 +401,20 @@ func finishImport(w *work.Unit, imp *Import, status string, reason *input.FieldE
 	if err := w.Tx().Model(imp).Updates(set).Error; err != nil {
 		return err
 	}
+	// A stage that ended shows all its rows done, committed with the
+	// status that says so.
+	if stage := finishedStage[status]; stage != "" {
+		if err := ImportStages.End(w.Context(), w.Tx(), &Import{}, imp.OrganizationID, imp.ID, stage, imp.Rows()); err != nil {
+			return err
+		}
+	}
 	w.Touch("import", imp.ID)
 	return domain.Emit(w, event)
+}
+
+// finishedStage is the stage each status ends, with all its rows done.
+var finishedStage = map[string]string{
+	ImportReadyStatus: StagePreviewing, ImportCompletedStatus: StageApplying, ImportCompletedWithErrors: StageApplying,
 }
 
 // ErrImportNoLongerFailed refuses to requeue an import that another

@@ -108,6 +108,23 @@ type AuthorityRequest struct {
 	CreatedBy          *uuid.UUID `gorm:"type:uuid"`
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	// BundleProgress is the progress of building the bundle.
+	BundleProgress domain.Progress `gorm:"embedded"`
+}
+
+// StageCollecting is a bundle's stage of collecting its items' files
+// into the ZIP, of the request's items.
+const StageCollecting = "collecting"
+
+// BundleStages are the progress stages of a bundle in order.
+var BundleStages = domain.Stages{domain.StageQueued, StageCollecting}
+
+// Running reports whether the request's bundle is being built.
+func (r *AuthorityRequest) Running() bool { return r.BundleStatus == BundleBuilding }
+
+// TrackBundle is the progress tracker of the request's bundle.
+func TrackBundle(db *gorm.DB, r *AuthorityRequest) *domain.ProgressTracker {
+	return BundleStages.Track(db, &AuthorityRequest{}, r.OrganizationID, r.ID)
 }
 
 // BundleFileName is the bundle's download name.
@@ -208,7 +225,7 @@ func CreateAuthorityRequest(w *work.Unit, in *AuthorityRequestCreate) (*Authorit
 		AuthorityCountry: in.AuthorityCountry.Value, AuthorityReference: in.AuthorityReference.Value,
 		Subject: domain.Optional(in.Subject), Note: domain.Optional(in.Note), Items: items, ReceivedOn: in.ReceivedOn.Value,
 		DueOn: in.ReceivedOn.Value.AddDate(0, 0, AuthorityAnswerDays), AnsweredOn: domain.Optional(in.AnsweredOn),
-		BundleStatus: BundleBuilding, CreatedBy: w.Actor().UserID, CreatedAt: at, UpdatedAt: at}
+		BundleStatus: BundleBuilding, CreatedBy: w.Actor().UserID, CreatedAt: at, UpdatedAt: at, BundleProgress: BundleStages.Queued()}
 	if err := w.Tx().Create(r).Error; err != nil {
 		return nil, err
 	}
@@ -329,11 +346,20 @@ func FinishAuthorityBundle(w *work.Unit, id uuid.UUID, key string, size int64, s
 		set = map[string]any{"bundle_status": BundleFailed, "bundle_error": failure.Error(), "updated_at": domain.Now()}
 		event = AuthorityRequestBundleFailed{ID: id}
 	}
-	res := domain.Tenant(w.Context(), w.Tx(), w.Organization()).Model(&AuthorityRequest{}).
-		Where("id = ? AND bundle_status = ?", id, BundleBuilding).Updates(set)
+	request := domain.Tenant(w.Context(), w.Tx(), w.Organization()).Model(&AuthorityRequest{}).Where("id = ?", id)
+	res := request.Session(&gorm.Session{}).Where("bundle_status = ?", BundleBuilding).Updates(set)
 	if res.Error != nil || res.RowsAffected == 0 {
 		// A bundle already finished (a retried activity) stays as it is.
 		return res.Error
+	}
+	if failure == nil {
+		var items int64
+		if err := request.Session(&gorm.Session{}).Pluck("jsonb_array_length(items)", &items).Error; err != nil {
+			return err
+		}
+		if err := BundleStages.End(w.Context(), w.Tx(), &AuthorityRequest{}, w.Organization(), id, StageCollecting, items); err != nil {
+			return err
+		}
 	}
 	w.Touch("authority_request", id)
 	return domain.Emit(w, event)

@@ -50,6 +50,13 @@ const (
 	ReportFailed    = "failed"
 )
 
+// StageWritingRows is a report's stage of writing its rows into its file;
+// their total is known when the last is written.
+const StageWritingRows = "writing_rows"
+
+// ReportStages are a report's progress stages in order.
+var ReportStages = domain.Stages{domain.StageQueued, StageWritingRows}
+
 // ReportWorkflow builds a report's file.
 var ReportWorkflow = domain.Workflow[ReportInput]{
 	Type:     "Report",
@@ -71,6 +78,15 @@ type Report struct {
 	CreatedBy      *uuid.UUID `gorm:"type:uuid"`
 	CreatedAt      time.Time
 	CompletedAt    *time.Time
+	Progress       domain.Progress `gorm:"embedded"`
+}
+
+// Running reports whether the report is being built.
+func (r *Report) Running() bool { return r.Status == ReportQueued || r.Status == ReportRunning }
+
+// TrackReport is the progress tracker of the report's build.
+func TrackReport(db *gorm.DB, r *Report) *domain.ProgressTracker {
+	return ReportStages.Track(db, &Report{}, r.OrganizationID, r.ID)
 }
 
 // ReportParameters are what a report covers.
@@ -146,7 +162,8 @@ func CreateReport(w *work.Unit, in *ReportCreate) (*Report, error) {
 	}
 	params := ReportParameters{From: dayOf(in.From), To: dayOf(in.To), Item: domain.Optional(in.Item)}
 	r := &Report{ID: domain.NewID(), OrganizationID: w.Organization(), Kind: in.Kind.Value, Format: ReportFormats[in.Kind.Value][0],
-		Parameters: datatypes.NewJSONType(params), Status: ReportQueued, CreatedBy: w.Actor().UserID, CreatedAt: domain.Now()}
+		Parameters: datatypes.NewJSONType(params), Status: ReportQueued, CreatedBy: w.Actor().UserID, CreatedAt: domain.Now(),
+		Progress: ReportStages.Queued()}
 	if in.Format.Set() {
 		r.Format = in.Format.Value
 	}
@@ -264,13 +281,20 @@ func cells(values []any, numeric []bool) []any {
 	return values
 }
 
-// FinishReport records a built file, or why it could not be built.
-func FinishReport(ctx context.Context, db *gorm.DB, id uuid.UUID, key string, rows int, failure error) error {
-	set := map[string]any{"status": ReportCompleted, "object_key": key, "row_count": rows, "completed_at": domain.Now(), "error": nil}
+// FinishReport records the organization's built file, with all its rows
+// written, or why it could not be built.
+func FinishReport(ctx context.Context, db *gorm.DB, org, id uuid.UUID, key string, rows int, failure error) error {
 	if failure != nil {
-		set = map[string]any{"status": ReportFailed, "error": failure.Error(), "completed_at": domain.Now()}
+		return domain.Tenant(ctx, db, org).Model(&Report{}).Where("id = ?", id).
+			Updates(map[string]any{"status": ReportFailed, "error": failure.Error(), "completed_at": domain.Now()}).Error
 	}
-	return db.WithContext(ctx).Model(&Report{}).Where("id = ?", id).Updates(set).Error
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		set := map[string]any{"status": ReportCompleted, "object_key": key, "row_count": rows, "completed_at": domain.Now(), "error": nil}
+		if err := domain.Tenant(ctx, tx, org).Model(&Report{}).Where("id = ?", id).Updates(set).Error; err != nil {
+			return err
+		}
+		return ReportStages.End(ctx, tx, &Report{}, org, id, StageWritingRows, int64(rows))
+	})
 }
 
 // StartReport marks a report running.
