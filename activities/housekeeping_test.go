@@ -56,6 +56,13 @@ VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expire
 	insertStart("started-lately/"+key.ID.String(), "1 day")
 	insertStart("never-started/"+key.ID.String(), "")
 
+	// GET /events serves events for at least 30 days: housekeeping keeps
+	// one older than that.
+	event, err := domain.NewEvent(org.ID, documents.DocumentVersionCreated{ID: org.ID, Status: "stored"})
+	require.NoError(t, err)
+	require.NoError(t, db.Create(event).Error)
+	require.NoError(t, db.Exec(`UPDATE events SET created_at = now() - interval '31 days' WHERE id = ?`, event.ID).Error)
+
 	h := &activities.Housekeeping{DB: db}
 	res, err := h.PurgeExpired(ctx)
 	require.NoError(t, err)
@@ -72,6 +79,9 @@ VALUES (?, ?, 'op', '\x00', 201, '', now() + ?::interval)`, key.ID, name, expire
 	var starts []string
 	require.NoError(t, db.Raw(`SELECT workflow_id FROM workflow_starts WHERE workflow_id LIKE ? ORDER BY workflow_id`, "%"+key.ID.String()).Scan(&starts).Error)
 	assert.Equal(t, []string{"never-started/" + key.ID.String(), "started-lately/" + key.ID.String()}, starts)
+	var events int64
+	require.NoError(t, db.Model(&domain.Event{}).Where("id = ?", event.ID).Count(&events).Error)
+	assert.EqualValues(t, 1, events, "events are kept at least 30 days")
 
 	// Temporal may retry the activity after it already purged: a second run
 	// must succeed and find nothing more to delete.

@@ -14,6 +14,7 @@ import (
 
 	"ppwr/domain"
 	"ppwr/domain/webhooks"
+	"ppwr/internal/safedial"
 	"ppwr/webhooksig"
 )
 
@@ -38,6 +39,10 @@ func (w *Webhooks) client() *http.Client {
 		return w.Client
 	}
 	return &http.Client{
+		// The dial guard refuses internal addresses as they are dialled,
+		// so a URL whose name was rebound since it was checked reaches
+		// none.
+		Transport:     safedial.Transport(w.AllowHTTPLoopback),
 		Timeout:       webhookTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

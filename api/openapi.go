@@ -303,6 +303,7 @@ func operationDoc(op *kit.Operation, pathParams [][]string, responseComponents m
 		"x-ppwr-ability":    nullableString(string(op.Ability)),
 		"x-ppwr-permission": nullableString(string(op.Permission)),
 		"x-ppwr-idempotent": op.Idempotent,
+		"x-ppwr-extension":  op.Beyond,
 	}
 	if op.Public {
 		doc["security"] = []any{}
@@ -344,6 +345,9 @@ func accessDescription(op *kit.Operation, t func(string, ...any) string) string 
 	}
 	if op.Rate == kit.RateRecommendations {
 		parts = append(parts, t("openapi.rate_recommendations"))
+	}
+	if op.Beyond {
+		parts = append(parts, t("openapi.extension"))
 	}
 	return strings.Join(parts, " ")
 }

@@ -124,6 +124,10 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 		{"downloadBDOReport", "GET", "/organizations/{organizationId}/bdo-reports/{recordId}/download", "reports:read", "reports.export", false},
 		{"archiveCarbonFactor", "POST", "/organizations/{organizationId}/carbon-factors/{recordId}/archive", "reports:run", "reports.export", true},
 		{"listAuditLog", "GET", "/organizations/{organizationId}/audit-log", "audit:read", "audit.view", false},
+		// Extensions beyond the spec's tables, with access rules of their own.
+		{"listEvents", "GET", "/organizations/{organizationId}/events", "events:read", "webhooks.manage", false},
+		{"createWebhookEndpoint", "POST", "/organizations/{organizationId}/webhook-endpoints", "webhooks:manage", "webhooks.manage", true},
+		{"resendWebhookDelivery", "POST", "/organizations/{organizationId}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/resend", "webhooks:manage", "webhooks.manage", true},
 	}
 	for _, c := range cases {
 		op, ok := byID[c.id]
@@ -135,6 +139,7 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 		assert.Equal(t, c.ability, string(op.Ability), c.id)
 		assert.Equal(t, c.permission, string(op.Permission), c.id)
 		assert.Equal(t, c.idempotent, op.Idempotent, c.id)
+		assert.Equal(t, strings.Contains(c.ability, "events") || strings.Contains(c.ability, "webhooks"), op.Beyond, "%s is marked as an extension exactly when it is one", c.id)
 	}
 	assert.Equal(t, kit.RateRecommendations, byID["recommendPacking"].Rate)
 	registers := 0

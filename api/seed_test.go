@@ -20,6 +20,7 @@ import (
 	"ppwr/domain/documents"
 	"ppwr/domain/imports"
 	"ppwr/domain/reports"
+	"ppwr/domain/webhooks"
 	"ppwr/internal/register"
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
@@ -140,6 +141,7 @@ func seedOrganization(t *testing.T, a *apitest.API) *creator {
 	c.create(t, "/families", map[string]any{"name": "Słoiki 500 ml"})
 	party := c.create(t, "/parties", map[string]any{"name": "Kartonex", "roles": []string{"supplier"}, "country": "PL",
 		"email": "oferty@kartonex.example"})
+	endpoint := c.create(t, "/webhook-endpoints", map[string]any{"url": "https://203.0.113.10/ppwr-events", "events": []string{"*"}})
 
 	// Movements, and parcels of the box held from its stock and packed.
 	for _, item := range []string{jar, box} {
@@ -223,8 +225,20 @@ func seedOrganization(t *testing.T, a *apitest.API) *creator {
 	c.create(t, "/passports/"+passport+"/publish", map[string]any{"revision": 1})
 	c.create(t, "/passports/"+passport+"/shares", map[string]any{"organization": a.NewTenant(apitest.TenantSpec{}).Org})
 
+	// A delivery of the jar's first event to the endpoint, as the relay
+	// and one failed attempt leave it.
+	var event domain.Event
+	require.NoError(t, a.DB.Where("organization_id = ?", org).Order("id").First(&event).Error)
+	delivery := webhooks.WebhookDelivery{ID: domain.NewID(), EventID: event.ID, EndpointID: uuid.MustParse(endpoint),
+		Status: webhooks.DeliveryPending, Attempts: 1, LastError: "receiver answered 503", CreatedAt: time.Now().UTC()}
+	require.NoError(t, a.DB.Create(&delivery).Error)
+	unavailable := http.StatusServiceUnavailable
+	require.NoError(t, a.DB.Create(&webhooks.WebhookAttempt{ID: domain.NewID(), DeliveryID: delivery.ID, AttemptedAt: time.Now().UTC(),
+		StatusCode: &unavailable, DurationMs: 40, Error: delivery.LastError}).Error)
+
 	c.records = map[string]string{"/catalog-items": jar, "/documents": document, "/document-versions": version,
-		"/imports": imported, "/packaging-systems": set, "/ppwr/epr-reports": eprReport, "/supplier-requests": request}
+		"/imports": imported, "/packaging-systems": set, "/ppwr/epr-reports": eprReport, "/supplier-requests": request,
+		"/webhook-endpoints": endpoint}
 	return c
 }
 

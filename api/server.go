@@ -29,6 +29,7 @@ import (
 	"ppwr/api/reports"
 	"ppwr/api/start"
 	"ppwr/api/suppliers"
+	"ppwr/api/webhooks"
 	"ppwr/internal/credcache"
 	"ppwr/internal/ratelimit"
 )
@@ -38,6 +39,7 @@ import (
 var Areas = []func(kit.Deps) kit.Area{
 	start.Area, catalog.Area, packing.Area, movements.Area, documents.Area, suppliers.Area, imports.Area,
 	assessments.Area, registers.Area, ppwr.Area, passports.Area, reports.Area, bdo.Area, carbon.Area, audit.Area,
+	webhooks.Area, // beyond the spec: the events feed and self-service endpoints
 }
 
 // Deps are the service's connections, shared by every handler.

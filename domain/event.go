@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"gorm.io/gorm"
 
 	"ppwr/internal/work"
 )
@@ -53,6 +54,12 @@ func NewEvent(orgID uuid.UUID, data Payload) (*Event, error) {
 	}
 	e.Body = string(body)
 	return e, nil
+}
+
+// EventsAbout narrows q, a query of events, to those whose data names the
+// record id: any value of the data is the id.
+func EventsAbout(q *gorm.DB, id uuid.UUID) *gorm.DB {
+	return q.Where("EXISTS (SELECT 1 FROM jsonb_each_text((body::jsonb) -> 'data') AS d WHERE d.value = ?)", id.String())
 }
 
 // Emit writes the event announcing a change in w, with the change.

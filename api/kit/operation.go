@@ -31,6 +31,9 @@ type Operation struct {
 	// without a unit of work, so it leaves no audit entry.
 	ReadOnly bool
 	Rate     RateClass
+	// Extension marks an operation beyond the spec's table; the document
+	// says so in its description and x-ppwr-extension.
+	Beyond bool
 	// Paginated operations accept cursor/per_page and answer the list envelope.
 	Paginated bool
 	Query     []Param // query parameters besides cursor/per_page
@@ -133,6 +136,9 @@ func (o Operation) NotIdempotent() Operation { o.Idempotent = false; return o }
 // too large for a query string): no Idempotency-Key, no unit of work, no
 // audit entry.
 func (o Operation) Computes() Operation { o.Idempotent, o.ReadOnly = false, true; return o }
+
+// Extension marks the operation as one beyond the spec's table.
+func (o Operation) Extension() Operation { o.Beyond = true; return o }
 
 // WithQuery documents query parameters of an operation whose handler binds
 // no typed query (unbuilt areas).

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -17,6 +18,8 @@ import (
 
 	"ppwr/domain/accounts"
 	"ppwr/internal/access"
+	"ppwr/internal/i18n"
+	"ppwr/internal/input"
 )
 
 // adminCommand is the operator's administration panel: organizations,
@@ -205,11 +208,27 @@ func humanValue(v any) string {
 // reportError prints err as {"error": {"message": ...}} when --json was
 // given (and then keeps cobra from printing it again) and returns it.
 func reportError(cmd *cobra.Command, err error) error {
+	err = spelledOut(err)
 	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
 		cmd.SilenceErrors = true
 		printJSON(cmd, map[string]any{"error": map[string]any{"message": err.Error()}})
 	}
 	return err
+}
+
+// spelledOut gives the field errors of a command shared with the API
+// (an *input.Invalid names only its fields) their English messages, as
+// the API's 422 does.
+func spelledOut(err error) error {
+	var invalid *input.Invalid
+	if !errors.As(err, &invalid) {
+		return err
+	}
+	parts := make([]string, len(invalid.Fields))
+	for i, f := range invalid.Fields {
+		parts[i] = f.Field + ": " + i18n.T(i18n.EN, f.Key, f.Args...)
+	}
+	return errors.New(strings.Join(parts, "; "))
 }
 
 func printJSON(cmd *cobra.Command, v any) {

@@ -2,21 +2,25 @@ package webhooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"time"
 
 	"github.com/google/uuid"
+	"gorm.io/datatypes"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"ppwr/domain"
 	"ppwr/domain/accounts"
+	"ppwr/internal/input"
+	"ppwr/internal/work"
 )
 
-// The operator's commands: customers cannot configure receivers
-// themselves, so endpoints and their secrets are managed by an operator.
-// Each command is one transaction, its audit entry included.
+// The operator's commands (ppwr admin webhook): the commands of
+// endpoints.go run in a unit of work of the operator, one transaction
+// with its operator audit entry. Operators name endpoints of any
+// organization by id.
 
 // NewEndpoint is an endpoint an operator registers.
 type NewEndpoint struct {
@@ -28,25 +32,39 @@ type NewEndpoint struct {
 	AllowHTTPLoopback bool
 }
 
-// OperatorAddEndpoint registers an endpoint with a new signing secret,
-// which the returned endpoint holds and which is shown once.
-func OperatorAddEndpoint(ctx context.Context, db *gorm.DB, in NewEndpoint) (*WebhookEndpoint, error) {
-	e := &WebhookEndpoint{
-		ID: domain.NewID(), OrganizationID: in.OrganizationID, URL: in.URL, Events: in.Events,
-		Secret: NewWebhookSecret(), Status: EndpointActive,
+// asOperator runs change in a unit of work of the operator in the
+// organization orgID and commits it with the audit entry of operation and
+// the summary change returns. A change that names no record (disabling a
+// disabled endpoint) changed nothing and is not audited.
+func asOperator(ctx context.Context, db *gorm.DB, orgID uuid.UUID, operation string, change func(w *work.Unit) (map[string]any, error)) error {
+	w := work.New(ctx, db, work.Actor{Kind: work.ActorOperator, OrganizationID: orgID, Reference: operation})
+	defer w.Rollback()
+	summary, err := change(w)
+	if err != nil || w.Touched() == nil {
+		return err
 	}
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := accounts.RequireOrganization(ctx, tx, in.OrganizationID); err != nil {
-			return err
+	raw, err := json.Marshal(summary)
+	if err != nil {
+		return err
+	}
+	return domain.Commit(w, domain.AuditEntry{Operation: operation, Summary: datatypes.JSON(raw)})
+}
+
+// OperatorAddEndpoint registers an endpoint (CreateEndpoint) with a new
+// signing secret, which the returned endpoint holds and which is shown
+// once.
+func OperatorAddEndpoint(ctx context.Context, db *gorm.DB, in NewEndpoint) (*WebhookEndpoint, error) {
+	if err := accounts.RequireOrganization(ctx, db, in.OrganizationID); err != nil {
+		return nil, err
+	}
+	var e *WebhookEndpoint
+	err := asOperator(ctx, db, in.OrganizationID, "admin.webhook.add", func(w *work.Unit) (map[string]any, error) {
+		create := &EndpointCreate{URL: input.Opt[string]{Sent: true, Value: in.URL}, Events: input.Opt[[]string]{Sent: true, Value: in.Events}}
+		var err error
+		if e, err = CreateEndpoint(w, create, in.AllowHTTPLoopback); err != nil {
+			return nil, err
 		}
-		if err := CheckWebhookURL(in.URL, in.AllowHTTPLoopback); err != nil {
-			return err
-		}
-		if err := tx.Create(e).Error; err != nil {
-			return err
-		}
-		return domain.AuditOperator(ctx, tx, e.OrganizationID, "admin.webhook.add", "webhook_endpoint", e.ID,
-			map[string]any{"url": auditURL(e.URL), "events": in.Events})
+		return map[string]any{"url": RedactedURL(e.URL), "events": in.Events}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -54,9 +72,10 @@ func OperatorAddEndpoint(ctx context.Context, db *gorm.DB, in NewEndpoint) (*Web
 	return e, nil
 }
 
-// auditURL drops user:password from a URL before it goes into the audit
-// log, which more people read than the endpoint configuration.
-func auditURL(raw string) string {
+// RedactedURL drops the password from a URL before it goes into the
+// audit log or an answer, which more people read than the endpoint
+// configuration.
+func RedactedURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""
@@ -69,40 +88,39 @@ func ListEndpoints(ctx context.Context, db *gorm.DB, orgID uuid.UUID) ([]Webhook
 	if err := accounts.RequireOrganization(ctx, db, orgID); err != nil {
 		return nil, err
 	}
-	return domain.OldestFirst[WebhookEndpoint](domain.Tenant(ctx, db, orgID))
+	return domain.OldestFirst[WebhookEndpoint](Endpoints(ctx, db, orgID))
 }
 
-// loadEndpoint reads the endpoint id of any organization, locked for
-// update when lock is set.
-func loadEndpoint(ctx context.Context, db *gorm.DB, id uuid.UUID, lock bool) (*WebhookEndpoint, error) {
-	q := db.WithContext(ctx)
-	if lock {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-	}
+// endpointOrganization is the organization of the endpoint id, of any
+// organization; a deleted endpoint is missing.
+func endpointOrganization(ctx context.Context, db *gorm.DB, id uuid.UUID) (uuid.UUID, error) {
 	var e WebhookEndpoint
-	if err := q.First(&e, "id = ?", id).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil, &domain.MissingError{Record: "webhook endpoint", ID: id}
-		}
-		return nil, err
+	err := db.WithContext(ctx).Select("organization_id").Where("status <> ?", EndpointDeleted).Take(&e, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return uuid.Nil, &domain.MissingError{Record: "webhook endpoint", ID: id}
 	}
-	return &e, nil
+	return e.OrganizationID, err
 }
 
-// OperatorDisableEndpoint stops deliveries to the endpoint id. Disabling
-// twice is not a second change, so it is not audited twice.
+// asOperatorOnEndpoint is asOperator in the organization of the endpoint
+// id.
+func asOperatorOnEndpoint(ctx context.Context, db *gorm.DB, id uuid.UUID, operation string, change func(w *work.Unit) (map[string]any, error)) error {
+	orgID, err := endpointOrganization(ctx, db, id)
+	if err != nil {
+		return err
+	}
+	return asOperator(ctx, db, orgID, operation, change)
+}
+
+// OperatorDisableEndpoint stops deliveries to the endpoint id
+// (DisableEndpoint). Disabling twice is not a second change, so it is not
+// audited twice.
 func OperatorDisableEndpoint(ctx context.Context, db *gorm.DB, id uuid.UUID) (*WebhookEndpoint, error) {
 	var e *WebhookEndpoint
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := asOperatorOnEndpoint(ctx, db, id, "admin.webhook.disable", func(w *work.Unit) (map[string]any, error) {
 		var err error
-		if e, err = loadEndpoint(ctx, tx, id, true); err != nil || e.Status == EndpointDisabled {
-			return err
-		}
-		e.Status, e.UpdatedAt = EndpointDisabled, time.Now().UTC()
-		if err := tx.Model(e).Updates(map[string]any{"status": e.Status, "updated_at": e.UpdatedAt}).Error; err != nil {
-			return err
-		}
-		return domain.AuditOperator(ctx, tx, e.OrganizationID, "admin.webhook.disable", "webhook_endpoint", e.ID, map[string]any{"status": EndpointDisabled})
+		e, err = DisableEndpoint(w, id)
+		return map[string]any{"status": EndpointDisabled}, err
 	})
 	if err != nil {
 		return nil, err
@@ -111,22 +129,15 @@ func OperatorDisableEndpoint(ctx context.Context, db *gorm.DB, id uuid.UUID) (*W
 }
 
 // OperatorRotateSecret replaces the endpoint's signing secret; the
-// previous one keeps signing for grace (RotateWebhookSecret).
+// previous one keeps signing for grace (RotateSecret).
 func OperatorRotateSecret(ctx context.Context, db *gorm.DB, id uuid.UUID, grace time.Duration) (*WebhookEndpoint, error) {
 	var e *WebhookEndpoint
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		// Read first only for its error: RotateWebhookSecret would report
-		// a bare "record not found".
-		if _, err := loadEndpoint(ctx, tx, id, true); err != nil {
-			return err
-		}
+	err := asOperatorOnEndpoint(ctx, db, id, "admin.webhook.rotate_secret", func(w *work.Unit) (map[string]any, error) {
 		var err error
-		if e, err = RotateWebhookSecret(ctx, tx, id, grace); err != nil {
-			return err
+		if e, err = RotateSecret(w, id, grace); err != nil {
+			return nil, err
 		}
-		return domain.AuditOperator(ctx, tx, e.OrganizationID, "admin.webhook.rotate_secret", "webhook_endpoint", e.ID, map[string]any{
-			"grace": grace.String(), "previous_secret_expires_at": *e.PreviousSecretExpiresAt,
-		})
+		return map[string]any{"grace": grace.String(), "previous_secret_expires_at": *e.PreviousSecretExpiresAt}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -134,45 +145,15 @@ func OperatorRotateSecret(ctx context.Context, db *gorm.DB, id uuid.UUID, grace 
 	return e, nil
 }
 
-// DeliveryLog is a delivery with its event's type and every attempt,
-// oldest first.
-type DeliveryLog struct {
-	WebhookDelivery
-	EventType  string
-	AttemptLog []WebhookAttempt `gorm:"-"`
-}
-
 // RecentDeliveries are the endpoint's last limit deliveries, newest
 // first.
 func RecentDeliveries(ctx context.Context, db *gorm.DB, endpointID uuid.UUID, limit int) ([]DeliveryLog, error) {
-	if _, err := loadEndpoint(ctx, db, endpointID, false); err != nil {
+	if _, err := endpointOrganization(ctx, db, endpointID); err != nil {
 		return nil, err
 	}
-	db = db.WithContext(ctx)
 	var rows []DeliveryLog
-	if err := db.Raw(`SELECT d.*, ev.type AS event_type
-FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
-WHERE d.endpoint_id = ?
-ORDER BY d.created_at DESC, d.id DESC
-LIMIT ?`, endpointID, limit).Scan(&rows).Error; err != nil {
+	if err := deliveriesOf(ctx, db, endpointID).Order("created_at DESC, id DESC").Limit(limit).Scan(&rows).Error; err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return rows, nil
-	}
-	at := make(map[uuid.UUID]int, len(rows))
-	ids := make([]uuid.UUID, len(rows))
-	for i, r := range rows {
-		at[r.ID], ids[i] = i, r.ID
-	}
-	// All attempts in one query rather than one per delivery.
-	var attempts []WebhookAttempt
-	if err := db.Where("delivery_id IN ?", ids).Order("attempted_at, id").Find(&attempts).Error; err != nil {
-		return nil, err
-	}
-	for _, a := range attempts {
-		d := &rows[at[a.DeliveryID]]
-		d.AttemptLog = append(d.AttemptLog, a)
-	}
-	return rows, nil
+	return WithAttempts(ctx, db, rows)
 }

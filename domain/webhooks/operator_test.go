@@ -12,6 +12,7 @@ import (
 	"ppwr/domain"
 	"ppwr/domain/accounts"
 	"ppwr/domain/webhooks"
+	"ppwr/internal/input"
 	"ppwr/internal/testenv"
 )
 
@@ -24,7 +25,9 @@ func TestOperatorEndpointCommands(t *testing.T) {
 	in := webhooks.NewEndpoint{OrganizationID: org.ID, URL: "http://127.0.0.1:9/hook", Events: []string{webhooks.AllEvents}}
 
 	_, err = webhooks.OperatorAddEndpoint(ctx, db, in)
-	assert.ErrorIs(t, err, webhooks.ErrInsecureWebhookURL)
+	var invalid *input.Invalid
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, []input.FieldError{{Field: "url", Key: "field.webhook_url_insecure"}}, invalid.Fields)
 	_, err = webhooks.OperatorAddEndpoint(ctx, db, webhooks.NewEndpoint{OrganizationID: uuid.New(), URL: "https://hooks.example.test"})
 	assert.ErrorIs(t, err, domain.ErrNotFound)
 	in.AllowHTTPLoopback = true

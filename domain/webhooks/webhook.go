@@ -20,7 +20,8 @@ import (
 	"ppwr/domain/accounts"
 )
 
-// WebhookEndpoint is a customer's HTTPS receiver, configured by operators.
+// WebhookEndpoint is a customer's HTTPS receiver, configured through the
+// API or by operators.
 type WebhookEndpoint struct {
 	ID                      uuid.UUID `gorm:"type:uuid;primaryKey"`
 	OrganizationID          uuid.UUID `gorm:"type:uuid"`
@@ -37,6 +38,10 @@ type WebhookEndpoint struct {
 const (
 	EndpointActive   = "active"
 	EndpointDisabled = "disabled"
+	// EndpointDeleted is an endpoint its organization deleted: it is kept
+	// for its deliveries' history and its audit entries, and reads as
+	// missing everywhere else.
+	EndpointDeleted = "deleted"
 )
 
 // AllEvents subscribes an endpoint to every type, present and future.
@@ -70,14 +75,23 @@ type DeliveryInput struct {
 	EndpointID   uuid.UUID     `json:"endpoint_id"`
 	RetryInitial time.Duration `json:"RetryInitial"`
 	RetryFor     time.Duration `json:"RetryFor"`
+	// Resend names a resend of the delivery (ResendDelivery): a run of its
+	// own beside the first, whose id it extends. Zero for the relay's run.
+	Resend uuid.UUID `json:"resend,omitzero"`
 }
 
 // DeliveryWorkflow POSTs one event to one endpoint. The relay starts it
 // for every subscribed endpoint of a new event, never twice for the same
-// pair.
+// pair; a resend starts one more.
 var DeliveryWorkflow = domain.Workflow[DeliveryInput]{
-	Type:     "DeliverWebhook",
-	ID:       func(in DeliveryInput) string { return "webhook/" + in.EventID.String() + "/" + in.EndpointID.String() },
+	Type: "DeliverWebhook",
+	ID: func(in DeliveryInput) string {
+		id := "webhook/" + in.EventID.String() + "/" + in.EndpointID.String()
+		if in.Resend != uuid.Nil {
+			id += "/resend/" + in.Resend.String()
+		}
+		return id
+	},
 	Resource: func(in DeliveryInput) uuid.UUID { return in.EventID },
 }
 
@@ -195,17 +209,23 @@ func (e *WebhookEndpoint) SigningSecrets(now time.Time) []string {
 	return secrets
 }
 
-// RotateWebhookSecret installs a new secret; the old one keeps signing for
-// grace so receivers can switch without dropping deliveries.
+// rotate installs a new secret in e; the old one keeps signing for
+// grace so receivers can switch without dropping deliveries. It returns
+// the columns to write.
+func (e *WebhookEndpoint) rotate(grace time.Duration) map[string]any {
+	old, expires := e.Secret, domain.Now().Add(grace)
+	e.Secret, e.PreviousSecret, e.PreviousSecretExpiresAt = NewWebhookSecret(), &old, &expires
+	return map[string]any{"secret": e.Secret, "previous_secret": old, "previous_secret_expires_at": expires}
+}
+
+// RotateWebhookSecret rotates the secret of the endpoint id, of any
+// organization, in tx (RotateSecret is the command of a unit of work).
 func RotateWebhookSecret(ctx context.Context, tx *gorm.DB, id uuid.UUID, grace time.Duration) (*WebhookEndpoint, error) {
 	var e WebhookEndpoint
 	if err := tx.WithContext(ctx).Clauses(accounts.LockForUpdate).First(&e, "id = ?", id).Error; err != nil {
 		return nil, err
 	}
-	old, expires := e.Secret, time.Now().UTC().Add(grace)
-	e.Secret, e.PreviousSecret, e.PreviousSecretExpiresAt = NewWebhookSecret(), &old, &expires
-	err := tx.WithContext(ctx).Model(&e).Updates(map[string]any{
-		"secret": e.Secret, "previous_secret": old, "previous_secret_expires_at": expires, "updated_at": time.Now().UTC(),
-	}).Error
-	return &e, err
+	set := e.rotate(grace)
+	set["updated_at"] = domain.Now()
+	return &e, tx.WithContext(ctx).Model(&e).Updates(set).Error
 }

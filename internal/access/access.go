@@ -40,12 +40,20 @@ const (
 	AuditRead             Ability = "audit:read"
 )
 
-// AllAbilities lists every ability in the spec's order.
+// Abilities beyond the spec's list: the events feed and self-service
+// webhook endpoints, which the spec leaves to operators.
+const (
+	EventsRead     Ability = "events:read"
+	WebhooksManage Ability = "webhooks:manage"
+)
+
+// AllAbilities lists every ability in the spec's order, then the
+// extensions.
 var AllAbilities = []Ability{
 	CatalogRead, CatalogWrite, FlowsRead, FlowsWrite, DocumentsUpload, DocumentsRead,
 	DocumentsReview, EvidenceReview, SupplierRequestsRead, SupplierRequestsWrite, ImportsRun,
 	AssessmentsRead, AssessmentsRun, AssessmentsReview, PPWRRead, PPWRWrite, PPWRReview,
-	ReportsRead, ReportsRun, AuditRead,
+	ReportsRead, ReportsRun, AuditRead, EventsRead, WebhooksManage,
 }
 
 // Permission is an organization permission held through a membership.
@@ -76,13 +84,20 @@ const (
 	AuditView              Permission = "audit.view"
 )
 
-// AllPermissions lists every permission in the spec's order.
+// WebhooksManagePerm is beyond the spec's list: reading the events feed
+// and managing the organization's webhook endpoints, which carry secrets
+// and send its data out, so owners and admins hold it and members only
+// when given it.
+const WebhooksManagePerm Permission = "webhooks.manage"
+
+// AllPermissions lists every permission in the spec's order, then the
+// extensions.
 var AllPermissions = []Permission{
 	CatalogView, CatalogCreate, CatalogUpdate, CatalogArchive, SuppliersManage, DocumentsView,
 	DocumentsUploadPerm, DocumentsApprove, DocumentsRevoke, EvidenceReviewPerm,
 	SupplierRequestsView, SupplierRequestsCreate, SupplierRequestsSend, IssuesManage,
 	ImportsRunPerm, AssessmentsView, AssessmentsRunPerm, AssessmentsPublish, ReportsView,
-	ReportsExport, AuditView,
+	ReportsExport, AuditView, WebhooksManagePerm,
 }
 
 // Role is a membership role.

@@ -10,6 +10,8 @@ import (
 func TestRoleGrants(t *testing.T) {
 	assert.True(t, Owner.Grants(nil, AuditView))
 	assert.True(t, Admin.Grants(nil, DocumentsRevoke))
+	assert.True(t, Owner.Grants(nil, WebhooksManagePerm), "owners and admins manage webhooks")
+	assert.False(t, Member.Grants([]string{"catalog.view"}, WebhooksManagePerm), "members only when given it")
 	assert.False(t, Member.Grants([]string{"catalog.view"}, CatalogCreate))
 	assert.True(t, Member.Grants([]string{"catalog.view", "catalog.create"}, CatalogCreate))
 }

@@ -336,25 +336,42 @@ type Date struct {
 
 // Date binds a date field.
 func (f *Fields) Date(name string, dst *Opt[time.Time], r Date) {
+	f.timeField(name, dst, r.Required, r.Desc, "date", time.DateOnly, "field.date_format")
+}
+
+// DateTime is a timestamp field in RFC 3339 (2026-11-21T10:00:00Z).
+type DateTime struct {
+	Required bool
+	Desc     Msg
+}
+
+// DateTime binds a timestamp field.
+func (f *Fields) DateTime(name string, dst *Opt[time.Time], r DateTime) {
+	f.timeField(name, dst, r.Required, r.Desc, "date-time", time.RFC3339Nano, "field.date_time_format")
+}
+
+// timeField binds a time in layout, published with format; badKey is the
+// message of a value that does not parse.
+func (f *Fields) timeField(name string, dst *Opt[time.Time], required bool, desc Msg, format, layout, badKey string) {
 	if !f.Binding() {
-		f.describe(name, r.Required, withDesc(Schema{"type": "string", "format": "date"}, r.Desc))
+		f.describe(name, required, withDesc(Schema{"type": "string", "format": format}, desc))
 		return
 	}
-	raw, sent, null, ok := f.field(name, r.Required, false)
+	raw, sent, null, ok := f.field(name, required, false)
 	*dst = Opt[time.Time]{Sent: sent, Null: null}
 	if !ok {
 		return
 	}
-	s, ok := f.text(name, raw, "field.date_format")
+	s, ok := f.text(name, raw, badKey)
 	if !ok {
 		return
 	}
-	d, err := time.Parse(time.DateOnly, s)
+	t, err := time.Parse(layout, s)
 	if err != nil {
-		f.Fail(name, "field.date_format")
+		f.Fail(name, badKey)
 		return
 	}
-	dst.Value = d
+	dst.Value = t
 }
 
 // List is a list of strings, each one of Values or accepted by Known.
