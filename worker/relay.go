@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"log/slog"
-	"net/url"
 	"sync"
 	"time"
 
@@ -176,7 +175,7 @@ func (r *Relay) fanOut(tx *gorm.DB, e *domain.Event) error {
 		start, err := domain.NewStart(webhooks.DeliveryWorkflow, webhooks.DeliveryInput{
 			Org: domain.OrgOf(e.OrganizationID), DeliveryID: d.ID, EventID: e.ID, EndpointID: ep.ID,
 			RetryInitial: r.RetryInitial, RetryFor: r.RetryFor,
-		}, "Deliver event "+e.Type+" to "+receiverHost(ep.URL))
+		}, webhooks.DeliverySummary(e.Type, ep.URL))
 		if err != nil {
 			return err
 		}
@@ -185,14 +184,4 @@ func (r *Relay) fanOut(tx *gorm.DB, e *domain.Event) error {
 		}
 	}
 	return nil
-}
-
-// receiverHost names an endpoint in a workflow's summary by its host
-// alone: receivers often carry a token in the URL's path or query, and
-// the Temporal UI is no place for it.
-func receiverHost(endpoint string) string {
-	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "its endpoint"
 }

@@ -114,11 +114,13 @@ type deliveryJSON struct {
 	Status    string    `json:"status"`
 	Attempts  int       `json:"attempts"`
 	// LastStatus is the HTTP status of the last attempt.
-	LastStatus  *int          `json:"last_status" schema:"desc=schema.webhook_last_status"`
-	LastError   string        `json:"last_error"`
-	CreatedAt   time.Time     `json:"created_at"`
-	CompletedAt *time.Time    `json:"completed_at"`
-	AttemptLog  []attemptJSON `json:"attempt_log"`
+	LastStatus *int   `json:"last_status" schema:"desc=schema.webhook_last_status"`
+	LastError  string `json:"last_error"`
+	// NextAttemptAt is when a failed attempt is tried again.
+	NextAttemptAt *time.Time    `json:"next_attempt_at" schema:"desc=schema.webhook_next_attempt_at"`
+	CreatedAt     time.Time     `json:"created_at"`
+	CompletedAt   *time.Time    `json:"completed_at"`
+	AttemptLog    []attemptJSON `json:"attempt_log"`
 }
 
 func (deliveryJSON) Declare(s *kit.Shape) {
@@ -132,7 +134,8 @@ func deliveryToJSON(d *webhooks.DeliveryLog) deliveryJSON {
 		log[i] = attemptJSON{AttemptedAt: at.AttemptedAt.UTC(), StatusCode: at.StatusCode, DurationMs: at.DurationMs, Error: at.Error}
 	}
 	return deliveryJSON{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: d.Attempts,
-		LastStatus: d.LastStatus(), LastError: d.LastError, CreatedAt: d.CreatedAt.UTC(), CompletedAt: kit.UTC(d.CompletedAt),
+		LastStatus: d.LastStatus(), LastError: d.LastError, NextAttemptAt: kit.UTC(d.NextAttemptAt),
+		CreatedAt: d.CreatedAt.UTC(), CompletedAt: kit.UTC(d.CompletedAt),
 		AttemptLog: log}
 }
 

@@ -340,7 +340,7 @@ func ResendDelivery(w *work.Unit, endpointID, id uuid.UUID, retry Retry) (*Deliv
 	w.Touch("webhook_delivery", d.ID)
 	in := DeliveryInput{Org: domain.OrgOf(w.Organization()), DeliveryID: d.ID, EventID: d.EventID, EndpointID: e.ID,
 		RetryInitial: retry.Initial, RetryFor: retry.For, Resend: domain.NewID()}
-	if err := domain.Start(w, DeliveryWorkflow, in); err != nil {
+	if err := domain.Start(w, DeliveryWorkflow, in, "Resend "+DeliverySummary(d.EventType, e.URL)); err != nil {
 		return nil, err
 	}
 	rows, err := WithAttempts(w.Context(), w.Tx(), []DeliveryLog{*d})

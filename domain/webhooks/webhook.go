@@ -229,3 +229,15 @@ func RotateWebhookSecret(ctx context.Context, tx *gorm.DB, id uuid.UUID, grace t
 	set["updated_at"] = domain.Now()
 	return &e, tx.WithContext(ctx).Model(&e).Updates(set).Error
 }
+
+// DeliverySummary is the summary in words of a delivery's workflow: the
+// event's type and the receiver's host alone, since receivers often carry
+// a token in the URL's path or query, and the Temporal UI is no place for
+// it.
+func DeliverySummary(eventType, endpointURL string) string {
+	host := "its endpoint"
+	if u, err := url.Parse(endpointURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return "Deliver event " + eventType + " to " + host
+}
