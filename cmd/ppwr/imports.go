@@ -12,6 +12,7 @@ import (
 	"ppwr/domain"
 	"ppwr/domain/imports"
 	"ppwr/internal/config"
+	"ppwr/internal/i18n"
 	"ppwr/internal/temporalclient"
 )
 
@@ -76,14 +77,19 @@ func importsRedriveCommand() *cobra.Command {
 		Long: "Start a new run of the workflow a queued (preview) or applying (apply) import waits for, after its run\n" +
 			"failed, timed out or was terminated. A preview starts over; an apply resumes after the rows already applied.\n" +
 			"A failed import (its file could not be read) is queued again and previewed from its stored file.\n" +
-			"Refused while a run of that workflow is still open.",
+			"Refused while a run of that workflow is still open. With --wait, it waits until the import is ready, applied\n" +
+			"or failed again, and fails if it failed.",
 		Args: cobra.ExactArgs(1),
 	}
+	wait := addWaitFlags(cmd)
 	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
 		raw := cmd.Flags().Arg(0)
 		id, err := uuid.Parse(raw)
 		if err != nil {
 			return nil, fmt.Errorf("IMPORT_ID must be a UUID, got %q", raw)
+		}
+		if err := wait.valid(); err != nil {
+			return nil, err
 		}
 		r, err := imports.Redrive(ctx, db, id, func(ctx context.Context, imp *imports.Import, stage imports.RedriveStage) (string, string, error) {
 			return startRedrive(ctx, db, imp, stage)
@@ -91,10 +97,25 @@ func importsRedriveCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{
+		out := map[string]any{
 			"importId": r.Import.ID, "organizationId": r.Import.OrganizationID, "workflowId": r.WorkflowID,
 			"runId": r.RunID, "stage": r.Stage,
-		}, nil
+		}
+		return out, wait.await(ctx, cmd, db, "import "+id.String(), jobOf(r.Import.OrganizationID, id, importState))
 	})
 	return cmd
+}
+
+// importState is an import as --wait shows it: a re-drive's run ends
+// when the import is ready, applied or failed.
+func importState(imp *imports.Import) (jobState, error) {
+	key, args, err := imp.ErrorReason()
+	if err != nil {
+		return jobState{}, err
+	}
+	s := jobState{Status: imp.Status, Running: imp.Running(), Progress: imp.Progress}
+	if imp.Status == imports.ImportFailedStatus {
+		s.Failure = i18n.T(i18n.EN, key, args...)
+	}
+	return s, nil
 }
