@@ -29,7 +29,7 @@ func adminCommand() *cobra.Command {
 		Use:   "admin",
 		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments, authority requests); every command accepts --json",
 	}
-	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout")
+	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout (with --wait: JSON lines, the progress then that object)")
 	// Cobra rejects bad flags and missing required flags before RunE, so
 	// adminRun never sees those errors; report them here so that a script
 	// using --json still gets its one object. A flag after the malformed one

@@ -385,3 +385,64 @@ func TestAdminImportsRedriveRefusals(t *testing.T) {
 	assert.Contains(t, requireAdminError(t, "imports", "redrive", "not-a-uuid"), "IMPORT_ID must be a UUID")
 	requireAdminError(t, "imports", "redrive")
 }
+
+// With --wait --json, the re-drive prints the apply's progress as it
+// moves, one line per change, then the object it prints without --wait.
+func TestAdminImportsRedriveWaitsForTheApply(t *testing.T) {
+	f := newRedriveFixture(t)
+	const rows = 600
+	imp := f.applying(t, rows)
+	workflowID := imports.ApplyWorkflow.ID(importInput(imp))
+	f.terminatedRun(t, imp, workflowID, imports.ApplyWorkflow.Type)
+	f.startWorker(t)
+
+	lines, err := waitLines(t, "imports", "redrive", imp.ID.String())
+	require.NoError(t, err)
+	result := requireProgress(t, lines, imports.ImportStages, imports.StageApplying, rows)
+	assert.Equal(t, imports.ImportCompletedStatus, lines[len(lines)-2]["status"])
+	assert.Equal(t, map[string]any{
+		"importId": imp.ID.String(), "organizationId": f.org.String(), "workflowId": workflowID, "runId": result["runId"], "stage": "apply",
+	}, result)
+	assert.Equal(t, imports.ImportCompletedStatus, f.reload(t, imp.ID).Status, "the import was done when the command ended")
+}
+
+// A re-drive whose import fails again exits non-zero with --wait, and
+// says why, as its last line; without a terminal and without --json, it
+// writes the bar's line once per change.
+func TestAdminImportsRedriveWaitFailsWithTheImport(t *testing.T) {
+	f := newRedriveFixture(t)
+	f.startWorker(t)
+	imp := f.upload(t, "code;colour\nA;red\n")
+	lines, err := waitLines(t, "imports", "redrive", imp.ID.String())
+	require.Error(t, err)
+	last := lines[len(lines)-1]
+	msg := last["error"].(map[string]any)["message"].(string)
+	assert.Contains(t, msg, "import "+imp.ID.String()+" failed: ")
+	assert.Equal(t, imports.ImportFailedStatus, lines[len(lines)-2]["status"], "the progress before it says failed")
+	assert.Equal(t, imports.ImportFailedStatus, f.reload(t, imp.ID).Status)
+
+	code := "RW-" + uuid.NewString()[:8]
+	good := f.upload(t, "internalCode;name;sourcingType;massG;mainMaterialCode;stockUnit;foodContactStatus;reuseType\n"+
+		code+";Box;purchased;12.5;PLASTIC_PET;piece;unknown;single_use\n")
+	out, _, err := runAdmin(t, "imports", "redrive", good.ID.String(), "--wait", "--poll-interval", "20ms")
+	require.NoError(t, err)
+	assert.NotContains(t, out, "\r", "no redraw off a terminal")
+	assert.Regexp(t, `(?m)^ready \[#+\]  1/1  100%  \d+m?s\n(.|\n)*^importId: `+good.ID.String()+`$`, out)
+}
+
+// --timeout stops waiting for a job that does not end, and says that it
+// goes on; the job is left as it is.
+func TestAdminImportsRedriveWaitTimesOut(t *testing.T) {
+	f := newRedriveFixture(t) // no worker: the run waits for one
+	imp := f.queued(t, 1)
+	workflowID := imports.PreviewWorkflow.ID(importInput(imp))
+	t.Cleanup(func() { _ = f.temporal.TerminateWorkflow(context.Background(), workflowID, "", "test over") })
+	lines, err := waitLines(t, "imports", "redrive", imp.ID.String(), "--timeout", "300ms")
+	require.Error(t, err)
+	assert.Equal(t, map[string]any{"error": map[string]any{
+		"message": "stopped waiting for import " + imp.ID.String() + " (--timeout passed): it is still queued and goes on",
+	}}, lines[len(lines)-1])
+	assert.Len(t, lines, 2, "one progress line: nothing moved")
+	assert.Equal(t, imports.ImportQueued, f.reload(t, imp.ID).Status)
+	assert.Contains(t, requireAdminError(t, "imports", "redrive", imp.ID.String(), "--wait", "--poll-interval", "0s"), "--poll-interval must be positive")
+}

@@ -144,6 +144,8 @@ func newProgressPrinter(w io.Writer, asJSON bool) *progressPrinter {
 	return &progressPrinter{w: w, asJSON: asJSON, inPlace: !asJSON && isTerminal(w), width: terminalWidth, now: time.Now, started: time.Now()}
 }
 
+// isTerminal takes a character device for a terminal: /dev/null is one
+// too, where a redraw is harmless.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
