@@ -190,7 +190,9 @@ func (s *Server) chain(op *kit.Operation) []gin.HandlerFunc {
 func errorCodes(op *kit.Operation) []kit.Code {
 	// Gin answers 405 on every path for the methods it has no row for;
 	// OpenAPI has no responses per path, so each operation lists it.
-	codes := []string{kit.CodeMethodNotAllowed, kit.CodeInternal}
+	// Every operation reads PostgreSQL (a public one too), so every one
+	// may find a backing service not answering.
+	codes := []string{kit.CodeMethodNotAllowed, kit.CodeInternal, kit.CodeServiceUnavailable}
 	if !op.Public {
 		codes = append(codes, kit.CodeUnauthenticated, kit.CodeOrganizationSuspended, kit.CodeMembershipInactive,
 			kit.CodeEmailUnverified, kit.CodeMFARequired, kit.CodeIPNotAllowed, kit.CodeRateLimited)

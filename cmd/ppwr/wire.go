@@ -53,7 +53,7 @@ func openApp(ctx context.Context) (*app, error) {
 	}
 	store := storage.New(storage.Options{
 		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
-		AccessKeyID: cfg.AWSAccessKeyID, SecretAccessKey: cfg.AWSSecretAccessKey,
+		AccessKeyID: cfg.AWSAccessKeyID, SecretAccessKey: cfg.AWSSecretAccessKey, Timeout: cfg.S3Timeout,
 	})
 	return &app{cfg: cfg, db: db, temporal: tc, storage: store}, nil
 }
