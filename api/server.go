@@ -6,12 +6,10 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"go.temporal.io/sdk/client"
 
 	"ppwr/api/assessments"
 	"ppwr/api/audit"
@@ -30,7 +28,9 @@ import (
 	"ppwr/api/start"
 	"ppwr/api/suppliers"
 	"ppwr/api/webhooks"
+	"ppwr/internal/bound"
 	"ppwr/internal/credcache"
+	"ppwr/internal/health"
 	"ppwr/internal/ratelimit"
 )
 
@@ -236,21 +236,14 @@ func errorCodes(op *kit.Operation) []kit.Code {
 	return out
 }
 
-// Readiness is what /readyz checks; each probe answers within the request's
-// deadline.
-func (s *Server) readiness(ctx context.Context) map[string]error {
-	out := map[string]error{}
-	sqlDB, err := s.DB.DB()
-	if err == nil {
-		err = sqlDB.PingContext(ctx)
-	}
-	out["postgres"] = err
+// readiness is what /readyz checks.
+func (s *Server) readiness() health.Checks {
+	checks := health.Checks{bound.Postgres: health.Postgres(s.DB)}
 	if s.Temporal != nil {
-		_, err = s.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{})
-		out["temporal"] = err
+		checks[bound.Temporal] = health.Temporal(s.Temporal)
 	}
 	if s.Storage != nil {
-		out["s3"] = s.Storage.Ping(ctx)
+		checks[bound.S3] = s.Storage.Ping
 	}
-	return out
+	return checks
 }

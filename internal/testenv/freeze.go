@@ -40,6 +40,18 @@ func FreezeS3(t testing.TB) (thaw func()) {
 	return freeze(t, s3Process)
 }
 
+// FreezeClamd freezes the clamd StartClamd started on address.
+func FreezeClamd(t testing.TB, address string) (thaw func()) {
+	t.Helper()
+	mu.Lock()
+	p := clamdProcesses[address]
+	mu.Unlock()
+	if p == nil {
+		t.Fatalf("testenv: no clamd started on %s", address)
+	}
+	return freeze(t, p)
+}
+
 // BoundedStorage is a store on the package's versitygw whose waits are
 // bounded by limit.
 func BoundedStorage(t testing.TB, limit time.Duration) *storage.Store {
