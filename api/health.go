@@ -1,9 +1,7 @@
 package api
 
 import (
-	"context"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 )
@@ -15,23 +13,13 @@ func (s *Server) healthz(c *gin.Context) {
 }
 
 // readyz says whether Postgres, Temporal and S3 are reachable, so a load
-// balancer only routes to replicas that can serve.
+// balancer only routes to replicas that can serve; it names the failing
+// ones within 3 s (internal/health).
 func (s *Server) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
-	defer cancel()
-	checks := gin.H{}
+	report, ready := s.readiness().Run(c.Request.Context())
 	status := http.StatusOK
-	for name, err := range s.readiness(ctx) {
-		if err != nil {
-			checks[name] = err.Error()
-			status = http.StatusServiceUnavailable
-		} else {
-			checks[name] = "ok"
-		}
+	if !ready {
+		status = http.StatusServiceUnavailable
 	}
-	state := "ready"
-	if status != http.StatusOK {
-		state = "unavailable"
-	}
-	c.JSON(status, gin.H{"status": state, "checks": checks})
+	c.JSON(status, report)
 }

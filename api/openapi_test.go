@@ -212,12 +212,15 @@ func TestOperationsDeclareTheErrorsTheyAnswer(t *testing.T) {
 
 	// A read of one record cannot conflict, and has nothing to validate.
 	get := documentedErrors(t, doc, "getCatalogItem")
-	assert.Equal(t, []string{"401", "403", "404", "405", "429", "500"}, statuses(get))
+	assert.Equal(t, []string{"401", "403", "404", "405", "429", "500", "503"}, statuses(get))
 	assert.Subset(t, get["403"].codes, []string{kit.CodeMissingAbility, kit.CodeMissingPermission, kit.CodeIPNotAllowed})
 	assert.Equal(t, []string{kit.CodeNotFound}, get["404"].codes)
 	assert.Contains(t, get["401"].headers, "WWW-Authenticate")
 	assert.Contains(t, get["405"].headers, "Allow")
 	assert.Contains(t, get["429"].headers, "Retry-After")
+	// Every operation reads PostgreSQL, which may not answer in time.
+	assert.Equal(t, []string{kit.CodeServiceUnavailable}, get["503"].codes)
+	assert.Contains(t, get["503"].headers, "Retry-After")
 	assert.NotContains(t, get["404"].headers, "Idempotent-Replayed", "a read is never replayed")
 
 	// The organization list names no record and needs no ability.

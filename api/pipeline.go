@@ -17,6 +17,7 @@ import (
 	"ppwr/api/kit"
 	"ppwr/domain/accounts"
 	"ppwr/internal/access"
+	"ppwr/internal/database"
 	"ppwr/internal/i18n"
 )
 
@@ -98,6 +99,9 @@ func (s *Server) withRequestState(c *gin.Context) {
 	}
 	st.Locale = i18n.Parse(c.GetHeader("X-Locale"))
 	st.BaseURL = s.Config.PublicBaseURL
+	// Every wait of the request on PostgreSQL is bounded, so a server
+	// that stops answering yields a 503 rather than a hung request.
+	c.Request = c.Request.WithContext(database.WithTimeout(c.Request.Context(), s.Config.DatabaseTimeout))
 	c.Header("X-Request-ID", st.ID)
 	c.Header("Content-Language", string(st.Locale))
 }

@@ -6,12 +6,10 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"go.temporal.io/sdk/client"
 
 	"ppwr/api/assessments"
 	"ppwr/api/audit"
@@ -30,7 +28,9 @@ import (
 	"ppwr/api/start"
 	"ppwr/api/suppliers"
 	"ppwr/api/webhooks"
+	"ppwr/internal/bound"
 	"ppwr/internal/credcache"
+	"ppwr/internal/health"
 	"ppwr/internal/ratelimit"
 )
 
@@ -190,7 +190,9 @@ func (s *Server) chain(op *kit.Operation) []gin.HandlerFunc {
 func errorCodes(op *kit.Operation) []kit.Code {
 	// Gin answers 405 on every path for the methods it has no row for;
 	// OpenAPI has no responses per path, so each operation lists it.
-	codes := []string{kit.CodeMethodNotAllowed, kit.CodeInternal}
+	// Every operation reads PostgreSQL (a public one too), so every one
+	// may find a backing service not answering.
+	codes := []string{kit.CodeMethodNotAllowed, kit.CodeInternal, kit.CodeServiceUnavailable}
 	if !op.Public {
 		codes = append(codes, kit.CodeUnauthenticated, kit.CodeOrganizationSuspended, kit.CodeMembershipInactive,
 			kit.CodeEmailUnverified, kit.CodeMFARequired, kit.CodeIPNotAllowed, kit.CodeRateLimited)
@@ -234,21 +236,14 @@ func errorCodes(op *kit.Operation) []kit.Code {
 	return out
 }
 
-// Readiness is what /readyz checks; each probe answers within the request's
-// deadline.
-func (s *Server) readiness(ctx context.Context) map[string]error {
-	out := map[string]error{}
-	sqlDB, err := s.DB.DB()
-	if err == nil {
-		err = sqlDB.PingContext(ctx)
-	}
-	out["postgres"] = err
+// readiness is what /readyz checks.
+func (s *Server) readiness() health.Checks {
+	checks := health.Checks{bound.Postgres: health.Postgres(s.DB)}
 	if s.Temporal != nil {
-		_, err = s.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{})
-		out["temporal"] = err
+		checks[bound.Temporal] = health.Temporal(s.Temporal)
 	}
 	if s.Storage != nil {
-		out["s3"] = s.Storage.Ping(ctx)
+		checks[bound.S3] = s.Storage.Ping
 	}
-	return out
+	return checks
 }

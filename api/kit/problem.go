@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"ppwr/domain"
+	"ppwr/internal/bound"
 	"ppwr/internal/i18n"
 	"ppwr/internal/input"
 )
@@ -61,7 +62,13 @@ const (
 	CodeRequestTooLarge       = "request_too_large"
 	CodeUnsupportedMediaType  = "unsupported_media_type"
 	CodeInternal              = "internal_error"
+	CodeServiceUnavailable    = "service_unavailable"
 )
+
+// unavailableRetryAfter is the Retry-After, in seconds, of a request a
+// backing service failed: long enough for a restarted service to come
+// back, short enough that a client does not wait on a healthy one.
+const unavailableRetryAfter = "5"
 
 // CommonCodes are the codes of the pipeline and the kernel, each with the
 // one status it is answered with.
@@ -86,6 +93,7 @@ var CommonCodes = []Code{
 	{CodePreconditionRequired, http.StatusPreconditionRequired, nil},
 	{CodeRateLimited, http.StatusTooManyRequests, []string{"Retry-After"}},
 	{CodeInternal, http.StatusInternalServerError, nil},
+	{CodeServiceUnavailable, http.StatusServiceUnavailable, []string{"Retry-After"}},
 }
 
 // CommonOf are the kernel's codes with the given names.
@@ -153,7 +161,16 @@ func ProblemOf(err error) *Problem {
 	var rule *domain.RuleError
 	var conflict *domain.ConflictError
 	var forbidden *domain.ForbiddenError
+	var unavailable *bound.UnavailableError
 	switch {
+	case errors.As(err, &unavailable):
+		// Every wait on a backing service is bounded (internal/bound);
+		// whatever the request had done rolls back with its unit of work,
+		// and nothing is stored for its Idempotency-Key, so the client
+		// retries the same request once the service is back.
+		p := NewProblem(http.StatusServiceUnavailable, CodeServiceUnavailable, "error.service_unavailable", unavailable.Service, unavailableRetryAfter)
+		p.Headers = map[string]string{"Retry-After": unavailableRetryAfter}
+		return p
 	case errors.As(err, &invalid):
 		return Invalid(invalid.Fields...)
 	case errors.As(err, &rule):

@@ -17,6 +17,7 @@ import (
 	"ppwr/internal/config"
 	"ppwr/internal/credcache"
 	"ppwr/internal/database"
+	"ppwr/internal/health"
 	"ppwr/internal/mailin"
 	"ppwr/internal/storage"
 	"ppwr/internal/temporalclient"
@@ -53,7 +54,7 @@ func openApp(ctx context.Context) (*app, error) {
 	}
 	store := storage.New(storage.Options{
 		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
-		AccessKeyID: cfg.AWSAccessKeyID, SecretAccessKey: cfg.AWSSecretAccessKey,
+		AccessKeyID: cfg.AWSAccessKeyID, SecretAccessKey: cfg.AWSSecretAccessKey, Timeout: cfg.S3Timeout,
 	})
 	return &app{cfg: cfg, db: db, temporal: tc, storage: store}, nil
 }
@@ -112,13 +113,17 @@ func (a *app) runWorker(ctx context.Context) error {
 	if err := worker.EnsureSchedules(ctx, a.temporal, a.cfg.TemporalTaskQueue); err != nil {
 		return err
 	}
-	w := worker.New(worker.Deps{
+	deps := worker.Deps{
 		DB: a.db, Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue, Storage: a.storage,
 		ClamdAddress: a.cfg.ClamdAddress, SMTPURL: a.cfg.SMTPURL, MailFrom: a.cfg.MailFrom, MailReplyAddress: a.cfg.MailReplyAddress,
 		DocumentMaxBytes: a.cfg.DocumentMaxBytes, WebhookAllowHTTPLoopback: a.cfg.WebhookAllowHTTPLoopback,
-	})
+	}
+	w := worker.New(deps)
 	if err := w.Start(); err != nil {
 		return err
+	}
+	if a.cfg.WorkerHealthAddr != "" {
+		go serveHealth(ctx, a.cfg.WorkerHealthAddr, worker.Readiness(deps))
 	}
 	slog.Info("worker polling", "task_queue", a.cfg.TemporalTaskQueue)
 	relay := &worker.Relay{
@@ -129,6 +134,21 @@ func (a *app) runWorker(ctx context.Context) error {
 	relay.Run(ctx) // returns when ctx is cancelled
 	w.Stop()
 	return nil
+}
+
+// serveHealth answers the worker's probes until ctx is cancelled; a
+// listener that cannot start is logged, not fatal, as the work goes on
+// without it.
+func serveHealth(ctx context.Context, addr string, checks health.Checks) {
+	srv := &http.Server{Addr: addr, Handler: health.Handler(checks), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	slog.Info("worker health listening", "addr", addr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		slog.Error("worker health listener", "addr", addr, "error", err)
+	}
 }
 
 // receiveMail takes supplier replies over SMTP until ctx is cancelled.

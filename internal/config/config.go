@@ -56,6 +56,14 @@ type Config struct {
 	// bounds one message.
 	InboundSMTPAddr string
 	InboundMaxBytes int64
+	// S3Timeout and DatabaseTimeout bound each wait of a request on the
+	// object store and on PostgreSQL (internal/bound): past them the
+	// request answers 503 service_unavailable rather than hang.
+	S3Timeout       time.Duration
+	DatabaseTimeout time.Duration
+	// WorkerHealthAddr is where `ppwr worker` answers /healthz and
+	// /readyz, the API's being on its own engine.
+	WorkerHealthAddr string
 }
 
 // Variable documents one environment variable; README and `ppwr help` are
@@ -93,6 +101,9 @@ var Variables = []Variable{
 	{"WEBHOOK_ALLOW_HTTP_LOOPBACK", "false", "allow plain-http webhook endpoints on loopback addresses (development only)"},
 	{"WEBHOOK_RETRY_INITIAL_INTERVAL", "30s", "first retry delay of a failed webhook delivery (doubles up to 6h)"},
 	{"WEBHOOK_RETRY_FOR", "72h", "how long a webhook delivery is retried before it is marked failed"},
+	{"WORKER_HEALTH_ADDR", "127.0.0.1:8081", "address `ppwr worker` answers /healthz and /readyz on (readiness names each dependency that does not answer: postgres, temporal, s3, clamd, smtp); empty: no listener"},
+	{"S3_TIMEOUT", "20s", "longest wait on the object store in one call or one stalled stretch of a transfer; past it the request answers 503 service_unavailable and keeps nothing"},
+	{"DATABASE_TIMEOUT", "10s", "longest wait on PostgreSQL for one statement, begin or commit; past it the request answers 503 service_unavailable and keeps nothing"},
 	{"RESERVATION_TIMER_CAP", "", "TEST ONLY: caps the wait of a reservation's expiry timer (a Go duration such as 2s), so a reservation expires before its expires_at; empty: off"},
 }
 
@@ -127,6 +138,7 @@ func FromEnv() (Config, error) {
 		InboundSMTPAddr:    get("INBOUND_SMTP_ADDR"),
 		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
 		ClamdAddress:       get("CLAMD_ADDRESS"),
+		WorkerHealthAddr:   get("WORKER_HEALTH_ADDR"),
 	}
 	if c.DatabaseListenURL == "" {
 		c.DatabaseListenURL = c.DatabaseURL
@@ -162,6 +174,12 @@ func FromEnv() (Config, error) {
 		return c, err
 	}
 	c.InboundMaxBytes = int64(inboundMax)
+	if c.S3Timeout, err = positiveDuration("S3_TIMEOUT", get("S3_TIMEOUT")); err != nil {
+		return c, err
+	}
+	if c.DatabaseTimeout, err = positiveDuration("DATABASE_TIMEOUT", get("DATABASE_TIMEOUT")); err != nil {
+		return c, err
+	}
 	if raw := get("RESERVATION_TIMER_CAP"); raw != "" {
 		if c.ReservationTimerCap, err = positiveDuration("RESERVATION_TIMER_CAP", raw); err != nil {
 			return c, err

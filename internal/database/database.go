@@ -40,7 +40,7 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 		encodeDirectly(conn.TypeMap())
 		return nil
 	}))
-	db, err := gorm.Open(postgres.New(postgres.Config{Conn: pool}), &gorm.Config{
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: boundedPool{pool}}), &gorm.Config{
 		Logger: problemsOnly{logger.NewSlogLogger(slog.Default(), logger.Config{
 			SlowThreshold:             slowStatement,
 			LogLevel:                  logger.Warn,
@@ -56,6 +56,9 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 	if err != nil {
 		_ = pool.Close()
 		return nil, fmt.Errorf("database: open: %w", err)
+	}
+	if err := boundStatements(db); err != nil {
+		return nil, err
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

@@ -72,8 +72,10 @@ func ExecTogether(ctx context.Context, db *gorm.DB, stmts ...Statement) error {
 		sql.WriteString(")")
 	}
 	sql.WriteString(" SELECT")
+	ctx, w := watch(ctx)
+	defer w.Stop()
 	_, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
-	return err
+	return w.Err(err)
 }
 
 // groupInserts groups the inserts into each table rendered by Insert, in

@@ -168,6 +168,36 @@ func (s *Sender) dial() (*smtp.Client, error) {
 	return smtp.Dial(s.addr)
 }
 
+// Ping checks that the server greets and answers a NOOP within ctx's
+// deadline; it sends no mail.
+func (s *Sender) Ping(ctx context.Context) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	host, _, _ := net.SplitHostPort(s.addr)
+	var c *smtp.Client
+	switch s.scheme {
+	case "smtps":
+		c = smtp.NewClient(tls.Client(conn, &tls.Config{ServerName: host}))
+	case "smtp+starttls":
+		if c, err = smtp.NewClientStartTLS(conn, &tls.Config{ServerName: host}); err != nil {
+			return err
+		}
+	default:
+		c = smtp.NewClient(conn)
+	}
+	if err := c.Noop(); err != nil {
+		return err
+	}
+	return c.Quit()
+}
+
 // IsPermanent reports whether the server refused for good (a 5xx reply);
 // anything else (a 4xx reply, a refused or lost connection, a timeout)
 // may pass on a later attempt.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -16,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"ppwr/internal/bound"
 )
 
 // Options locate the bucket.
@@ -25,6 +28,11 @@ type Options struct {
 	Bucket          string
 	AccessKeyID     string
 	SecretAccessKey string
+	// Timeout bounds each wait on the store (config S3_TIMEOUT): a call,
+	// or a stretch of a transfer in which the store moves no byte. A store
+	// that does not answer within it fails the call with a
+	// *bound.UnavailableError. 0 waits as long as the context.
+	Timeout time.Duration
 }
 
 // Store is one bucket.
@@ -32,6 +40,7 @@ type Store struct {
 	client   *s3.Client
 	transfer *transfermanager.Client
 	bucket   string
+	timeout  time.Duration
 }
 
 // Object is a downloaded object; the caller closes Body.
@@ -66,7 +75,7 @@ func New(o Options) *Store {
 			so.UsePathStyle = true
 		}
 	})
-	return &Store{client: client, transfer: transfermanager.New(client), bucket: o.Bucket}
+	return &Store{client: client, transfer: transfermanager.New(client), bucket: o.Bucket, timeout: o.Timeout}
 }
 
 // EnsureBucket creates the bucket when it does not exist (local stack and
@@ -75,7 +84,10 @@ func (s *Store) EnsureBucket(ctx context.Context) error {
 	if err := s.Ping(ctx); err == nil {
 		return nil
 	}
-	_, err := s.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(s.bucket)})
+	err := s.call(ctx, func(ctx context.Context) error {
+		_, err := s.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(s.bucket)})
+		return err
+	})
 	var owned *types.BucketAlreadyOwnedByYou
 	if err != nil && !errors.As(err, &owned) {
 		return fmt.Errorf("storage: create bucket %s: %w", s.bucket, err)
@@ -85,40 +97,94 @@ func (s *Store) EnsureBucket(ctx context.Context) error {
 
 // Ping checks that the bucket is reachable with the configured credentials.
 func (s *Store) Ping(ctx context.Context) error {
-	_, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(s.bucket)})
-	return err
+	return s.call(ctx, func(ctx context.Context) error {
+		_, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(s.bucket)})
+		return err
+	})
+}
+
+// call runs one request to the store within the bound.
+func (s *Store) call(ctx context.Context, fn func(context.Context) error) error {
+	return bound.Call(ctx, bound.S3, s.timeout, fn)
 }
 
 // Put streams r to key. The transfer manager switches to a multipart upload for
 // large or unknown-length bodies, holding only one part in memory at a time.
+//
+// The bound counts the time the upload waits on the store, not the time it
+// waits for r: a slow client is not cut off, a store that stops is.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType string) error {
+	ctx, w := bound.Watch(ctx, bound.S3, s.timeout)
+	defer w.Stop()
 	_, err := s.transfer.UploadObject(ctx, &transfermanager.UploadObjectInput{
-		Bucket: aws.String(s.bucket), Key: aws.String(key), Body: r, ContentType: aws.String(contentType),
+		Bucket: aws.String(s.bucket), Key: aws.String(key), Body: &watchedSource{r: r, w: w}, ContentType: aws.String(contentType),
 	})
-	if err != nil {
+	if err = w.Err(err); err != nil {
 		return fmt.Errorf("storage: put %s: %w", key, err)
 	}
 	return nil
 }
 
-// Get opens key for streaming; a quarantined key is never opened.
+// Get opens key for streaming; a quarantined key is never opened. The
+// bound counts the wait for the answer and each read of the body, not the
+// time the caller takes between reads.
 func (s *Store) Get(ctx context.Context, key string) (*Object, error) {
 	if Quarantined(key) {
 		return nil, ErrQuarantined
 	}
+	ctx, w := bound.Watch(ctx, bound.S3, s.timeout)
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	w.Pause()
 	if err != nil {
+		w.Stop()
 		if isNotFound(err) {
 			return nil, ErrNotFound
 		}
-		return nil, fmt.Errorf("storage: get %s: %w", key, err)
+		return nil, fmt.Errorf("storage: get %s: %w", key, w.Err(err))
 	}
-	return &Object{Body: out.Body, Size: aws.ToInt64(out.ContentLength), ContentType: aws.ToString(out.ContentType)}, nil
+	return &Object{Body: &watchedBody{body: out.Body, w: w}, Size: aws.ToInt64(out.ContentLength), ContentType: aws.ToString(out.ContentType)}, nil
+}
+
+// watchedSource is an upload's source: while the store reads it, the
+// store is not waited on.
+type watchedSource struct {
+	r io.Reader
+	w *bound.Watchdog
+}
+
+func (s *watchedSource) Read(p []byte) (int, error) {
+	s.w.Pause()
+	defer s.w.Wait()
+	return s.r.Read(p)
+}
+
+// watchedBody is a download's body: each read waits on the store.
+type watchedBody struct {
+	body io.ReadCloser
+	w    *bound.Watchdog
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	b.w.Wait()
+	defer b.w.Pause()
+	n, err := b.body.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.w.Err(err)
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	defer b.w.Stop()
+	return b.body.Close()
 }
 
 // Delete removes key; deleting a missing key is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	err := s.call(ctx, func(ctx context.Context) error {
+		_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+		return err
+	})
 	if err != nil && !isNotFound(err) {
 		return fmt.Errorf("storage: delete %s: %w", key, err)
 	}
@@ -127,7 +193,10 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 
 // Exists reports whether key holds an object, without reading it.
 func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
-	_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	err := s.call(ctx, func(ctx context.Context) error {
+		_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+		return err
+	})
 	switch {
 	case err == nil:
 		return true, nil
@@ -150,9 +219,12 @@ func (s *Store) Quarantine(ctx context.Context, key string) (string, error) {
 		return key, nil
 	}
 	dest := QuarantinePrefix + key
-	_, err := s.client.CopyObject(ctx, &s3.CopyObjectInput{
-		Bucket: aws.String(s.bucket), Key: aws.String(dest),
-		CopySource: aws.String(s.bucket + "/" + (&url.URL{Path: key}).EscapedPath()),
+	err := s.call(ctx, func(ctx context.Context) error {
+		_, err := s.client.CopyObject(ctx, &s3.CopyObjectInput{
+			Bucket: aws.String(s.bucket), Key: aws.String(dest),
+			CopySource: aws.String(s.bucket + "/" + (&url.URL{Path: key}).EscapedPath()),
+		})
+		return err
 	})
 	if err == nil {
 		if err := s.Delete(ctx, key); err != nil {

@@ -22,6 +22,8 @@ var (
 	clamdOnce sync.Once
 	clamdAddr string
 	clamdErr  error
+	// clamdProcesses are the started clamds by address, for FreezeClamd.
+	clamdProcesses = map[string]*os.Process{}
 )
 
 // Clamd returns the TCP address (host:port) of the package's clamd, which
@@ -130,6 +132,9 @@ func StartClamd(streamMaxLength string) (address string, stop func(), err error)
 		err = client.Ping(ctx)
 		cancel()
 		if err == nil {
+			mu.Lock()
+			clamdProcesses[address] = cmd.Process
+			mu.Unlock()
 			return address, stop, nil
 		}
 		select {

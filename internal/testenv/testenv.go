@@ -46,10 +46,11 @@ var (
 	devServer    *testsuite.DevServer
 	temporalErr  error
 
-	s3Once  sync.Once
-	s3Opts  storage.Options
-	s3Store *storage.Store
-	s3Err   error
+	s3Once    sync.Once
+	s3Opts    storage.Options
+	s3Store   *storage.Store
+	s3Process *os.Process
+	s3Err     error
 )
 
 // Main runs the package's tests and then stops every service they started
@@ -234,7 +235,7 @@ func Storage(t testing.TB) *storage.Store {
 	t.Helper()
 	s3Once.Do(func() {
 		var stop func()
-		if s3Opts, s3Store, stop, s3Err = StartS3(); s3Err == nil {
+		if s3Opts, s3Store, s3Process, stop, s3Err = startS3(); s3Err == nil {
 			onTeardown(stop)
 		}
 	})
@@ -248,13 +249,19 @@ func Storage(t testing.TB) *storage.Store {
 // directory and creates its bucket; stop ends it and removes the
 // directory. Benchmarks use it outside tests.
 func StartS3() (opts storage.Options, store *storage.Store, stop func(), err error) {
+	opts, store, _, stop, err = startS3()
+	return opts, store, stop, err
+}
+
+// startS3 is StartS3 that also answers versitygw's process.
+func startS3() (opts storage.Options, store *storage.Store, process *os.Process, stop func(), err error) {
 	path, err := binary("PPWR_VERSITYGW_BIN", "versitygw")
 	if err != nil {
-		return opts, nil, nil, err
+		return opts, nil, nil, nil, err
 	}
 	dir, err := os.MkdirTemp("", "ppwr-s3-")
 	if err != nil {
-		return opts, nil, nil, err
+		return opts, nil, nil, nil, err
 	}
 	var cmd *exec.Cmd
 	stop = func() {
@@ -279,7 +286,7 @@ func StartS3() (opts storage.Options, store *storage.Store, stop func(), err err
 	root, meta := filepath.Join(dir, "objects"), filepath.Join(dir, "metadata")
 	for _, d := range []string{root, meta} {
 		if err = os.Mkdir(d, 0o700); err != nil {
-			return opts, nil, nil, err
+			return opts, nil, nil, nil, err
 		}
 	}
 	cmd = exec.Command(path, "--port", addr, "posix", "--sidecar", meta, root)
@@ -287,7 +294,7 @@ func StartS3() (opts storage.Options, store *storage.Store, stop func(), err err
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err = cmd.Start(); err != nil {
-		return opts, nil, nil, err
+		return opts, nil, nil, nil, err
 	}
 	store = storage.New(opts)
 	deadline := time.Now().Add(20 * time.Second)
@@ -296,11 +303,11 @@ func StartS3() (opts storage.Options, store *storage.Store, stop func(), err err
 		err = store.EnsureBucket(ctx)
 		cancel()
 		if err == nil {
-			return opts, store, stop, nil
+			return opts, store, cmd.Process, stop, nil
 		}
 		if time.Now().After(deadline) {
 			err = fmt.Errorf("versitygw did not become ready: %v; output: %s", err, out.String())
-			return opts, nil, nil, err
+			return opts, nil, nil, nil, err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
