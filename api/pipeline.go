@@ -18,6 +18,7 @@ import (
 	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 	"ppwr/internal/i18n"
+	"ppwr/internal/telemetry"
 )
 
 var pathParam = regexp.MustCompile(`\{([A-Za-z]+)\}`)
@@ -103,18 +104,28 @@ func (s *Server) withRequestState(c *gin.Context) {
 }
 
 // logRequest writes one structured line per request, so operators can
-// follow a request id from an ERP's log to ours and to the Temporal UI.
+// follow a request id from an ERP's log to ours and to the Temporal UI,
+// and counts it in the request metrics under its operation id: the
+// route's template for the probes and the document, which have none, and
+// "unmatched" for a path no route serves, never the raw path, whose ids
+// would make a series per record.
 func logRequest(c *gin.Context) {
 	start := time.Now()
 	c.Next()
+	elapsed := time.Since(start)
 	st := kit.State(c)
 	attrs := []any{
 		"request_id", st.ID, "method", c.Request.Method, "path", c.Request.URL.Path,
-		"status", c.Writer.Status(), "duration_ms", time.Since(start).Milliseconds(),
+		"status", c.Writer.Status(), "duration_ms", elapsed.Milliseconds(),
 	}
+	operation := c.FullPath()
 	if st.Operation != nil {
-		attrs = append(attrs, "operation", st.Operation.ID)
+		operation = st.Operation.ID
+		attrs = append(attrs, "operation", operation)
+	} else if operation == "" {
+		operation = "unmatched"
 	}
+	telemetry.ObserveRequest(operation, c.Writer.Status(), elapsed)
 	if cred := st.Credential; cred != nil {
 		attrs = append(attrs, "organization_id", cred.OrganizationID, "api_key_id", cred.KeyID)
 	}

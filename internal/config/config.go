@@ -56,7 +56,18 @@ type Config struct {
 	// bounds one message.
 	InboundSMTPAddr string
 	InboundMaxBytes int64
+	// MetricsAddr is where /metrics listens; empty means the process's
+	// own default (MetricsDefault), "off" serves none.
+	MetricsAddr string
 }
+
+// Default metrics listeners: serve and dev on one port, the worker on the
+// next, so an API and a worker on one host do not collide.
+const (
+	MetricsDefaultAPI    = "127.0.0.1:9464"
+	MetricsDefaultWorker = "127.0.0.1:9465"
+	MetricsOff           = "off"
+)
 
 // Variable documents one environment variable; README and `ppwr help` are
 // generated from this list so they cannot drift from the code.
@@ -93,6 +104,7 @@ var Variables = []Variable{
 	{"WEBHOOK_ALLOW_HTTP_LOOPBACK", "false", "allow plain-http webhook endpoints on loopback addresses (development only)"},
 	{"WEBHOOK_RETRY_INITIAL_INTERVAL", "30s", "first retry delay of a failed webhook delivery (doubles up to 6h)"},
 	{"WEBHOOK_RETRY_FOR", "72h", "how long a webhook delivery is retried before it is marked failed"},
+	{"METRICS_ADDR", "", "address of the Prometheus /metrics listener, apart from the API (default: 127.0.0.1:9464 for serve and dev, 127.0.0.1:9465 for worker; off: none)"},
 	{"RESERVATION_TIMER_CAP", "", "TEST ONLY: caps the wait of a reservation's expiry timer (a Go duration such as 2s), so a reservation expires before its expires_at; empty: off"},
 }
 
@@ -127,6 +139,7 @@ func FromEnv() (Config, error) {
 		InboundSMTPAddr:    get("INBOUND_SMTP_ADDR"),
 		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
 		ClamdAddress:       get("CLAMD_ADDRESS"),
+		MetricsAddr:        get("METRICS_ADDR"),
 	}
 	if c.DatabaseListenURL == "" {
 		c.DatabaseListenURL = c.DatabaseURL
