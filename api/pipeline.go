@@ -13,6 +13,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"ppwr/api/kit"
 	"ppwr/domain/accounts"
@@ -130,6 +135,34 @@ func logRequest(c *gin.Context) {
 		attrs = append(attrs, "organization_id", cred.OrganizationID, "api_key_id", cred.KeyID)
 	}
 	slog.InfoContext(c, "request", attrs...)
+}
+
+// tracer makes the requests' spans; it is the global provider's, a no-op
+// unless OTEL_EXPORTER_OTLP_ENDPOINT is set (telemetry.StartTracing).
+var tracer = otel.Tracer("ppwr/api")
+
+// traceRequest makes the request a server span, continuing the caller's
+// trace when it sends traceparent, named by the operation id once the
+// chain has named it (the route's template until then), so that its SQL,
+// its recorded workflow starts and their runs are its children.
+func traceRequest(c *gin.Context) {
+	ctx := otel.GetTextMapPropagator().Extract(c.Request.Context(), propagation.HeaderCarrier(c.Request.Header))
+	ctx, span := tracer.Start(ctx, c.Request.Method+" "+c.FullPath(), trace.WithSpanKind(trace.SpanKindServer))
+	defer span.End()
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
+	if !span.IsRecording() {
+		return
+	}
+	status := c.Writer.Status()
+	if op := kit.State(c).Operation; op != nil {
+		span.SetName(op.ID)
+	}
+	span.SetAttributes(attribute.String("http.request.method", c.Request.Method), attribute.String("http.route", c.FullPath()),
+		attribute.Int("http.response.status_code", status), attribute.String("request_id", kit.State(c).ID))
+	if status >= http.StatusInternalServerError {
+		span.SetStatus(codes.Error, http.StatusText(status))
+	}
 }
 
 func withOperation(op *kit.Operation) gin.HandlerFunc {

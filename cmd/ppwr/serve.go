@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"ppwr/internal/config"
+	"ppwr/internal/telemetry"
 )
 
 // appCommand is a long-running subcommand over every connection of the app,
@@ -18,6 +19,11 @@ func appCommand(use, short, metricsDefault string, run func(*app, context.Contex
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			stopTracing, err := telemetry.StartTracing(cmd.Context(), "ppwr-"+use)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = stopTracing(context.Background()) }()
 			a, err := openApp(cmd.Context())
 			if err != nil {
 				return err

@@ -58,8 +58,9 @@ func openApp(ctx context.Context) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace, func(o *client.Options) {
+	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace, func(o *client.Options) error {
 		o.MetricsHandler = metrics.Temporal
+		return telemetry.TraceTemporal(o)
 	})
 	if err != nil {
 		return nil, err

@@ -57,6 +57,10 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 		_ = pool.Close()
 		return nil, fmt.Errorf("database: open: %w", err)
 	}
+	if err := traceSQL(db); err != nil {
+		_ = pool.Close()
+		return nil, fmt.Errorf("database: tracing: %w", err)
+	}
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, err

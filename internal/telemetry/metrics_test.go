@@ -62,7 +62,10 @@ func TestMetricsListenerServesEverySeries(t *testing.T) {
 	defer m.Close()
 	require.NoError(t, m.WatchDB(db))
 	require.NoError(t, m.WatchRelay(db))
-	tc, err := temporalclient.Dial(testenv.TemporalAddress(t), "default", func(o *client.Options) { o.MetricsHandler = m.Temporal })
+	tc, err := temporalclient.Dial(testenv.TemporalAddress(t), "default", func(o *client.Options) error {
+		o.MetricsHandler = m.Temporal
+		return nil
+	})
 	require.NoError(t, err)
 	defer tc.Close()
 

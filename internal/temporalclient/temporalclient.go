@@ -34,14 +34,16 @@ const SystemOrganization = "system"
 // Dial returns a client that connects on first use, so the API starts (and
 // reports not ready) while Temporal is still coming up. with adds to the
 // options, such as the process's metrics handler and tracing interceptor.
-func Dial(hostPort, namespace string, with ...func(*client.Options)) (client.Client, error) {
+func Dial(hostPort, namespace string, with ...func(*client.Options) error) (client.Client, error) {
 	o := client.Options{
 		HostPort:  hostPort,
 		Namespace: namespace,
 		Logger:    log.NewStructuredLogger(slog.Default()),
 	}
 	for _, f := range with {
-		f(&o)
+		if err := f(&o); err != nil {
+			return nil, fmt.Errorf("temporal: options: %w", err)
+		}
 	}
 	c, err := client.NewLazyClient(o)
 	if err != nil {
