@@ -25,6 +25,7 @@ import (
 	"ppwr/domain/imports"
 	"ppwr/internal/input"
 	"ppwr/internal/storage"
+	"ppwr/internal/telemetry"
 	"ppwr/internal/work"
 )
 
@@ -439,6 +440,7 @@ func (a *Imports) applyInTurn(ctx context.Context, imp *imports.Import, after in
 		if err != nil || n == 0 {
 			return err
 		}
+		telemetry.RowsImported(n)
 		after = last
 		activity.RecordHeartbeat(ctx, after)
 		if err := progress.Move(ctx, imports.StageApplying, int64(after), domain.Known(imp.Rows())); err != nil {
@@ -497,9 +499,11 @@ func (a *Imports) applyConcurrently(ctx context.Context, imp *imports.Import, af
 	for range applyWorkers {
 		g.Go(func() error {
 			for b := range batches {
-				if _, _, err := imports.ApplyImportRange(importUnit(gctx, a.DB, imp), imp, b.after, b.last, applyBatch); err != nil {
+				_, n, err := imports.ApplyImportRange(importUnit(gctx, a.DB, imp), imp, b.after, b.last, applyBatch)
+				if err != nil {
 					return err
 				}
+				telemetry.RowsImported(n)
 				if err := committed(b); err != nil {
 					return err
 				}

@@ -15,6 +15,7 @@ import (
 	"ppwr/domain"
 	"ppwr/domain/webhooks"
 	"ppwr/internal/safedial"
+	"ppwr/internal/telemetry"
 	"ppwr/webhooksig"
 )
 
@@ -87,6 +88,7 @@ func (w *Webhooks) Deliver(ctx context.Context, in webhooks.DeliveryInput) error
 	if postErr == nil && (status < 200 || status > 299) {
 		postErr = fmt.Errorf("receiver answered %d", status)
 	}
+	telemetry.WebhookAttempt(attemptOutcome(status, postErr))
 	var next *time.Time
 	if postErr != nil {
 		attempt.Error = postErr.Error()
@@ -98,6 +100,18 @@ func (w *Webhooks) Deliver(ctx context.Context, in webhooks.DeliveryInput) error
 		return err
 	}
 	return postErr
+}
+
+// attemptOutcome names an attempt's outcome in the metrics: no answer at
+// all, an answer that refused the event, or success.
+func attemptOutcome(status int, err error) string {
+	switch {
+	case status == 0:
+		return telemetry.WebhookUnreachable
+	case err != nil:
+		return telemetry.WebhookRejected
+	}
+	return telemetry.WebhookSucceeded
 }
 
 func (w *Webhooks) post(ctx context.Context, endpoint *webhooks.WebhookEndpoint, event *domain.Event, now time.Time) (int, error) {

@@ -13,12 +13,18 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"ppwr/api/kit"
 	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 	"ppwr/internal/database"
 	"ppwr/internal/i18n"
+	"ppwr/internal/telemetry"
 )
 
 var pathParam = regexp.MustCompile(`\{([A-Za-z]+)\}`)
@@ -107,22 +113,60 @@ func (s *Server) withRequestState(c *gin.Context) {
 }
 
 // logRequest writes one structured line per request, so operators can
-// follow a request id from an ERP's log to ours and to the Temporal UI.
+// follow a request id from an ERP's log to ours and to the Temporal UI,
+// and counts it in the request metrics under its operation id: the
+// route's template for the probes and the document, which have none, and
+// "unmatched" for a path no route serves, never the raw path, whose ids
+// would make a series per record.
 func logRequest(c *gin.Context) {
 	start := time.Now()
 	c.Next()
+	elapsed := time.Since(start)
 	st := kit.State(c)
 	attrs := []any{
 		"request_id", st.ID, "method", c.Request.Method, "path", c.Request.URL.Path,
-		"status", c.Writer.Status(), "duration_ms", time.Since(start).Milliseconds(),
+		"status", c.Writer.Status(), "duration_ms", elapsed.Milliseconds(),
 	}
+	operation := c.FullPath()
 	if st.Operation != nil {
-		attrs = append(attrs, "operation", st.Operation.ID)
+		operation = st.Operation.ID
+		attrs = append(attrs, "operation", operation)
+	} else if operation == "" {
+		operation = "unmatched"
 	}
+	telemetry.ObserveRequest(operation, c.Writer.Status(), elapsed)
 	if cred := st.Credential; cred != nil {
 		attrs = append(attrs, "organization_id", cred.OrganizationID, "api_key_id", cred.KeyID)
 	}
 	slog.InfoContext(c, "request", attrs...)
+}
+
+// tracer makes the requests' spans; it is the global provider's, a no-op
+// unless OTEL_EXPORTER_OTLP_ENDPOINT is set (telemetry.StartTracing).
+var tracer = otel.Tracer("ppwr/api")
+
+// traceRequest makes the request a server span, continuing the caller's
+// trace when it sends traceparent, named by the operation id once the
+// chain has named it (the route's template until then), so that its SQL,
+// its recorded workflow starts and their runs are its children.
+func traceRequest(c *gin.Context) {
+	ctx := otel.GetTextMapPropagator().Extract(c.Request.Context(), propagation.HeaderCarrier(c.Request.Header))
+	ctx, span := tracer.Start(ctx, c.Request.Method+" "+c.FullPath(), trace.WithSpanKind(trace.SpanKindServer))
+	defer span.End()
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
+	if !span.IsRecording() {
+		return
+	}
+	status := c.Writer.Status()
+	if op := kit.State(c).Operation; op != nil {
+		span.SetName(op.ID)
+	}
+	span.SetAttributes(attribute.String("http.request.method", c.Request.Method), attribute.String("http.route", c.FullPath()),
+		attribute.Int("http.response.status_code", status), attribute.String("request_id", kit.State(c).ID))
+	if status >= http.StatusInternalServerError {
+		span.SetStatus(codes.Error, http.StatusText(status))
+	}
 }
 
 func withOperation(op *kit.Operation) gin.HandlerFunc {

@@ -142,7 +142,7 @@ func (s *Server) Engine() (*gin.Engine, error) {
 	if err := r.SetTrustedProxies(s.Config.TrustedProxies); err != nil {
 		return nil, err
 	}
-	r.Use(withoutBodyOnHead, s.withRequestState, logRequest, recovery)
+	r.Use(withoutBodyOnHead, s.withRequestState, traceRequest, logRequest, recovery)
 	r.NoRoute(func(c *gin.Context) { kit.Render(c, kit.NotFound()) })
 	r.NoMethod(func(c *gin.Context) {
 		kit.Render(c, kit.NewProblem(http.StatusMethodNotAllowed, kit.CodeMethodNotAllowed, "error.method_not_allowed", c.Request.Method))

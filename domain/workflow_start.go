@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/propagation"
 	"gorm.io/datatypes"
 	"gorm.io/gorm"
 
@@ -48,6 +49,9 @@ type WorkflowStart struct {
 	// from the record as it then is: the Temporal UI shows it (Describe)
 	// where it would otherwise show only ids.
 	Summary string
+	// TraceParent is the W3C traceparent of the context that recorded the
+	// start ('' if untraced), so the relay's start continues its trace.
+	TraceParent string
 	// Input is the workflow's argument as JSON.
 	Input     datatypes.JSON `gorm:"type:jsonb"`
 	CreatedAt time.Time
@@ -178,7 +182,26 @@ func Start[In WorkflowInput](w *work.Unit, wf Workflow[In], in In, summary strin
 	if err != nil {
 		return err
 	}
+	carrier := propagation.MapCarrier{}
+	traceContext.Inject(w.Context(), carrier)
+	start.TraceParent = carrier.Get(traceParentHeader)
 	return w.Defer(start)
+}
+
+// traceContext carries a start's trace across the table as W3C
+// traceparent, the one header the relay needs to resume it.
+var traceContext = propagation.TraceContext{}
+
+const traceParentHeader = "traceparent"
+
+// Traced is ctx continuing the trace that recorded s, if any: the relay
+// starts s's workflow in it, so the start and the run join the request's
+// trace rather than begin their own.
+func (s *WorkflowStart) Traced(ctx context.Context) context.Context {
+	if s.TraceParent == "" {
+		return ctx
+	}
+	return traceContext.Extract(ctx, propagation.MapCarrier{traceParentHeader: s.TraceParent})
 }
 
 // summaryBytes is the Temporal server's default limit on a run's static

@@ -97,7 +97,7 @@ func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart, organization
 	if timeout <= 0 {
 		timeout = defaultStartTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(s.Traced(ctx), timeout)
 	defer cancel()
 	ref := temporalclient.Ref{
 		WorkflowID:     s.WorkflowID,

@@ -20,6 +20,7 @@ import (
 	"ppwr/internal/health"
 	"ppwr/internal/mailin"
 	"ppwr/internal/storage"
+	"ppwr/internal/telemetry"
 	"ppwr/internal/temporalclient"
 	"ppwr/migrations"
 	"ppwr/worker"
@@ -31,6 +32,9 @@ type app struct {
 	db       *gorm.DB
 	temporal client.Client
 	storage  *storage.Store
+	// metrics is the process's one registry: the pool, the requests, the
+	// relay, webhook attempts, imports and the Temporal SDK's series.
+	metrics *telemetry.Metrics
 }
 
 func openDB(ctx context.Context) (config.Config, *gorm.DB, error) {
@@ -48,7 +52,17 @@ func openApp(ctx context.Context) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace)
+	metrics, err := telemetry.NewMetrics()
+	if err == nil {
+		err = metrics.WatchDB(db)
+	}
+	if err != nil {
+		return nil, err
+	}
+	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace, func(o *client.Options) error {
+		o.MetricsHandler = metrics.Temporal
+		return telemetry.TraceTemporal(o)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -56,11 +70,12 @@ func openApp(ctx context.Context) (*app, error) {
 		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
 		AccessKeyID: cfg.AWSAccessKeyID, SecretAccessKey: cfg.AWSSecretAccessKey, Timeout: cfg.S3Timeout,
 	})
-	return &app{cfg: cfg, db: db, temporal: tc, storage: store}, nil
+	return &app{cfg: cfg, db: db, temporal: tc, storage: store, metrics: metrics}, nil
 }
 
 func (a *app) close() {
 	a.temporal.Close()
+	a.metrics.Close()
 	closeDB(a.db)
 }
 
@@ -110,6 +125,9 @@ func (a *app) serveHTTP(ctx context.Context) error {
 
 // runWorker polls the task queue until ctx is cancelled.
 func (a *app) runWorker(ctx context.Context) error {
+	if err := a.metrics.WatchRelay(a.db); err != nil {
+		return err
+	}
 	if err := worker.EnsureSchedules(ctx, a.temporal, a.cfg.TemporalTaskQueue); err != nil {
 		return err
 	}

@@ -64,7 +64,18 @@ type Config struct {
 	// WorkerHealthAddr is where `ppwr worker` answers /healthz and
 	// /readyz, the API's being on its own engine.
 	WorkerHealthAddr string
+	// MetricsAddr is where /metrics listens; empty means the process's
+	// own default (MetricsDefault), "off" serves none.
+	MetricsAddr string
 }
+
+// Default metrics listeners: serve and dev on one port, the worker on the
+// next, so an API and a worker on one host do not collide.
+const (
+	MetricsDefaultAPI    = "127.0.0.1:9464"
+	MetricsDefaultWorker = "127.0.0.1:9465"
+	MetricsOff           = "off"
+)
 
 // Variable documents one environment variable; README and `ppwr help` are
 // generated from this list so they cannot drift from the code.
@@ -104,6 +115,7 @@ var Variables = []Variable{
 	{"WORKER_HEALTH_ADDR", "127.0.0.1:8081", "address `ppwr worker` answers /healthz and /readyz on (readiness names each dependency that does not answer: postgres, temporal, s3, clamd, smtp); empty: no listener"},
 	{"S3_TIMEOUT", "20s", "longest wait on the object store in one call or one stalled stretch of a transfer; past it the request answers 503 service_unavailable and keeps nothing"},
 	{"DATABASE_TIMEOUT", "10s", "longest wait on PostgreSQL for one statement, begin or commit; past it the request answers 503 service_unavailable and keeps nothing"},
+	{"METRICS_ADDR", "", "address of the Prometheus /metrics listener, apart from the API (default: 127.0.0.1:9464 for serve and dev, 127.0.0.1:9465 for worker; off: none)"},
 	{"RESERVATION_TIMER_CAP", "", "TEST ONLY: caps the wait of a reservation's expiry timer (a Go duration such as 2s), so a reservation expires before its expires_at; empty: off"},
 }
 
@@ -139,6 +151,7 @@ func FromEnv() (Config, error) {
 		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
 		ClamdAddress:       get("CLAMD_ADDRESS"),
 		WorkerHealthAddr:   get("WORKER_HEALTH_ADDR"),
+		MetricsAddr:        get("METRICS_ADDR"),
 	}
 	if c.DatabaseListenURL == "" {
 		c.DatabaseListenURL = c.DatabaseURL

@@ -58,7 +58,12 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 		return nil, fmt.Errorf("database: open: %w", err)
 	}
 	if err := boundStatements(db); err != nil {
+		_ = pool.Close()
 		return nil, err
+	}
+	if err := traceSQL(db); err != nil {
+		_ = pool.Close()
+		return nil, fmt.Errorf("database: tracing: %w", err)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

@@ -74,8 +74,27 @@ func ExecTogether(ctx context.Context, db *gorm.DB, stmts ...Statement) error {
 	sql.WriteString(" SELECT")
 	ctx, w := watch(ctx)
 	defer w.Stop()
-	_, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
+	ctx, traced := statementSpan(ctx)
+	res, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
+	if traced {
+		var rows int64
+		if err == nil {
+			rows, _ = res.RowsAffected()
+		}
+		endStatement(ctx, sql.String(), togetherTables(queries), rows, err)
+	}
 	return w.Err(err)
+}
+
+// togetherTables names the tables a together statement writes, for its span.
+func togetherTables(queries [][]Statement) string {
+	var tables []string
+	for _, q := range queries {
+		if into := strings.Fields(q[0].into); len(into) > 2 {
+			tables = append(tables, into[2])
+		}
+	}
+	return strings.Join(tables, ",")
 }
 
 // groupInserts groups the inserts into each table rendered by Insert, in

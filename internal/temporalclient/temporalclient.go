@@ -32,13 +32,20 @@ var (
 const SystemOrganization = "system"
 
 // Dial returns a client that connects on first use, so the API starts (and
-// reports not ready) while Temporal is still coming up.
-func Dial(hostPort, namespace string) (client.Client, error) {
-	c, err := client.NewLazyClient(client.Options{
+// reports not ready) while Temporal is still coming up. with adds to the
+// options, such as the process's metrics handler and tracing interceptor.
+func Dial(hostPort, namespace string, with ...func(*client.Options) error) (client.Client, error) {
+	o := client.Options{
 		HostPort:  hostPort,
 		Namespace: namespace,
 		Logger:    log.NewStructuredLogger(slog.Default()),
-	})
+	}
+	for _, f := range with {
+		if err := f(&o); err != nil {
+			return nil, fmt.Errorf("temporal: options: %w", err)
+		}
+	}
+	c, err := client.NewLazyClient(o)
 	if err != nil {
 		return nil, fmt.Errorf("temporal: dial %s: %w", hostPort, err)
 	}

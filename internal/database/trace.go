@@ -1,0 +1,81 @@
+package database
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"gorm.io/gorm"
+)
+
+var tracer = otel.Tracer("ppwr/sql")
+
+// statementSpan starts the span of one statement in ctx's trace, or none
+// when ctx is in no valid trace (tracing off: the global no-op provider
+// never makes one), and returns the context to run it in.
+func statementSpan(ctx context.Context) (context.Context, bool) {
+	if !trace.SpanFromContext(ctx).SpanContext().IsValid() {
+		return ctx, false
+	}
+	ctx, _ = tracer.Start(ctx, "sql", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system.name", "postgresql")))
+	return ctx, true
+}
+
+// endStatement names ctx's statement span by the statement's first word
+// and table ("INSERT catalog_items"), records the SQL (its placeholders,
+// never the arguments, which carry customers' data) and the error, and
+// ends it.
+func endStatement(ctx context.Context, query, table string, rows int64, err error) {
+	span := trace.SpanFromContext(ctx)
+	verb, _, _ := strings.Cut(strings.TrimSpace(query), " ")
+	name := strings.ToUpper(verb)
+	if table != "" {
+		name += " " + table
+	}
+	span.SetName(name)
+	span.SetAttributes(attribute.String("db.query.text", query), attribute.Int64("db.response.returned_rows", rows))
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
+}
+
+// traceSQL makes each statement GORM runs on db a span of the trace in its
+// context (statementSpan). It is a few GORM callbacks rather than
+// gorm.io/plugin/opentelemetry, which links the ClickHouse and MySQL
+// drivers into the binary.
+func traceSQL(db *gorm.DB) error {
+	before := func(tx *gorm.DB) {
+		tx.Statement.Context, _ = statementSpan(tx.Statement.Context)
+	}
+	after := func(tx *gorm.DB) {
+		if trace.SpanFromContext(tx.Statement.Context).IsRecording() {
+			endStatement(tx.Statement.Context, tx.Statement.SQL.String(), tx.Statement.Table, tx.Statement.RowsAffected, tx.Error)
+		}
+	}
+	cb := db.Callback()
+	type register = func(string, func(*gorm.DB)) error
+	for _, hooks := range [][2]register{
+		{cb.Create().Before("gorm:create").Register, cb.Create().After("gorm:create").Register},
+		{cb.Query().Before("gorm:query").Register, cb.Query().After("gorm:query").Register},
+		{cb.Update().Before("gorm:update").Register, cb.Update().After("gorm:update").Register},
+		{cb.Delete().Before("gorm:delete").Register, cb.Delete().After("gorm:delete").Register},
+		{cb.Row().Before("gorm:row").Register, cb.Row().After("gorm:row").Register},
+		{cb.Raw().Before("gorm:raw").Register, cb.Raw().After("gorm:raw").Register},
+	} {
+		// GORM names a callback once per processor, so one name serves all.
+		if err := hooks[0]("otel:before", before); err != nil {
+			return err
+		}
+		if err := hooks[1]("otel:after", after); err != nil {
+			return err
+		}
+	}
+	return nil
+}
