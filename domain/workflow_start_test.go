@@ -78,10 +78,10 @@ func TestWorkflowStartRendersForDeferredInsert(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(stmt.SQL, `INSERT INTO "workflow_starts" (`), stmt.SQL)
 	for _, col := range []string{"id", "workflow_id", "workflow_type", "organization_id", "resource_id", "input",
-		"created_at", "started_at", "run_id", "attempts", "last_error", "summary"} {
+		"created_at", "started_at", "run_id", "attempts", "last_error", "summary", "trace_parent"} {
 		assert.Contains(t, stmt.SQL, `"`+col+`"`)
 	}
-	assert.Len(t, stmt.Vars, 12, "every column has a value; none is left to a database default")
+	assert.Len(t, stmt.Vars, 13, "every column has a value; none is left to a database default")
 }
 
 // typedInput is a declared workflow's input: the id needs the batch too.
