@@ -84,6 +84,14 @@ func newEventsFixture(t *testing.T, queue string) *eventsFixture {
 	}}
 }
 
+// runRelay runs the relay as the worker does until the test ends.
+func (f *eventsFixture) runRelay(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); f.relay.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-stopped })
+}
+
 // pass is one pass of the relay as Run makes it: the new events'
 // deliveries with their recorded starts, then the starts. It returns how
 // many events it relayed.
@@ -356,10 +364,7 @@ func TestWebhookFirstAttemptsSucceedUnderConcurrentCreates(t *testing.T) {
 	f.relay.Interval, f.relay.ListenURL = time.Second, testenv.DatabaseURL(t)
 	rcv := newReceiver(t)
 	ep := f.endpoint(t, f.org, rcv.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { defer close(stopped); f.relay.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-stopped })
+	f.runRelay(t)
 
 	const n = 20
 	events := make([]*domain.Event, n)
@@ -395,10 +400,7 @@ func TestWebhookEventWakesTheRelay(t *testing.T) {
 	f.relay.Interval, f.relay.ListenURL = time.Minute, testenv.DatabaseURL(t)
 	rcv := newReceiver(t)
 	ep := f.endpoint(t, f.org, rcv.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { defer close(stopped); f.relay.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-stopped })
+	f.runRelay(t)
 
 	// Run passes once when it begins and once when it starts listening;
 	// three events emitted one after the other cannot all be relayed by
