@@ -117,12 +117,6 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 	for _, name := range sortedKeys(tagSet) {
 		tags = append(tags, map[string]any{"name": name, "description": t("tag." + name)})
 	}
-	codes := make([]string, len(s.codes))
-	for i, c := range s.codes {
-		codes[i] = c.Code
-	}
-	sort.Strings(codes)
-	schemas[kit.ErrorEnvelopeModel] = narrowedCode(s.schemas[kit.ErrorEnvelopeModel], codes)
 	webhookDocs := map[string]any{}
 	for _, p := range webhooks.EventCatalogue {
 		webhookDocs[p.EventType()] = webhookDoc(p, t)
@@ -380,18 +374,4 @@ func successDoc(op *kit.Operation, status int, t func(string, ...any) string) ma
 		doc["content"] = content
 	}
 	return doc
-}
-
-// narrowedCode is the error envelope whose code is one of codes, the
-// codes the service answers.
-func narrowedCode(envelope kit.Schema, codes []string) kit.Schema {
-	out := maps.Clone(envelope)
-	props := maps.Clone(out["properties"].(map[string]any))
-	errSchema := maps.Clone(props["error"].(kit.Schema))
-	errProps := maps.Clone(errSchema["properties"].(map[string]any))
-	errProps["code"] = kit.Enum(codes...)
-	errSchema["properties"] = errProps
-	props["error"] = errSchema
-	out["properties"] = props
-	return out
 }

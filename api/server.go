@@ -7,7 +7,9 @@ package api
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/gin-gonic/gin"
 
@@ -88,18 +90,11 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 		}
 		s.operations = append(s.operations, area.Operations...)
 	}
-	s.schemas = kit.Schemas(models)
 	// Areas share domain rules (a shortage of stock, an archived item): a
 	// code is listed once, and always with one status.
 	status := map[string]int{}
 	for i := range s.operations {
-		op := &s.operations[i]
-		if item := op.Success.List; item != "" {
-			if _, dup := s.schemas[kit.ListName(item)]; dup {
-				return nil, fmt.Errorf("api: schema %s is the list of %s, which the document derives", kit.ListName(item), item)
-			}
-		}
-		for _, c := range errorCodes(op) {
+		for _, c := range errorCodes(&s.operations[i]) {
 			if known, dup := status[c.Code]; dup {
 				if known != c.Status {
 					return nil, fmt.Errorf("api: code %s is answered with %d and %d", c.Code, known, c.Status)
@@ -108,6 +103,14 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 			}
 			status[c.Code] = c.Status
 			s.codes = append(s.codes, c)
+		}
+	}
+	s.schemas = kit.Schemas(append(models, kit.ErrorEnvelope(slices.Sorted(maps.Keys(status)))))
+	for _, op := range s.operations {
+		if item := op.Success.List; item != "" {
+			if _, dup := s.schemas[kit.ListName(item)]; dup {
+				return nil, fmt.Errorf("api: schema %s is the list of %s, which the document derives", kit.ListName(item), item)
+			}
 		}
 	}
 	if err := kit.ResolveLocations(s.operations); err != nil {

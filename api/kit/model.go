@@ -456,9 +456,12 @@ const (
 	ErrorEnvelopeModel = "ErrorEnvelope"
 )
 
-// Models are the models of kit's own answers: the list links and the
-// error envelope, whose code the document narrows to the codes the
-// service answers.
-func Models() []Model {
-	return []Model{ModelOf[listLinks](listLinksModel), ModelOf[errorBody](ErrorEnvelopeModel)}
+// Models are the models of kit's own answers but the error envelope's:
+// the list links.
+func Models() []Model { return []Model{ModelOf[listLinks](listLinksModel)} }
+
+// ErrorEnvelope is the model of the error envelope, its code one of
+// codes: those the service answers.
+func ErrorEnvelope(codes []string) Model {
+	return ModelOf[errorBody](ErrorEnvelopeModel).With(func(s *Shape) { s.Enum("error.code", codes...) })
 }
