@@ -27,3 +27,13 @@ func (a *Reservations) Expire(ctx context.Context, in packing.ReservationInput) 
 	}
 	return true, domain.Commit(w, domain.AuditEntry{Operation: "expireReservation"})
 }
+
+// Status reads the reservation's status, for an expiry run to find out
+// whether its reservation ended before the run started.
+func (a *Reservations) Status(ctx context.Context, in packing.ReservationInput) (string, error) {
+	r, err := domain.Find[packing.Reservation](ctx, a.DB, in.OrganizationID, in.ReservationID)
+	if err != nil {
+		return "", err
+	}
+	return r.Status, nil
+}

@@ -18,12 +18,33 @@ const ReservationEndedSignal = "reservation-ended"
 // hold ends and then expires it if it is still held. A consumption or a
 // release before then ends the wait (ReservationEndedSignal), with the
 // reservation's status as the run's outcome, so the run closes when the
-// reservation does. The expiry checks the record all the same, so a
-// signal that never came (the run had not started yet) changes nothing
-// but how long the run waits. It returns whether it expired the
-// reservation.
+// reservation does. It returns whether it expired the reservation.
+//
+// The end's signal is sent by a run of its own (ReservationEnded), which
+// the relays may start before this one: several workers relay starts at
+// once, and one may start the end while another is still starting the
+// expiry. That signal finds no run and is dropped; but the end committed
+// before its start was made, so this run, starting later, reads the
+// reservation ended and closes at once. Runs started before this check
+// existed go without it (their end was signalled or is checked by the
+// expiry).
 func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool, error) {
 	withOrganization(ctx, &in.Org)
+	var a *activities.Reservations
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	})
+	if workflow.GetVersion(ctx, "ended-before-start", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		var status string
+		if err := workflow.ExecuteActivity(ctx, a.Status, in).Get(ctx, &status); err != nil {
+			return false, err
+		}
+		if status != packing.ReservationStatusHeld {
+			setOutcome(ctx, status)
+			return false, nil
+		}
+	}
 	if wait := in.FireAt.Sub(workflow.Now(ctx)); wait > 0 {
 		timerCtx, stopTimer := workflow.WithCancel(ctx)
 		var ended string
@@ -39,12 +60,7 @@ func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool,
 			return false, nil
 		}
 	}
-	var a *activities.Reservations
 	var expired bool
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
-	})
 	if err := workflow.ExecuteActivity(ctx, a.Expire, in).Get(ctx, &expired); err != nil {
 		return false, err
 	}
