@@ -380,3 +380,35 @@ func TestResponseSchemasAreDerivedFromGoTypes(t *testing.T) {
 		}
 	}
 }
+
+// Every 202, every create that starts a job and every read of a job
+// declares the Retry-After its answer carries while the job runs.
+func TestJobAnswersDeclareRetryAfter(t *testing.T) {
+	a := apitest.New(t)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &doc))
+	polled := map[string]string{
+		"createBDOReport": "201", "createAuthorityRequest": "201", "uploadDocument": "201", "uploadDocumentVersion": "201",
+		"getBDOReport": "200", "getAuthorityRequest": "200", "getDocumentVersion": "200", "getImport": "200", "getReport": "200",
+	}
+	accepted := 0
+	for _, item := range doc["paths"].(map[string]any) {
+		for _, raw := range item.(map[string]any) {
+			op := raw.(map[string]any)
+			id, responses := op["operationId"].(string), op["responses"].(map[string]any)
+			status, ok := polled[id]
+			if _, isAccepted := responses["202"]; isAccepted {
+				status, ok = "202", true
+				accepted++
+			}
+			if !ok {
+				continue
+			}
+			delete(polled, id)
+			headers := responses[status].(map[string]any)["headers"].(map[string]any)
+			assert.Contains(t, headers, "Retry-After", "%s %s", id, status)
+		}
+	}
+	assert.Empty(t, polled, "operations not in the document")
+	assert.GreaterOrEqual(t, accepted, 4, "imports, reports, analyses and resends answer 202")
+}

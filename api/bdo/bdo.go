@@ -34,7 +34,7 @@ func Area(d kit.Deps) kit.Area {
 				Answers(bdo.ErrInvalidSources).
 				Handle(kit.JSON(h.classify), kit.OK(kit.Ref("BDOClassificationResult"))),
 			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport).
-				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"), "getBDOReport")),
+				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"), "getBDOReport").Polled()),
 			kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getReport), kit.OK(kit.Ref("ReportRun")).Polled()),
 			kit.Get("downloadBDOReport", kit.Org+"/bdo-reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
@@ -236,7 +236,7 @@ func (h *handlers) createReport(c *gin.Context, in *bdo.BDOReportCreate) error {
 	if err != nil {
 		return err
 	}
-	return kit.Created(c, r.ID, reportToJSON(r))
+	return kit.CreatedJob(c, r.ID, r, reportToJSON(r))
 }
 
 func (h *handlers) getReport(c *gin.Context) error {

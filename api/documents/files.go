@@ -24,7 +24,7 @@ import (
 
 // files declares documents and their versions: upload, reads, download.
 func (h *handlers) files() kit.Area {
-	version := kit.CreatedResponse(kit.Ref("DocumentVersion"), "getDocumentVersion")
+	version := kit.CreatedResponse(kit.Ref("DocumentVersion"), "getDocumentVersion").Polled()
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("uploadDocument", kit.Org+"/documents", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
@@ -216,7 +216,7 @@ func (h *handlers) answerUpload(c *gin.Context, v *documents.DocumentVersion, er
 		discard()
 		return err
 	}
-	return kit.Created(c, v.ID, versionRenderer(c)(v))
+	return kit.CreatedJob(c, v.ID, v, versionRenderer(c)(v))
 }
 
 // documentQuery filters documents.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -41,8 +42,8 @@ type Job interface {
 // pollHeader documents the Retry-After of a job's answer.
 var pollHeader = Param{Name: "Retry-After", Schema: Schema{"type": "integer", "const": PollSeconds}, DescKey: "header.poll_after"}
 
-// Polled documents a read of a job, whose answer carries Retry-After
-// while the job runs (ShowJob).
+// Polled documents an answer of a job, which carries Retry-After while
+// the job runs: a read of it (ShowJob), or its create (CreatedJob).
 func (r Response) Polled() Response {
 	r.Headers = append(append([]Param(nil), r.Headers...), pollHeader)
 	return r
@@ -65,6 +66,14 @@ func Accepted(c *gin.Context, body any) error {
 	pollAfter(c)
 	c.JSON(http.StatusAccepted, body)
 	return nil
+}
+
+// CreatedJob is Created of a record whose work starts with it: while the
+// work runs, the answer carries Retry-After, as a read of the record
+// would (ShowJob); a job already final is not polled.
+func CreatedJob(c *gin.Context, id uuid.UUID, job Job, body any) error {
+	Poll(c, job)
+	return Created(c, id, body)
 }
 
 // ShowJob is ShowChecked of a job: while it runs, the answer carries

@@ -37,7 +37,7 @@ func (h *handlers) authorityRequests() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createAuthorityRequest), kit.CreatedResponse(record, "getAuthorityRequest")),
+				Handle(kit.JSON(h.createAuthorityRequest), kit.CreatedResponse(record, "getAuthorityRequest").Polled()),
 			kit.Get("getAuthorityRequest", kit.Org+"/ppwr/authority-requests/{recordId}", tag, a.PPWRRead, a.CatalogView).
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.getAuthorityRequest), read),
@@ -100,7 +100,7 @@ func (h *handlers) createAuthorityRequest(c *gin.Context, in *records.AuthorityR
 	if err != nil {
 		return err
 	}
-	return kit.Created(c, r.ID, authorityRequestToJSON(r))
+	return kit.CreatedJob(c, r.ID, r, authorityRequestToJSON(r))
 }
 
 // getAuthorityRequest answers the record, or with Accept: application/zip

@@ -236,9 +236,9 @@ func (h *handlers) resendDelivery(c *gin.Context) error {
 			return err
 		}
 		d, err := webhooks.ResendDelivery(w, endpointID, id, webhooks.Retry{Initial: h.Config.WebhookRetryInitial, For: h.Config.WebhookRetryFor})
-		if err == nil {
-			c.JSON(http.StatusAccepted, deliveryToJSON(d))
+		if err != nil {
+			return err
 		}
-		return err
+		return kit.Accepted(c, deliveryToJSON(d))
 	})
 }
