@@ -32,6 +32,16 @@ func ProgressOf(p domain.Progress) Progress {
 	return Progress{Stage: p.Stage, Done: p.Done, Total: p.Total, UpdatedAt: p.MovedAt.UTC()}
 }
 
+// ExampleAt is when the document's examples happen.
+var ExampleAt = time.Date(2026, time.March, 2, 9, 30, 0, 0, time.UTC)
+
+// ExampleProgress is the progress of a running job in the document's
+// examples: done of total (nil while unknown) at stage, moved at
+// ExampleAt.
+func ExampleProgress(stage string, done int64, total *int64) Progress {
+	return Progress{Stage: stage, Done: done, Total: total, UpdatedAt: ExampleAt}
+}
+
 // Job is a record of long-running work that clients poll.
 type Job interface {
 	// Running reports whether the work goes on by itself, so a new read
