@@ -152,6 +152,7 @@ func TestAnAuthorityRequestIsAnsweredWithTheItemsDocumentation(t *testing.T) {
 		"authority_reference": "WI.7021.15.2026", "items": []string{item}, "received_on": received,
 		"subject": "Dokumentacja techniczna słoików 500 ml"})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), res.Header().Get("Retry-After"), "a request whose bundle starts building is polled from its create")
 	r := res.JSON
 	id := r["id"].(string)
 	assert.Contains(t, res.Header().Get("Location"), "/ppwr/authority-requests/"+id)
