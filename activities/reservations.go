@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -31,9 +32,17 @@ func (a *Reservations) Expire(ctx context.Context, in packing.ReservationInput) 
 // Status reads the reservation's status, for an expiry run to find out
 // whether its reservation ended before the run started.
 func (a *Reservations) Status(ctx context.Context, in packing.ReservationInput) (string, error) {
-	r, err := domain.Find[packing.Reservation](ctx, a.DB, in.OrganizationID, in.ReservationID)
+	return recordStatus(ctx, a.DB, in.OrganizationID, in.ReservationID, func(r *packing.Reservation) string { return r.Status })
+}
+
+// recordStatus reads the organization's record id of type T and answers
+// its status, for a run that waits for a deadline to find out whether its
+// record ended before the run started (the end's signal, sent then, was
+// lost).
+func recordStatus[T any](ctx context.Context, db *gorm.DB, org, id uuid.UUID, status func(*T) string) (string, error) {
+	r, err := domain.Find[T](ctx, db, org, id)
 	if err != nil {
 		return "", err
 	}
-	return r.Status, nil
+	return status(r), nil
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"ppwr/domain"
+	"ppwr/internal/config"
 	"ppwr/internal/telemetry"
 	"ppwr/internal/temporalclient"
 	"ppwr/internal/testenv"
@@ -22,7 +23,7 @@ func TestRelayStartContinuesTheRecordingTrace(t *testing.T) {
 	spans := tracetest.NewInMemoryExporter()
 	telemetry.InstallTracer(sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans)))
 	f := newStartsFixture(t)
-	traced, err := temporalclient.Dial(testenv.TemporalAddress(t), "default", telemetry.TraceTemporal)
+	traced, err := temporalclient.Dial(config.Config{TemporalAddress: testenv.TemporalAddress(t), TemporalNamespace: "default"}, telemetry.TraceTemporal)
 	require.NoError(t, err)
 	defer traced.Close()
 

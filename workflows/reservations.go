@@ -16,18 +16,10 @@ const ReservationEndedSignal = "reservation-ended"
 
 // ReservationExpiry waits, on a durable timer, until the reservation's
 // hold ends and then expires it if it is still held. A consumption or a
-// release before then ends the wait (ReservationEndedSignal), with the
+// release before then ends the wait (ReservationEndedSignal, or the
+// reservation's status read when the run starts: recordEnd), with the
 // reservation's status as the run's outcome, so the run closes when the
 // reservation does. It returns whether it expired the reservation.
-//
-// The end's signal is sent by a run of its own (ReservationEnded), which
-// the relays may start before this one: several workers relay starts at
-// once, and one may start the end while another is still starting the
-// expiry. That signal finds no run and is dropped; but the end committed
-// before its start was made, so this run, starting later, reads the
-// reservation ended and closes at once. Runs started before this check
-// existed go without it (their end was signalled or is checked by the
-// expiry).
 func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool, error) {
 	withOrganization(ctx, &in.Org)
 	var a *activities.Reservations
@@ -35,30 +27,15 @@ func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool,
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 	})
-	if workflow.GetVersion(ctx, "ended-before-start", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
-		var status string
-		if err := workflow.ExecuteActivity(ctx, a.Status, in).Get(ctx, &status); err != nil {
-			return false, err
-		}
-		if status != packing.ReservationStatusHeld {
-			setOutcome(ctx, status)
-			return false, nil
-		}
+	end := recordEnd{signal: ReservationEndedSignal, status: a.Status,
+		ended: func(status string) bool { return status != packing.ReservationStatusHeld }}
+	ended, status, err := end.waitUntil(ctx, in, in.FireAt)
+	if err != nil {
+		return false, err
 	}
-	if wait := in.FireAt.Sub(workflow.Now(ctx)); wait > 0 {
-		timerCtx, stopTimer := workflow.WithCancel(ctx)
-		var ended string
-		workflow.NewSelector(ctx).
-			AddFuture(workflow.NewTimer(timerCtx, wait), func(workflow.Future) {}).
-			AddReceive(workflow.GetSignalChannel(ctx, ReservationEndedSignal), func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, &ended)
-				stopTimer()
-			}).
-			Select(ctx)
-		if ended != "" {
-			setOutcome(ctx, ended)
-			return false, nil
-		}
+	if ended {
+		setOutcome(ctx, status)
+		return false, nil
 	}
 	var expired bool
 	if err := workflow.ExecuteActivity(ctx, a.Expire, in).Get(ctx, &expired); err != nil {

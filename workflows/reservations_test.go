@@ -13,8 +13,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 	"gorm.io/datatypes"
 
 	"ppwr/activities"
@@ -177,9 +175,15 @@ func TestAnExpiryRunNotToldOfTheEndChangesNothing(t *testing.T) {
 // its history, a run released an hour into its hold, was recorded by the
 // code before the check (testdata/README.md).
 func TestAnExpiryRunStartedBeforeTheCheckReplays(t *testing.T) {
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(ReservationExpiry, workflow.RegisterOptions{Name: packing.ReservationExpiryWorkflow.Type})
-	require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/reservation-expiry-released-v0.json"))
+	requireReplays(t, ReservationExpiry, packing.ReservationExpiryWorkflow.Type, "reservation-expiry-released-v0.json")
+}
+
+// A run made by the first code with the check, before the check was
+// shared with the other deadlines (recordEnd), replays with the shared
+// one: its history, a run released during its hold, was recorded by that
+// code (testdata/README.md).
+func TestAnExpiryRunWithTheFirstCheckReplays(t *testing.T) {
+	requireReplays(t, ReservationExpiry, packing.ReservationExpiryWorkflow.Type, "reservation-expiry-released-v1.json")
 }
 
 func TestReservationEndedSignalsTheExpiryRunAndToleratesItsEnd(t *testing.T) {

@@ -17,7 +17,6 @@ import (
 	"ppwr/domain"
 	"ppwr/domain/packing"
 	"ppwr/internal/config"
-	"ppwr/internal/temporalclient"
 	"ppwr/internal/testenv"
 	"ppwr/worker"
 )
@@ -276,15 +275,9 @@ func (f *workerFixture) startRecorded(t *testing.T) {
 // closes now, expiring nothing, with outcome.
 func (f *workerFixture) requireExpiryEnded(t *testing.T, id, outcome string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	var expired bool
-	require.NoError(t, f.temporal.GetWorkflow(ctx, "reservation/"+id, "").Get(ctx, &expired), "the 24-hour expiry run closes now")
+	apitest.RequireOutcome(t, f.temporal, "reservation/"+id, outcome, &expired)
 	assert.False(t, expired)
-	desc, err := f.temporal.DescribeWorkflow(ctx, "reservation/"+id, "")
-	require.NoError(t, err)
-	got, _ := desc.TypedSearchAttributes.GetKeyword(temporalclient.Outcome)
-	assert.Equal(t, outcome, got)
 }
 
 // A released reservation's expiry run closes once the relay starts the
@@ -311,15 +304,7 @@ func TestAnEndStartedBeforeItsExpiryRunStillEndsIt(t *testing.T) {
 	res := post(f.a, f.tn, "/packing-reservations/"+id+"/release", map[string]any{"revision": 1})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 
-	slowRelay := f.a.DB.Begin()
-	t.Cleanup(func() { slowRelay.Rollback() })
-	require.NoError(t, slowRelay.Exec("SELECT id FROM workflow_starts WHERE workflow_id = ? FOR UPDATE", "reservation/"+id).Error)
-	f.startRecorded(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	require.NoError(t, f.temporal.GetWorkflow(ctx, "reservation/"+id+"/ended", "").Get(ctx, nil), "the end ran first")
-	require.NoError(t, slowRelay.Rollback().Error)
-	f.startRecorded(t)
+	apitest.StartEndFirst(t, f.relay, "reservation/"+id, "reservation/"+id+"/ended")
 	f.requireExpiryEnded(t, id, packing.ReservationStatusReleased)
 }
 

@@ -326,7 +326,8 @@ func Config(t testing.TB) config.Config {
 		cfg.DatabaseURL = dbURL
 	}
 	if devServer != nil {
-		cfg.TemporalAddress = devServer.FrontendHostPort()
+		// The dev server speaks plain gRPC, whatever the shell sets.
+		cfg.TemporalAddress, cfg.TemporalTLS, cfg.TemporalAPIKey = devServer.FrontendHostPort(), nil, ""
 	}
 	if s3Store != nil {
 		cfg.S3Endpoint, cfg.S3Bucket, cfg.S3Region = s3Opts.Endpoint, s3Opts.Bucket, s3Opts.Region
