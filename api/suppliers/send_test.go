@@ -214,4 +214,5 @@ func TestACloseStartedBeforeTheSendStillEndsIt(t *testing.T) {
 	apitest.RequireOutcome(t, m.relay.Temporal, sendID, workflows.OutcomeClosed, &delivered)
 	assert.True(t, delivered)
 	assert.Empty(t, m.get(t, "/issues?kind=supplier_request_overdue")["data"])
+	assert.Empty(t, m.sink.Messages(), "a request cancelled before its e-mail left sends none")
 }
