@@ -143,7 +143,7 @@ func logRequest(c *gin.Context) {
 
 // tracer makes the requests' spans; it is the global provider's, a no-op
 // unless OTEL_EXPORTER_OTLP_ENDPOINT is set (telemetry.StartTracing).
-var tracer = otel.Tracer("ppwr/api")
+var tracer = telemetry.Tracer("ppwr/api")
 
 // traceRequest makes the request a server span, continuing the caller's
 // trace when it sends traceparent, named by the operation id once the
