@@ -74,14 +74,14 @@ func ExecTogether(ctx context.Context, db *gorm.DB, stmts ...Statement) error {
 	sql.WriteString(" SELECT")
 	ctx, w := watch(ctx)
 	defer w.Stop()
-	ctx, traced := statementSpan(ctx)
+	ctx, span := statementSpan(ctx)
 	res, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
-	if traced {
+	if span != nil {
 		var rows int64
 		if err == nil {
 			rows, _ = res.RowsAffected()
 		}
-		endStatement(ctx, sql.String(), togetherTables(queries), rows, err)
+		endStatement(span, sql.String(), togetherTables(queries), rows, err)
 	}
 	return w.Err(err)
 }
