@@ -75,13 +75,9 @@ func ExecTogether(ctx context.Context, db *gorm.DB, stmts ...Statement) error {
 	ctx, w := watch(ctx)
 	defer w.Stop()
 	ctx, span := statementSpan(ctx)
-	res, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
+	_, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
 	if span != nil {
-		var rows int64
-		if err == nil {
-			rows, _ = res.RowsAffected()
-		}
-		endStatement(span, sql.String(), togetherTables(queries), rows, err)
+		endStatement(span, sql.String(), togetherTables(queries), err)
 	}
 	return w.Err(err)
 }
