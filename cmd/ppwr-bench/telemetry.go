@@ -25,8 +25,8 @@ import (
 // scraping), once with its metrics registry scraped and its traces
 // exported to an OTLP sink in this process. The request counters of the
 // pipeline count in both: they are package series, moved whether or not a
-// registry serves them. Tracing reads the standard variables as ppwr
-// serve does, so OTEL_TRACES_SAMPLER measures a sampled configuration.
+// registry serves them. Tracing samples as ppwr serve does (one request in
+// ten by default); OTEL_TRACES_SAMPLER=always_on measures every request.
 const telemetryScenario = "telemetry GET /catalog-items/{id}"
 
 // telemetryRounds is how many slices of -duration each run is measured

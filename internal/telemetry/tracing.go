@@ -44,13 +44,33 @@ func StartTracing(ctx context.Context, service string) (stop func(context.Contex
 	if err != nil {
 		return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)
 	}
-	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(serviceResource(service)))
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithResource(serviceResource(service))}
+	if s := defaultSampler(); s != nil {
+		opts = append(opts, sdktrace.WithSampler(s))
+	}
+	provider := sdktrace.NewTracerProvider(opts...)
 	InstallTracer(provider)
 	return func(ctx context.Context) error {
 		otel.SetTracerProvider(noop.NewTracerProvider())
 		otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator())
 		return provider.Shutdown(ctx)
 	}, nil
+}
+
+// DefaultSampleRatio is the share of requests traced when
+// OTEL_TRACES_SAMPLER does not say otherwise: tracing every request costs
+// the API 8 to 22 per cent more CPU time a request (the telemetry
+// benchmark), one in ten stays within the 5 per cent budget, and a caller
+// whose traceparent is sampled is always traced.
+const DefaultSampleRatio = 0.1
+
+// defaultSampler is the sampler unless OTEL_TRACES_SAMPLER names one,
+// which the SDK then reads itself.
+func defaultSampler() sdktrace.Sampler {
+	if os.Getenv("OTEL_TRACES_SAMPLER") != "" {
+		return nil
+	}
+	return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(DefaultSampleRatio))
 }
 
 // InstallTracer makes provider the global one, with the W3C trace context
