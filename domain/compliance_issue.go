@@ -79,6 +79,18 @@ func OpenIssue(w *work.Unit, issue ComplianceIssue) (bool, error) {
 	return true, Emit(w, ComplianceIssueOpened{ID: issue.ID, Kind: issue.Kind})
 }
 
+// RestateIssue opens the issue, or restates the open one's severity and
+// message: what closes a problem may change while the problem stays.
+func RestateIssue(w *work.Unit, issue ComplianceIssue) error {
+	opened, err := OpenIssue(w, issue)
+	if err != nil || opened {
+		return err
+	}
+	return w.Tx().Model(&ComplianceIssue{}).
+		Where("organization_id = ? AND kind = ? AND subject_id = ? AND status = ?", w.Organization(), issue.Kind, issue.SubjectID, IssueOpen).
+		Updates(map[string]any{"severity": issue.Severity, "message_key": issue.MessageKey, "message_args": issue.MessageArgs}).Error
+}
+
 // ResolveIssues resolves the open issues of a kind about a subject,
 // saying why (a message key).
 func ResolveIssues(w *work.Unit, kind string, subject uuid.UUID, resolution string) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 	"ppwr/domain/documents"
 	"ppwr/domain/registers"
 	"ppwr/internal/dictionaries"
+	"ppwr/internal/i18n"
 	"ppwr/internal/input"
 	"ppwr/internal/register"
 	"ppwr/internal/rules"
@@ -92,6 +94,20 @@ type RuleOutcome struct {
 	Missing     []string    `json:"missing"`
 	Entries     []uuid.UUID `json:"entries"`
 	Evidence    []uuid.UUID `json:"evidence"`
+	// Level and Markets: a market or operator rule's outcome in each of
+	// the assessment's markets.
+	Level   string          `json:"level"`
+	Markets []MarketOutcome `json:"markets"`
+}
+
+// MarketOutcome is a rule's frozen outcome in one market.
+type MarketOutcome struct {
+	Market  uuid.UUID   `json:"market"`
+	Country string      `json:"country"`
+	Outcome string      `json:"outcome"`
+	Reason  *string     `json:"reason"`
+	Missing []string    `json:"missing"`
+	Entries []uuid.UUID `json:"entries"`
 }
 
 // AssessmentCreate is the body of a new assessment.
@@ -131,7 +147,7 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 	if err != nil {
 		return nil, err
 	}
-	markets, err := in.markets(ctx, tx, org, item.ID)
+	markets, scenarios, err := in.markets(ctx, tx, org, item.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +158,8 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 	if in.Date.Set() {
 		input.On = in.Date.Value
 	}
-	selected, sets := selectRules(in.RuleSets.Value)
-	results := rules.Evaluate(selected, input)
+	input.Markets = marketsOf(scenarios, markets)
+	results, sets := evaluate(in.RuleSets.Value, input)
 	dataVersion, err := catalog.CurrentDataVersion(w, item)
 	if err != nil {
 		return nil, err
@@ -153,7 +169,7 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 		AssessedOn: input.On, RuleSets: sets, Markets: markets, RunID: in.run, CreatedAt: at,
 		ReviewState: registers.NewReviewState(w, AssessmentUnreviewed, at),
 		Entries:     datatypes.JSONSlice[uuid.UUID]{}, Evidence: datatypes.JSONSlice[uuid.UUID]{}}
-	a.Results, a.Status = outcomes(selected, results, a)
+	a.Results, a.Status = outcomes(results, a)
 	if err := tx.Create(a).Error; err != nil {
 		return nil, err
 	}
@@ -165,38 +181,58 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 }
 
 // markets are the scenarios in scope: the listed ones, each an active
-// scenario of the item, or all its active scenarios.
-func (in *AssessmentCreate) markets(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) (datatypes.JSONSlice[uuid.UUID], error) {
-	var active []uuid.UUID
-	if err := domain.Tenant(ctx, db, org).Model(&catalog.MarketScenario{}).Where("catalog_item_id = ? AND active", itemID).Order("id").
-		Pluck("id", &active).Error; err != nil {
-		return nil, err
-	}
-	if !in.Markets.Set() {
-		return append(datatypes.JSONSlice[uuid.UUID]{}, active...), nil
+// scenario of the item, or all its active scenarios; with the item's
+// active scenarios.
+func (in *AssessmentCreate) markets(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) (datatypes.JSONSlice[uuid.UUID], []catalog.MarketScenario, error) {
+	var active []catalog.MarketScenario
+	if err := domain.Tenant(ctx, db, org).Where("catalog_item_id = ? AND active", itemID).Order("id").Find(&active).Error; err != nil {
+		return nil, nil, err
 	}
 	out := datatypes.JSONSlice[uuid.UUID]{}
+	if !in.Markets.Set() {
+		for _, m := range active {
+			out = append(out, m.ID)
+		}
+		return out, active, nil
+	}
 	for i, s := range in.Markets.Value {
 		id := uuid.MustParse(s)
-		if !slices.Contains(active, id) {
+		if !slices.ContainsFunc(active, func(m catalog.MarketScenario) bool { return m.ID == id }) {
 			in.Fail("markets."+strconv.Itoa(i), "field.not_scenario_of_item")
 		}
 		out = append(out, id)
 	}
-	return out, nil
+	return out, active, nil
 }
 
-// selectRules are the rules of the listed rule sets (all published ones
-// when none is listed), with the versions evaluated.
-func selectRules(codes []string) ([]rules.Rule, datatypes.JSONSlice[RuleSetVersion]) {
+// marketsOf are the rules' markets: the scenarios in scope, with their
+// countries.
+func marketsOf(scenarios []catalog.MarketScenario, inScope []uuid.UUID) []rules.Market {
+	var out []rules.Market
+	for _, s := range scenarios {
+		if slices.Contains(inScope, s.ID) {
+			out = append(out, rules.Market{ID: s.ID, Country: s.CountryCode})
+		}
+	}
+	return out
+}
+
+// evaluate runs every rule of the catalogue on the input: those of the
+// listed rule sets (all published ones when none is listed), each other
+// rule being listed as not assessed, so no rule is ever silently absent.
+// It answers the rule-set versions evaluated.
+func evaluate(codes []string, in *rules.Input) ([]rules.Result, datatypes.JSONSlice[RuleSetVersion]) {
 	var selected []rules.Rule
+	skipped := map[string]string{}
 	sets := datatypes.JSONSlice[RuleSetVersion]{}
 	for _, r := range rules.All {
-		if len(codes) > 0 && !slices.Contains(codes, r.RuleSet) {
-			continue
-		}
 		set, ok := dictionaries.Default().RuleSet(r.RuleSet)
-		if !ok {
+		switch {
+		case !ok:
+			skipped[r.Code] = "rules.rule_set_unpublished"
+			continue
+		case len(codes) > 0 && !slices.Contains(codes, r.RuleSet):
+			skipped[r.Code] = "rules.rule_set_not_selected"
 			continue
 		}
 		selected = append(selected, r)
@@ -204,17 +240,30 @@ func selectRules(codes []string) ([]rules.Rule, datatypes.JSONSlice[RuleSetVersi
 			sets = append(sets, RuleSetVersion{Code: set.Code, Version: set.Version})
 		}
 	}
-	return selected, sets
+	evaluated := rules.Evaluate(selected, in)
+	out := make([]rules.Result, 0, len(rules.All))
+	for _, r := range rules.All {
+		if reason, ok := skipped[r.Code]; ok {
+			out = append(out, rules.Skipped(r, in, reason))
+			continue
+		}
+		out = append(out, evaluated[0])
+		evaluated = evaluated[1:]
+	}
+	return out, sets
 }
 
-// outcomes freezes the results and fills the assessment's
-// list of entries and evidence read; the overall status is fail if any
-// rule fails, incomplete if any cannot be shown met, else pass.
-func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (datatypes.JSONSlice[RuleOutcome], string) {
+// outcomes freezes the results (in the catalogue's order) and fills the
+// assessment's list of entries and evidence read; the overall status is
+// fail if any rule fails, incomplete if any cannot be shown met, else
+// pass. Only rules that can fail count: not information, not an unknown
+// national choice, not a rule not assessed, not the aggregate R01.
+func outcomes(results []rules.Result, a *Assessment) (datatypes.JSONSlice[RuleOutcome], string) {
 	out := datatypes.JSONSlice[RuleOutcome]{}
 	status := AssessmentPass
 	for i, r := range results {
-		o := RuleOutcome{Rule: r.Rule, Article: r.Article, RuleSet: selected[i].RuleSet, Check: r.Check, Outcome: r.Outcome,
+		rule := rules.All[i]
+		o := RuleOutcome{Rule: r.Rule, Article: r.Article, RuleSet: rule.RuleSet, Check: r.Check, Level: rule.Level, Outcome: r.Outcome,
 			AppliesFrom: r.AppliesFrom.Format(time.DateOnly), Pending: r.Pending, ReasonArgs: nonNilStrings(r.ReasonArgs), Missing: nonNilStrings(r.Missing),
 			Entries: domain.NonNilIDs(r.Entries), Evidence: domain.NonNilIDs(r.Evidence)}
 		if r.Grade != "" {
@@ -223,6 +272,7 @@ func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (dat
 		if r.Reason != "" {
 			o.Reason = &r.Reason
 		}
+		o.Markets = marketOutcomes(r.Markets)
 		out = append(out, o)
 		for _, id := range r.Entries {
 			if !slices.Contains(a.Entries, id) {
@@ -235,19 +285,26 @@ func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (dat
 			}
 		}
 		switch {
+		case rule.Check == rules.Aggregate:
 		case r.Outcome == rules.Fail:
 			status = AssessmentFail
-		case isFinding(r.Outcome) && status == AssessmentPass:
+		case rules.CanFail(r.Outcome) && status == AssessmentPass:
 			status = AssessmentIncomplete
 		}
 	}
 	return out, status
 }
 
-// isFinding: the outcome needs a person (a failure, or a rule that
-// cannot be shown met).
-func isFinding(outcome string) bool {
-	return outcome == rules.Fail || outcome == rules.InsufficientData || outcome == rules.DocumentationMissing
+func marketOutcomes(results []rules.MarketResult) []MarketOutcome {
+	out := make([]MarketOutcome, len(results))
+	for i, m := range results {
+		out[i] = MarketOutcome{Market: m.Market, Country: m.Country, Outcome: m.Outcome, Missing: nonNilStrings(m.Missing),
+			Entries: domain.NonNilIDs(m.Entries)}
+		if m.Reason != "" {
+			out[i].Reason = &m.Reason
+		}
+	}
+	return out
 }
 
 func nonNilStrings(s []string) []string {
@@ -263,22 +320,49 @@ func ruleSubject(itemID uuid.UUID, rule string) uuid.UUID {
 	return uuid.NewSHA1(itemID, []byte("ppwr-rule/"+rule))
 }
 
+// findingIssues opens, or restates, one issue per rule that fails or
+// cannot be shown met, saying what to record to close it, and resolves
+// those of rules that pass, grade or do not apply. R01 opens none: its
+// rules each have their own.
 func findingIssues(w *work.Unit, a *Assessment) error {
 	var met []uuid.UUID
 	for _, r := range a.Results {
 		subject := ruleSubject(a.CatalogItemID, r.Rule)
 		switch {
-		case isFinding(r.Outcome):
-			if _, err := domain.OpenIssue(w, domain.ComplianceIssue{Kind: domain.IssueRuleFinding, Severity: findingSeverity(r.Outcome), SubjectType: "ppwr_rule",
-				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: "issue.ppwr_rule_finding",
-				MessageArgs: []any{r.Rule, r.Article, r.Outcome}}); err != nil {
+		case r.Check == rules.Aggregate:
+		case rules.CanFail(r.Outcome):
+			key, todo := findingMessage(r)
+			if err := domain.RestateIssue(w, domain.ComplianceIssue{Kind: domain.IssueRuleFinding, Severity: findingSeverity(r.Outcome), SubjectType: "ppwr_rule",
+				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: key,
+				MessageArgs: []any{r.Rule, r.Article, r.Outcome, todo}}); err != nil {
 				return err
 			}
-		case r.Outcome != rules.NotYetApplicable:
+		case r.Outcome == rules.Pass || r.Outcome == rules.Graded || r.Outcome == rules.NotApplicable:
 			met = append(met, subject)
 		}
 	}
 	return domain.ResolveIssuesOf(w, domain.IssueRuleFinding, met, "issue.resolved_by_assessment")
+}
+
+// findingMessage says what closes a finding: the values to record, each
+// named register.field (or the register alone) and, for a component,
+// @component; for a failure, the reason to correct.
+func findingMessage(r RuleOutcome) (key string, todo any) {
+	missing := slices.Clone(r.Missing)
+	for _, m := range r.Markets {
+		for _, what := range m.Missing {
+			if !slices.Contains(missing, what) {
+				missing = append(missing, what)
+			}
+		}
+	}
+	switch {
+	case r.Outcome == rules.Fail && r.Reason != nil:
+		return "issue.ppwr_rule_failed", i18n.Message{Key: *r.Reason}
+	case len(missing) > 0:
+		return "issue.ppwr_rule_record", strings.Join(missing, ", ")
+	}
+	return "issue.ppwr_rule_finding", ""
 }
 
 func findingSeverity(outcome string) string {

@@ -26,9 +26,29 @@ var (
 	esrLimit            = decimal.NewFromInt(50)  // %
 )
 
-// All are the rules evaluated from data, in the order of the master
-// table.
-var All = []Rule{
+// All are the 62 rules of the master table (ppwr-facts §1.1), in its
+// order.
+var All = catalogue(registerRules, aggregateRules, designRules, labellingRules, reuseRules, targetRules, supplyRules)
+
+// catalogue joins the chapters in the master table's order; a rule whose
+// level is not given is the item's.
+func catalogue(chapters ...[]Rule) []Rule {
+	var all []Rule
+	for _, c := range chapters {
+		for _, r := range c {
+			if r.Level == "" {
+				r.Level = ItemLevel
+			}
+			all = append(all, r)
+		}
+	}
+	slices.SortFunc(all, func(a, b Rule) int { return strings.Compare(a.Code, b.Code) })
+	return all
+}
+
+// registerRules are the rules read from the item's registers and
+// evidence alone.
+var registerRules = []Rule{
 	{Code: "R03", Article: "Art. 5(4)", RuleSet: "substances_heavy_metals", Check: PassFail, Start: generalApplication,
 		Reads: []string{"chemical-safety"}, eval: heavyMetals},
 	{Code: "R04", Article: "Art. 5(5)(a)", RuleSet: "substances_food_contact_pfas", Check: PassFail, Start: generalApplication,
@@ -62,11 +82,11 @@ var All = []Rule{
 		Reads: []string{"packaging-classification", "empty-space"}, eval: emptySpaceRatio},
 	{Code: "R44", Article: "Art. 25, Annex V", RuleSet: "restricted_formats", Check: PassFail, Start: from2030,
 		Reads: []string{"restricted-formats"}, eval: restrictedFormat},
-	{Code: "R58", Article: "Art. 44(2), 44(4)", RuleSet: "economic_operators", Check: PassFail, Start: generalApplication,
+	{Code: "R58", Article: "Art. 44(2), 44(4)", RuleSet: "economic_operators", Check: PassFail, Level: MarketLevel, Start: generalApplication,
 		Reads: []string{"role-duties"}, eval: eprRegistration},
 	// A Commission proposal (COM(2025) 982) would suspend Art. 45(3); its
 	// adoption is unverified, so the rule applies from the general date.
-	{Code: "R60", Article: "Art. 45(3)", RuleSet: "economic_operators", Check: PassFail, Start: generalApplication,
+	{Code: "R60", Article: "Art. 45(3)", RuleSet: "economic_operators", Check: PassFail, Level: MarketLevel, Start: generalApplication,
 		Reads: []string{"role-duties"}, eval: eprRepresentative},
 }
 

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"regexp"
@@ -352,4 +354,32 @@ func TestEPRRepresentativeForDirectSalesFromAnotherMemberState(t *testing.T) {
 	assert.Equal(t, Fail, outcome(t, "R60", itemOn(general, market(pl, false, ""), market(de, true, ""))).Outcome)
 	assert.Equal(t, Pass, outcome(t, "R60", itemOn(general, market(pl, false, ""), market(de, true, "EPR Rep GmbH"))).Outcome)
 	assert.Equal(t, InsufficientData, outcome(t, "R60", itemOn(general)).Outcome)
+}
+
+func TestTheCatalogueHoldsEveryRuleOfTheMasterTable(t *testing.T) {
+	require.Len(t, All, 62)
+	acts := map[string]bool{}
+	var doc struct{ Acts []struct{ Code string } }
+	require.NoError(t, json.Unmarshal(actsJSON, &doc))
+	for _, a := range doc.Acts {
+		acts[a.Code] = true
+	}
+	for i, r := range All {
+		assert.Equal(t, fmt.Sprintf("R%02d", i+1), r.Code, "in the master table's order")
+		assert.NotEmpty(t, r.Article, r.Code)
+		assert.Contains(t, Checks, r.Check, r.Code)
+		assert.Contains(t, Levels, r.Level, r.Code)
+		assert.NotEmpty(t, r.Reads, r.Code)
+		set, ok := dictionaries.Default().RuleSet(r.RuleSet)
+		assert.True(t, ok, "%s: rule set %s is published", r.Code, r.RuleSet)
+		if ok && r.Start.Act == "" {
+			assert.False(t, set.EffectiveFrom.After(r.Start.Fixed), "%s: its rule set is in effect from its date", r.Code)
+		}
+		if r.Start.Act != "" {
+			assert.True(t, acts[r.Start.Act], "%s waits for %s, which acts.json lists", r.Code, r.Start.Act)
+		}
+		for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {
+			assert.NotEqual(t, r.ScopeKey(), i18n.T(l, r.ScopeKey()), "%s: scope decision in %s", r.Code, l)
+		}
+	}
 }

@@ -1,0 +1,18 @@
+package rules
+
+// Reusable packaging: the criteria of Art. 11, its label (Art. 12(2)-(3)),
+// the re-use systems of Arts 26-27 and refill (Art. 28(1)-(4)).
+
+var reuseRules = []Rule{
+	{Code: "R24", Article: "Art. 11(1)", RuleSet: "reusable_packaging", Check: Documentation, Start: Start{Fixed: day("2025-02-11")},
+		Reads: []string{"packaging-classification", "reuse-assessments"}},
+	{Code: "R27", Article: "Art. 12(2), 12(3)", RuleSet: "labelling", Check: PassFail,
+		Start: Start{Fixed: day("2029-02-12"), Act: "reusable_label_act", OffsetMonths: 30},
+		Reads: []string{"packaging-classification", "reuse-assessments", "communications"}},
+	{Code: "R45", Article: "Art. 26", RuleSet: "reusable_packaging", Check: Documentation, Level: MarketLevel, Start: generalApplication,
+		Reads: []string{"packaging-classification", "re-use systems", "conformity-dossiers"}},
+	{Code: "R46", Article: "Art. 27", RuleSet: "reusable_packaging", Check: Documentation, Level: MarketLevel, Start: generalApplication,
+		Reads: []string{"packaging-classification", "re-use systems", "reuse-assessments", "reuse-units"}},
+	{Code: "R47", Article: "Art. 28(1)-(4)", RuleSet: "reusable_packaging", Check: Documentation, Level: OperatorLevel, Start: generalApplication,
+		Reads: []string{"compliance profile", "refill stations"}},
+}

@@ -1,0 +1,31 @@
+package rules
+
+// The operator's obligations of Arts 28(5) and 29-33: refill space, the
+// re-use targets and their report, HORECA duties. They bind the
+// organization, not the item, and read its compliance profile and the
+// year's flows and re-use statistics per market.
+
+var reuseTargetDemonstration = Start{Fixed: day("2030-01-01"), Act: "reuse_equivalent_units_method", OffsetMonths: 18}
+
+var targetRules = []Rule{
+	{Code: "R48", Article: "Art. 28(5)", RuleSet: "reusable_packaging", Check: Information, Level: OperatorLevel, Start: from2030,
+		Reads: []string{"compliance profile", "refill stations"}},
+	{Code: "R49", Article: "Art. 29(1), 30(4)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: reuseTargetDemonstration,
+		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+	{Code: "R50", Article: "Art. 29(2), 29(3)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
+		Reads: []string{"compliance profile", "flows", "packaging-classification"}},
+	{Code: "R51", Article: "Art. 29(4)", RuleSet: "reuse_targets", Check: Classification, Start: from2030,
+		Reads: []string{"packaging-classification"}},
+	{Code: "R52", Article: "Art. 29(5)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
+		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+	{Code: "R53", Article: "Art. 29(6), 29(7)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
+		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+	{Code: "R54", Article: "Art. 29(10), 29(13)", RuleSet: "reuse_targets", Check: Classification, Level: OperatorLevel, Start: from2030,
+		Reads: []string{"compliance profile", "flows"}},
+	{Code: "R55", Article: "Art. 31", RuleSet: "reuse_targets", Check: Documentation, Level: OperatorLevel, Start: Start{Fixed: day("2031-01-01")},
+		Reads: []string{"compliance profile", "reuse statistics"}},
+	{Code: "R56", Article: "Art. 32", RuleSet: "horeca", Check: Documentation, Level: OperatorLevel, Start: Start{Fixed: day("2027-02-12")},
+		Reads: []string{"compliance profile"}},
+	{Code: "R57", Article: "Art. 33", RuleSet: "horeca", Check: Documentation, Level: OperatorLevel, Start: from2028Feb,
+		Reads: []string{"compliance profile", "re-use systems"}},
+}
