@@ -184,6 +184,9 @@ type Input struct {
 	Entries []Entry // newest first
 	Facts   []Fact
 	Acts    Acts
+	// Profile is the organization's accepted compliance profile, one
+	// entry per Member State.
+	Profile []ProfileEntry
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the

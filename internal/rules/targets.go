@@ -1,9 +1,35 @@
 package rules
 
+import (
+	"slices"
+
+	"github.com/google/uuid"
+
+	"ppwr/internal/register"
+)
+
 // The operator's obligations of Arts 28(5) and 29-33: refill space, the
 // re-use targets and their report, HORECA duties. They bind the
 // organization, not the item, and read its compliance profile and the
 // year's flows and re-use statistics per market.
+
+// ProfileEntry is the organization's accepted compliance-profile entry
+// for one Member State: the facts about the operator that the operator
+// rules read (declared by register.ComplianceProfile).
+type ProfileEntry struct {
+	ID      uuid.UUID
+	Country string
+	Values  register.Values
+}
+
+// profile is the accepted profile entry for a country.
+func (in *Input) profile(country string) (ProfileEntry, bool) {
+	i := slices.IndexFunc(in.Profile, func(p ProfileEntry) bool { return p.Country == country })
+	if i < 0 {
+		return ProfileEntry{}, false
+	}
+	return in.Profile[i], true
+}
 
 var reuseTargetDemonstration = Start{Fixed: day("2030-01-01"), Act: "reuse_equivalent_units_method", OffsetMonths: 18}
 
