@@ -42,11 +42,14 @@ func Area(d kit.Deps) kit.Area {
 			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish).
 				Answers(registers.ErrSelfReview, assessments.ErrAssessmentStale, assessments.ErrAssessmentReviewed, domain.ErrRevisionConflict).
 				Handle(kit.JSONBody("AssessmentReview", assessments.NewAssessmentReview, h.review), kit.OK(assessment)),
+			kit.Get("getPPWRRuleCatalogue", kit.Org+"/ppwr/rules", tag, a.PPWRRead, a.CatalogView).Extension().
+				Handle(kit.Do(h.catalogue), kit.OK(kit.Ref("PPWRRuleCatalogue"))),
 			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Query(h.summary), kit.OK(kit.Ref("PPWRSummary"))),
 		},
 		Models: []kit.Model{kit.ModelOf[assessmentJSON]("Assessment").Described("schema.assessment"), kit.ModelOf[outcomeJSON]("RuleOutcome"),
-			kit.ModelOf[summaryJSON]("PPWRSummary").Described("schema.ppwr_summary")},
+			kit.ModelOf[summaryJSON]("PPWRSummary").Described("schema.ppwr_summary"),
+			kit.ModelOf[catalogueJSON]("PPWRRuleCatalogue").Described("schema.rule_catalogue"), kit.ModelOf[catalogueRuleJSON]("PPWRRule")},
 	}
 }
 

@@ -314,3 +314,23 @@ func TestAnEntryThatCannotBeReadFailsTheAssessment(t *testing.T) {
 	require.NoError(t, b.DB.Model(&assessments.Assessment{}).Where("catalog_item_id = ?", b.item).Count(&stored).Error)
 	assert.Zero(t, stored)
 }
+
+func TestTheRuleCatalogueListsEveryRuleInTheReadersLanguage(t *testing.T) {
+	b := newBench(t)
+	catalogue := b.get(t, "/ppwr/rules")
+	list := catalogue["rules"].([]any)
+	require.Len(t, list, 62)
+	first := list[0].(map[string]any)
+	assert.Equal(t, "R01", first["rule"])
+	assert.Equal(t, "aggregate", first["check"])
+	byRule := map[string]map[string]any{}
+	for _, r := range list {
+		byRule[r.(map[string]any)["rule"].(string)] = r.(map[string]any)
+	}
+	assert.Equal(t, true, byRule["R08"]["applies_from_pending_act"], "the DfR acts are not known to be in force")
+	assert.Equal(t, "operator", byRule["R56"]["level"])
+	assert.Equal(t, "2027-02-12", byRule["R56"]["applies_from"])
+	polish := b.Do(apitest.Req{Method: http.MethodGet, Path: b.tn.Path("/ppwr/rules"), Token: b.tn.Token, Headers: map[string]string{"X-Locale": "pl"}})
+	require.Equal(t, http.StatusOK, polish.Code)
+	assert.NotEqual(t, byRule["R25"]["scope"], polish.JSON["rules"].([]any)[24].(map[string]any)["scope"], "the scope decision in Polish")
+}
