@@ -379,6 +379,7 @@ func findingSeverity(outcome string) string {
 // answer wrongly.
 func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *catalog.CatalogItem) (*rules.Input, error) {
 	in := &rules.Input{Acts: rules.KnownActs(), Item: rules.Item{FoodContact: item.FoodContactStatus == "food_contact", MassG: item.MassG}}
+	designInput(in)
 	var comps []catalog.Component
 	if err := domain.Tenant(ctx, db, org).Where("catalog_item_id = ?", item.ID).Order("id").Find(&comps).Error; err != nil {
 		return nil, err

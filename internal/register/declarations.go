@@ -28,6 +28,15 @@ var (
 	CarrierBagClasses = []string{"very_lightweight", "lightweight", "thick", "very_thick"}
 	// DossierElements are the Annex VII technical-documentation elements.
 	DossierElements = []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk"}
+	// DossierInclusions are what other articles put into the technical
+	// documentation (ppwr-facts §1.5), each named by its article: they are
+	// required only where that article applies to the item, so they are
+	// not among an incomplete dossier's missing_elements.
+	DossierInclusions = []string{"TD-5(6)", "TD-7(6)", "TD-9(4)", "TD-10(4)", "TD-11(3)", "TD-14", "TD-26(2)"}
+	// RecycledContentExemptions are the bases of the Art. 7(4) exemptions
+	// from the minimum recycled content (ppwr-facts §1.1, R16).
+	RecycledContentExemptions = []string{"medicinal_immediate", "medicinal_outer", "medicinal_manufacturing_supply", "medical_device",
+		"compostable_plastic", "dangerous_goods", "infant_food", "food_contact_health_risk"}
 	// CompostableFormats are the formats Art. 9(1) requires to be
 	// compostable.
 	CompostableFormats = []string{"tea_coffee_bag", "soft_single_serve_pod", "fruit_vegetable_sticky_label"}
@@ -116,7 +125,9 @@ var packagingClassification = &Register{
 		quantity("carrier_bag_wall_thickness", Micrometres),
 		boolean("innovative"),
 		enums("exemptions", "6(11)", "7(4)", "7(5)", "24(5)", "29(4)"),
+		enum("recycled_content_exemption", RecycledContentExemptions...),
 		enum("art_9_format", CompostableFormats...),
+		boolean("non_metal_machine_pod"),
 		enum("article_29_format", Article29Formats...),
 	},
 	Derived: []Derived{
@@ -205,6 +216,9 @@ var chemicalSafety = &Register{
 		document("fluorine_proof"),
 		objects("substances_of_concern", 200,
 			must(text("name", 300)), text("cas_number", 12), must(quantity("concentration", MgPerKg)), text("material", 100)),
+		// A stored entry always has a list, so an empty one cannot tell
+		// "none" from "not listed": the statement says none.
+		boolean("no_substances_of_concern"),
 		enum("derogation", "2001/171/EC", "2009/292/EC"),
 	},
 	Derived: []Derived{
@@ -222,6 +236,9 @@ var chemicalSafety = &Register{
 			// must prove whether it is PFAS.
 			if f, ok := v.Quantity("total_fluorine"); ok && f.GreaterThan(decimal.NewFromInt(50)) && !v.Has("fluorine_proof") {
 				fail("fluorine_proof", "field.fluorine_proof_required")
+			}
+			if v.Bool("no_substances_of_concern") && len(v.List("substances_of_concern")) > 0 {
+				fail("no_substances_of_concern", "field.substances_listed")
 			}
 			for i, s := range v.List("substances_of_concern") {
 				if cas := s.String("cas_number"); cas != "" && !casNumber.MatchString(cas) {
@@ -270,6 +287,7 @@ var recyclability = &Register{
 			"natural_material_sales_packaging"),
 		boolean("innovative"),
 		document("innovative_notification"),
+		date("first_placed_on"),
 	},
 	Derived: []Derived{
 		{Name: "grade", Kind: Enum, Values: RecyclabilityGrades, Compute: func(v Values, _ Subject) Value {
@@ -283,6 +301,7 @@ var recyclability = &Register{
 	Requires: []Requirement{
 		unlessGiven("dfr_score", "exemption"),
 		whenTrue("innovative_notification", "innovative"),
+		whenTrue("first_placed_on", "innovative"),
 	},
 }
 
@@ -562,7 +581,8 @@ var conformityDossiers = &Register{
 	Articles: []string{"Art. 15(2)-(4)", "Art. 38", "Annex VII", "Art. 5(6)", "Art. 7(6)", "Art. 9(4)", "Art. 10(4)", "Art. 11(3)", "Art. 14", "Art. 26(2)"},
 	Fields: []Field{
 		must(objects("elements", 50,
-			must(enum("element", DossierElements...)), must(boolean("complete")), document("document"), text("note", 2000))),
+			must(enum("element", append(slices.Clone(DossierElements), DossierInclusions...)...)), must(boolean("complete")), document("document"),
+			text("note", 2000))),
 		text("standards", 2000),
 		document("risk_analysis"),
 		must(text("manufacturer", 500)),

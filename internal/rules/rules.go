@@ -187,6 +187,10 @@ type Input struct {
 	// Profile is the organization's accepted compliance profile, one
 	// entry per Member State.
 	Profile []ProfileEntry
+
+	// Design chapter: the verified Member State choices of Art. 9(2)
+	// (KnownNationalChoices).
+	NationalChoices []NationalChoice
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the
