@@ -187,6 +187,9 @@ type Input struct {
 	// Profile is the organization's accepted compliance profile, one
 	// entry per Member State.
 	Profile []ProfileEntry
+	// Labelling (R25, R29, R31, R62): the organization's accepted
+	// deposit-scheme records naming the item.
+	DepositSchemes []DepositScheme
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the

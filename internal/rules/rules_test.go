@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -268,13 +270,18 @@ func TestEveryRuleBelongsToAPublishedRuleSet(t *testing.T) {
 
 // Every reason a rule gives is a message in both languages.
 func TestReasonsAreTranslated(t *testing.T) {
-	src, err := os.ReadFile("catalogue.go")
+	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	reasons := regexp.MustCompile(`"(rules\.[a-z0-9_]+)"`).FindAllStringSubmatch(string(src), -1)
-	require.NotEmpty(t, reasons)
-	for _, m := range reasons {
-		for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {
-			assert.True(t, i18n.Has(l, m[1]), "%s has no %s message", m[1], l)
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for _, m := range regexp.MustCompile(`"(rules\.[a-z0-9_]+)"`).FindAllStringSubmatch(string(src), -1) {
+			for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {
+				assert.True(t, i18n.Has(l, m[1]), "%s: %s has no %s message", file, m[1], l)
+			}
 		}
 	}
 }
