@@ -410,7 +410,7 @@ func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *cata
 	for _, f := range facts {
 		in.Facts = append(in.Facts, rules.Fact{Code: f.Code, Component: f.ComponentID, Value: f.Value, Proposal: f.ProposalID})
 	}
-	return in, nil
+	return in, labellingInput(ctx, db, org, item.ID, in)
 }
 
 // AssessmentStale tells, for each assessment, whether what it read has
