@@ -331,10 +331,9 @@ func findingIssues(w *work.Unit, a *Assessment) error {
 		switch {
 		case r.Check == rules.Aggregate:
 		case rules.CanFail(r.Outcome):
-			key, todo := findingMessage(r)
+			key, args := findingMessage(r)
 			if err := domain.RestateIssue(w, domain.ComplianceIssue{Kind: domain.IssueRuleFinding, Severity: findingSeverity(r.Outcome), SubjectType: "ppwr_rule",
-				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: key,
-				MessageArgs: []any{r.Rule, r.Article, r.Outcome, todo}}); err != nil {
+				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: key, MessageArgs: args}); err != nil {
 				return err
 			}
 		case r.Outcome == rules.Pass || r.Outcome == rules.Graded || r.Outcome == rules.NotApplicable:
@@ -347,7 +346,8 @@ func findingIssues(w *work.Unit, a *Assessment) error {
 // findingMessage says what closes a finding: the values to record, each
 // named register.field (or the register alone) and, for a component,
 // @component; for a failure, the reason to correct.
-func findingMessage(r RuleOutcome) (key string, todo any) {
+func findingMessage(r RuleOutcome) (key string, args []any) {
+	args = []any{r.Rule, r.Article, r.Outcome}
 	missing := slices.Clone(r.Missing)
 	for _, m := range r.Markets {
 		for _, what := range m.Missing {
@@ -358,11 +358,11 @@ func findingMessage(r RuleOutcome) (key string, todo any) {
 	}
 	switch {
 	case r.Outcome == rules.Fail && r.Reason != nil:
-		return "issue.ppwr_rule_failed", i18n.Message{Key: *r.Reason}
+		return "issue.ppwr_rule_failed", append(args, i18n.Message{Key: *r.Reason})
 	case len(missing) > 0:
-		return "issue.ppwr_rule_record", strings.Join(missing, ", ")
+		return "issue.ppwr_rule_record", append(args, strings.Join(missing, ", "))
 	}
-	return "issue.ppwr_rule_finding", ""
+	return "issue.ppwr_rule_finding", args
 }
 
 func findingSeverity(outcome string) string {
@@ -411,7 +411,7 @@ func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *cata
 	for _, f := range facts {
 		in.Facts = append(in.Facts, rules.Fact{Code: f.Code, Component: f.ComponentID, Value: f.Value, Proposal: f.ProposalID})
 	}
-	return in, nil
+	return in, labellingInput(ctx, db, org, item.ID, in)
 }
 
 // AssessmentStale tells, for each assessment, whether what it read has

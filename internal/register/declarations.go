@@ -40,6 +40,9 @@ var (
 	// CompostableFormats are the formats Art. 9(1) requires to be
 	// compostable.
 	CompostableFormats = []string{"tea_coffee_bag", "soft_single_serve_pod", "fruit_vegetable_sticky_label"}
+	// Exemptions are the articles whose exemptions a classification can
+	// claim.
+	Exemptions = []string{"6(11)", "7(4)", "7(5)", "12(11)", "24(5)", "29(4)", "50(4)"}
 	// ReusabilityCriteria are the points of Art. 11(1).
 	ReusabilityCriteria = []string{"11(1)(a)", "11(1)(b)", "11(1)(c)", "11(1)(d)", "11(1)(e)", "11(1)(f)", "11(1)(g)", "11(1)(h)", "11(1)(i)"}
 	// ReconditioningSteps are the steps of Annex VI Part B.
@@ -105,7 +108,8 @@ var hundred = decimal.NewFromInt(100)
 
 var packagingClassification = &Register{
 	Slug: "packaging-classification", Reviewable: true,
-	Articles: []string{"Art. 3(1)", "Annex I", "Annex II Table 1", "Art. 6(11)", "Art. 7(4)-(5)", "Art. 24(5)", "Art. 29(4)"},
+	Articles: []string{"Art. 3(1)", "Annex I", "Annex II Table 1", "Art. 6(11)", "Art. 7(4)-(5)", "Art. 12(11)", "Art. 24(5)", "Art. 29(4)",
+		"Art. 50(1), 50(4)"},
 	Fields: []Field{
 		must(enum("packaging_function", PackagingFunctions...)),
 		must(boolean("is_packaging")),
@@ -120,11 +124,14 @@ var packagingClassification = &Register{
 		must(boolean("composite")),
 		quantity("minor_material_share", Percent),
 		boolean("sup_beverage_bottle"),
+		// A beverage container of any material: with a metal predominant
+		// material it is a format of Art. 50(1)(b).
+		boolean("beverage_container"),
 		quantity("capacity", Litres),
 		boolean("drs_covered"),
 		quantity("carrier_bag_wall_thickness", Micrometres),
 		boolean("innovative"),
-		enums("exemptions", "6(11)", "7(4)", "7(5)", "24(5)", "29(4)"),
+		enums("exemptions", Exemptions...),
 		enum("recycled_content_exemption", RecycledContentExemptions...),
 		enum("art_9_format", CompostableFormats...),
 		boolean("non_metal_machine_pod"),
@@ -160,6 +167,7 @@ var packagingClassification = &Register{
 		whenTrue("contact_sensitive_basis", "contact_sensitive"),
 		whenTrue("minor_material_share", "composite"),
 		whenTrue("capacity", "sup_beverage_bottle"),
+		whenTrue("capacity", "beverage_container"),
 	},
 	Rules: []Rule{
 		func(v Values, _ Subject, fail Fail) {
@@ -563,16 +571,51 @@ var communications = &Register{
 	Slug: "communications", Reviewable: true,
 	Articles: []string{"Art. 12", "Art. 14", "Art. 15(5)-(7)", "Art. 18(3)-(4)", "Art. 55(1)"},
 	Fields: []Field{
+		// The labels are the item's inventory of labels, marks and
+		// symbols (Art. 12(8)): other_mark is any the Regulation does not
+		// name.
 		objects("labels", 50,
 			must(enum("type", "harmonised_material_label", "reusable_label", "recycled_content_label", "biobased_content_label",
-				"drs_label", "epr_symbol", "compostable_label")),
+				"drs_label", "epr_symbol", "compostable_label", "other_mark")),
 			must(document("artwork")), text("languages", 100)),
 		text("data_carrier_url", 1000),
+		// Art. 12(1) 2nd subpara: the data carrier marks the substances of
+		// concern.
+		boolean("soc_digital_marking"),
+		objects("languages_by_market", len(MemberStates),
+			must(enum("country", MemberStates...)), must(enums("label_languages", LabelLanguages...))),
+		boolean("sold_online"),
+		boolean("label_information_online"),
+		truth("misleading_marks_checked", "field.misleading_marks_checked"),
 		text("identifier", 200),
 		must(boolean("manufacturer_contact_marked")),
 		boolean("importer_contact_marked"),
 		objects("claims", 50,
-			must(text("text", 2000)), must(enum("scope", "unit", "part", "all_packaging")), must(document("substantiation"))),
+			must(text("text", 2000)), must(enum("scope", "unit", "part", "all_packaging")), must(document("substantiation")),
+			boolean("exceeds_legal_minimum")),
+		// The lots still made available, for the sell-off window of
+		// Art. 12(12): stock is not split into lots (package stock).
+		objects("lots", 500,
+			must(text("lot", 200)), must(date("made_or_imported_on")), must(boolean("harmonised_label")), date("last_made_available_on")),
+	},
+	Rules: []Rule{
+		func(v Values, _ Subject, fail Fail) {
+			seen := map[string]bool{}
+			for i, m := range v.List("languages_by_market") {
+				if c := m.String("country"); seen[c] {
+					fail("languages_by_market."+itoa(i)+".country", "field.duplicate")
+				} else {
+					seen[c] = true
+				}
+			}
+			for i, l := range v.List("lots") {
+				made, ok := l.Date("made_or_imported_on")
+				last, ok2 := l.Date("last_made_available_on")
+				if ok && ok2 && last.Before(made) {
+					fail("lots."+itoa(i)+".last_made_available_on", "field.before_made_or_imported_on")
+				}
+			}
+		},
 	},
 }
 

@@ -363,13 +363,9 @@ func nationalOption(in *Input) Result {
 	if format == "" {
 		return notApplicable("rules.not_national_option_format", c)
 	}
-	if len(in.Markets) == 0 {
-		return Result{Outcome: InsufficientData, Missing: []string{"markets"}, Entries: []uuid.UUID{c.ID}}
-	}
 	certified := slices.IndexFunc(in.usable("compostability"), func(e Entry) bool { return e.Values.String("format") == "member_state_mandated" })
-	res := Result{Entries: []uuid.UUID{c.ID}}
-	for _, m := range in.Markets {
-		mr := MarketResult{Market: m.ID, Country: m.Country, Outcome: NationalChoiceUnknown, Reason: "rules.national_choice_unknown"}
+	res := byMarket(in, func(m Market) MarketResult {
+		mr := MarketResult{Outcome: NationalChoiceUnknown, Reason: "rules.national_choice_unknown"}
 		i := slices.IndexFunc(in.NationalChoices, func(n NationalChoice) bool { return n.Country == m.Country && n.Format == format })
 		switch {
 		case i < 0:
@@ -380,22 +376,10 @@ func nationalOption(in *Input) Result {
 		default:
 			mr.Outcome, mr.Reason, mr.Entries = Pass, "", []uuid.UUID{in.usable("compostability")[certified].ID}
 		}
-		res.Markets = append(res.Markets, mr)
-	}
-	res.Outcome = worst(res.Markets)
+		return mr
+	})
+	res.Entries = appendNew([]uuid.UUID{c.ID}, res.Entries...)
 	return res
-}
-
-// severity orders outcomes from the worst: a market rule's outcome is
-// its worst market's.
-var severity = []string{Fail, DocumentationMissing, InsufficientData, NationalChoiceUnknown, Pass, NotApplicable}
-
-func worst(markets []MarketResult) string {
-	best := len(severity) - 1
-	for _, m := range markets {
-		best = min(best, slices.Index(severity, m.Outcome))
-	}
-	return severity[best]
 }
 
 // materialRecycling (R21): packaging outside the Art. 9(1) formats,

@@ -191,6 +191,9 @@ type Input struct {
 	// Design chapter: the verified Member State choices of Art. 9(2)
 	// (KnownNationalChoices).
 	NationalChoices []NationalChoice
+	// Labelling (R25, R29, R31, R62): the organization's accepted
+	// deposit-scheme records naming the item.
+	DepositSchemes []DepositScheme
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the
