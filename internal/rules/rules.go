@@ -187,6 +187,18 @@ type Input struct {
 	// Profile is the organization's accepted compliance profile, one
 	// entry per Member State.
 	Profile []ProfileEntry
+
+	// Supply chain (supply.go): how the item reaches the organization
+	// (its catalogue sourcing and reuse types), the authority requests
+	// naming it, its suppliers' answers and documents, its supply records
+	// per day, and the organization's annual EPR reports.
+	Sourcing          string
+	ReuseType         string
+	AuthorityRequests []AuthorityRequest // by due date
+	SupplierAnswers   []SupplierAnswer
+	SupplierDocuments []SupplierDocument
+	SupplyDays        []SupplyDay
+	EPRReports        []EPRReport // newest first
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the

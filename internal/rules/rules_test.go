@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -268,8 +270,17 @@ func TestEveryRuleBelongsToAPublishedRuleSet(t *testing.T) {
 
 // Every reason a rule gives is a message in both languages.
 func TestReasonsAreTranslated(t *testing.T) {
-	src, err := os.ReadFile("catalogue.go")
+	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
+	var src []byte
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		src = append(src, b...)
+	}
 	reasons := regexp.MustCompile(`"(rules\.[a-z0-9_]+)"`).FindAllStringSubmatch(string(src), -1)
 	require.NotEmpty(t, reasons)
 	for _, m := range reasons {
