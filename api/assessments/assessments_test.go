@@ -29,13 +29,17 @@ type bench struct {
 	scenario, proof string
 }
 
-func newBench(t *testing.T) *bench {
-	a := apitest.New(t)
+func newBench(t *testing.T) *bench { return newBenchOf(t, "own_production") }
+
+// newBenchOf is the bench with the jar reaching the organization as
+// sourcing says, on an API with the options.
+func newBenchOf(t *testing.T, sourcing string, opts ...apitest.Option) *bench {
+	a := apitest.New(t, opts...)
 	b := &bench{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
 	b.reviewer = a.AddUser(b.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{
 		string(access.EvidenceReviewPerm), string(access.CatalogView), string(access.AssessmentsPublish), string(access.AssessmentsView)}})
 	b.item = b.created(t, b.tn, "/catalog-items", map[string]any{"internalCode": "JAR-" + uuid.NewString()[:8], "name": "Słoik 500 ml",
-		"sourcingType": "own_production", "massG": "184", "mainMaterialCode": "GLASS", "stockUnit": "piece",
+		"sourcingType": sourcing, "massG": "184", "mainMaterialCode": "GLASS", "stockUnit": "piece",
 		"reuseType": "single_use", "foodContactStatus": "food_contact"})["id"].(string)
 	b.body = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Korpus", "role": "body", "materialCode": "GLASS", "massG": "180"})["id"].(string)
 	b.closure = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Zakrętka", "role": "closure", "materialCode": "PLASTIC_PP", "massG": "4"})["id"].(string)

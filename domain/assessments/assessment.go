@@ -411,6 +411,9 @@ func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *cata
 	for _, f := range facts {
 		in.Facts = append(in.Facts, rules.Fact{Code: f.Code, Component: f.ComponentID, Value: f.Value, Proposal: f.ProposalID})
 	}
+	if err := supplyInput(ctx, db, org, item, in); err != nil {
+		return nil, err
+	}
 	return in, labellingInput(ctx, db, org, item.ID, in)
 }
 

@@ -20,6 +20,7 @@ import (
 	"ppwr/domain/registers"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
+	"ppwr/internal/rules"
 	"ppwr/internal/work"
 )
 
@@ -38,18 +39,18 @@ const (
 	BundleFailed   = "failed"
 )
 
-// Deadline statuses, derived from the dates.
+// Deadline statuses, derived from the dates as rule R38 derives them.
 const (
-	DeadlineOpen           = "open"
-	DeadlineOverdue        = "overdue"
-	DeadlineAnsweredInTime = "answered_in_time"
-	DeadlineAnsweredLate   = "answered_late"
+	DeadlineOpen           = rules.DeadlineOpen
+	DeadlineOverdue        = rules.DeadlineOverdue
+	DeadlineAnsweredInTime = rules.DeadlineAnsweredInTime
+	DeadlineAnsweredLate   = rules.DeadlineAnsweredLate
 )
 
 // Vocabularies of authority requests.
 var (
 	BundleStatuses   = []string{BundleBuilding, BundleReady, BundleFailed}
-	DeadlineStatuses = []string{DeadlineOpen, DeadlineOverdue, DeadlineAnsweredInTime, DeadlineAnsweredLate}
+	DeadlineStatuses = rules.DeadlineStatuses
 )
 
 // Deadlines of R38: the answer is due 10 days after receipt, and the
@@ -135,15 +136,7 @@ func (r *AuthorityRequest) BundleFileName() string {
 // DeadlineStatus says where the request stands against its due date on
 // the day today.
 func (r *AuthorityRequest) DeadlineStatus(today time.Time) string {
-	switch {
-	case r.AnsweredOn != nil && r.AnsweredOn.After(r.DueOn):
-		return DeadlineAnsweredLate
-	case r.AnsweredOn != nil:
-		return DeadlineAnsweredInTime
-	case today.After(r.DueOn):
-		return DeadlineOverdue
-	}
-	return DeadlineOpen
+	return rules.DeadlineStatus(r.DueOn, r.AnsweredOn, today)
 }
 
 // AuthorityRequestInput names the request a workflow works for, with

@@ -651,18 +651,24 @@ var conformityDossiers = &Register{
 	},
 }
 
-// retentionUntil is the end of the 5-year (single-use) or 10-year
-// (reusable) retention of Art. 15(3), counted from placing on the market.
+// RetentionYears is how long an operator keeps the records of its
+// packaging: 5 years for single-use packaging, 10 for reusable (the
+// technical documentation of Art. 15(3), the supply chain of Art. 22).
+func RetentionYears(reusable bool) int {
+	if reusable {
+		return 10
+	}
+	return 5
+}
+
+// retentionUntil is the end of the retention of Art. 15(3), counted from
+// placing on the market.
 func retentionUntil(v Values, s Subject) Value {
 	placed, ok := v.Date("placed_on_market_on")
 	if !ok {
 		return nil
 	}
-	years := 5
-	if s.Reusable {
-		years = 10
-	}
-	return TextValue(placed.AddDate(years, 0, 0).Format(dateOnly))
+	return TextValue(placed.AddDate(RetentionYears(s.Reusable), 0, 0).Format(dateOnly))
 }
 
 var euDeclarations = &Register{

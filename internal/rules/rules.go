@@ -194,6 +194,17 @@ type Input struct {
 	// Labelling (R25, R29, R31, R62): the organization's accepted
 	// deposit-scheme records naming the item.
 	DepositSchemes []DepositScheme
+	// Supply chain (supply.go): how the item reaches the organization
+	// (its catalogue sourcing and reuse types), the authority requests
+	// naming it, its suppliers' answers and documents, its supply records
+	// per day, and the organization's annual EPR reports.
+	Sourcing          string
+	ReuseType         string
+	AuthorityRequests []AuthorityRequest // by due date
+	SupplierAnswers   []SupplierAnswer
+	SupplierDocuments []SupplierDocument
+	SupplyDays        []SupplyDay
+	EPRReports        []EPRReport // newest first
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the
