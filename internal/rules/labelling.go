@@ -482,4 +482,3 @@ func depositReturn(in *Input) Result {
 		return res
 	})
 }
-
