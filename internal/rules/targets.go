@@ -2,8 +2,11 @@ package rules
 
 import (
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"ppwr/internal/register"
 )
@@ -20,6 +23,13 @@ type ProfileEntry struct {
 	ID      uuid.UUID
 	Country string
 	Values  register.Values
+	// RefillStations counts the refill stations the organization records
+	// in the country (R47, R48).
+	RefillStations int
+	// PlacedMassG is, for a micro-enterprise, the mass of packaging the
+	// organization placed on the country's market in each calendar year,
+	// from its flows (Art. 29(13), R54); nil for other operators.
+	PlacedMassG map[int]decimal.Decimal
 }
 
 // profile is the accepted profile entry for a country.
@@ -35,7 +45,7 @@ var reuseTargetDemonstration = Start{Fixed: day("2030-01-01"), Act: "reuse_equiv
 
 var targetRules = []Rule{
 	{Code: "R48", Article: "Art. 28(5)", RuleSet: "reusable_packaging", Check: Information, Level: OperatorLevel, Start: from2030,
-		Reads: []string{"compliance profile", "refill stations"}},
+		Reads: []string{"compliance profile", "refill stations"}, eval: refillArea},
 	{Code: "R49", Article: "Art. 29(1), 30(4)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: reuseTargetDemonstration,
 		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
 	{Code: "R50", Article: "Art. 29(2), 29(3)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
@@ -47,11 +57,251 @@ var targetRules = []Rule{
 	{Code: "R53", Article: "Art. 29(6), 29(7)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
 		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
 	{Code: "R54", Article: "Art. 29(10), 29(13)", RuleSet: "reuse_targets", Check: Classification, Level: OperatorLevel, Start: from2030,
-		Reads: []string{"compliance profile", "flows"}},
+		Reads: []string{"compliance profile", "flows"}, eval: article29Exemptions},
 	{Code: "R55", Article: "Art. 31", RuleSet: "reuse_targets", Check: Documentation, Level: OperatorLevel, Start: Start{Fixed: day("2031-01-01")},
 		Reads: []string{"compliance profile", "reuse statistics"}},
 	{Code: "R56", Article: "Art. 32", RuleSet: "horeca", Check: Documentation, Level: OperatorLevel, Start: Start{Fixed: day("2027-02-12")},
-		Reads: []string{"compliance profile"}},
+		Reads: []string{"compliance profile"}, eval: bringYourOwn},
 	{Code: "R57", Article: "Art. 33", RuleSet: "horeca", Check: Documentation, Level: OperatorLevel, Start: from2028Feb,
-		Reads: []string{"compliance profile", "re-use systems"}},
+		Reads: []string{"compliance profile", "re-use systems"}, eval: reuseOffer},
 }
+
+// eachMarket evaluates an operator or market rule in each market of the
+// assessment; the rule's outcome is the worst of them, with the reason
+// of the first worst market, and the entries every market read.
+func eachMarket(in *Input, eval func(m Market) MarketResult) Result {
+	if len(in.Markets) == 0 {
+		return Result{Outcome: InsufficientData, Missing: []string{"markets"}}
+	}
+	res := Result{}
+	for _, m := range in.Markets {
+		mr := eval(m)
+		mr.Market, mr.Country = m.ID, m.Country
+		if res.Outcome == "" || worse(mr.Outcome, res.Outcome) {
+			res.Outcome, res.Reason, res.ReasonArgs = mr.Outcome, mr.Reason, mr.ReasonArgs
+		}
+		for _, id := range mr.Entries {
+			if !slices.Contains(res.Entries, id) {
+				res.Entries = append(res.Entries, id)
+			}
+		}
+		res.Markets = append(res.Markets, mr)
+	}
+	return res
+}
+
+// seriousness orders outcomes from the least to the most serious: a
+// market where the rule applies and is met outweighs one where it does
+// not apply, and one that cannot be shown met outweighs both.
+var seriousness = []string{NotAssessed, NotApplicable, NotYetApplicable, Informational, Pass, Graded, NationalChoiceUnknown,
+	DocumentationMissing, InsufficientData, Fail}
+
+func worse(a, b string) bool { return slices.Index(seriousness, a) > slices.Index(seriousness, b) }
+
+// operator evaluates an operator rule in each market from the country's
+// accepted profile entry, which the market's result cites; a market
+// without one cannot be evaluated.
+func operator(in *Input, eval func(p ProfileEntry) MarketResult) Result {
+	return eachMarket(in, func(m Market) MarketResult {
+		p, ok := in.profile(m.Country)
+		if !ok {
+			return MarketResult{Outcome: InsufficientData, Missing: []string{"compliance-profile@" + m.Country}}
+		}
+		mr := eval(p)
+		mr.Entries = append(mr.Entries, p.ID)
+		return mr
+	})
+}
+
+// profileValue names a value of the country's profile entry in Missing.
+func (p ProfileEntry) profileValue(field string) string {
+	return "compliance-profile." + field + "@" + p.Country
+}
+
+// unknown is the market's result when the profile leaves a value out.
+func (p ProfileEntry) unknown(field string) MarketResult {
+	return MarketResult{Outcome: InsufficientData, Missing: []string{p.profileValue(field)}}
+}
+
+// flag is a yes/no value of the profile entry and whether it is known.
+func (p ProfileEntry) flag(field string) (value, known bool) {
+	return p.Values.Bool(field), p.Values.Has(field)
+}
+
+// informational turns an information rule's result into information
+// wherever it could not be shown met: an endeavour never fails nor
+// leaves an assessment incomplete, it reports what is missing.
+func informational(res Result) Result {
+	convert := func(outcome, reason *string) {
+		if CanFail(*outcome) {
+			*outcome = Informational
+			if *reason == "" {
+				*reason = "rules.information_needs_data"
+			}
+		}
+	}
+	convert(&res.Outcome, &res.Reason)
+	for i := range res.Markets {
+		convert(&res.Markets[i].Outcome, &res.Markets[i].Reason)
+	}
+	return res
+}
+
+// Art. 28(5): a final distributor with a sales area above 400 m²
+// endeavours to dedicate 10 per cent of it to refill stations.
+var (
+	refillSalesAreaAbove = decimal.NewFromInt(400)
+	refillAreaShare      = decimal.NewFromInt(10) // per cent
+)
+
+// refillArea reports, in each market, the refill area a large final
+// distributor endeavours to reach beside the one it records: information,
+// never a pass or a failure.
+func refillArea(in *Input) Result {
+	return informational(operator(in, func(p ProfileEntry) MarketResult {
+		final, known := p.flag("final_distributor")
+		switch {
+		case !known:
+			return p.unknown("final_distributor")
+		case !final:
+			return MarketResult{Outcome: NotApplicable, Reason: "rules.not_final_distributor"}
+		}
+		area, ok := p.Values.Quantity("sales_area")
+		switch {
+		case !ok:
+			return p.unknown("sales_area")
+		case !area.GreaterThan(refillSalesAreaAbove):
+			return MarketResult{Outcome: NotApplicable, Reason: "rules.sales_area_at_most_400", ReasonArgs: []string{area.String()}}
+		}
+		target := area.Mul(refillAreaShare).Div(hundred).Round(2).String()
+		stations := itoa(p.RefillStations)
+		refill, ok := p.Values.Quantity("refill_area")
+		if !ok {
+			return MarketResult{Outcome: Informational, Reason: "rules.refill_area_unrecorded", ReasonArgs: []string{area.String(), target, stations},
+				Missing: []string{p.profileValue("refill_area")}}
+		}
+		return MarketResult{Outcome: Informational, Reason: "rules.refill_area_endeavour", ReasonArgs: []string{area.String(), target, refill.String(), stations}}
+	}))
+}
+
+// The exemptions of Art. 29 (ppwr-facts §1.1 row R54): a micro-enterprise
+// that made at most 1 000 kg of packaging available in the Member State
+// in the year is exempt from every target (29(13)); a final distributor
+// with a sales area of at most 100 m² from the beverage target of 29(6)
+// (29(10)).
+var (
+	microEnterpriseMassG = decimal.NewFromInt(1_000_000)
+	smallSalesAreaM2     = decimal.NewFromInt(100)
+)
+
+// ExemptionYear is the year R54 classifies on a date: the last closed
+// calendar year, the one the annual targets measure.
+func ExemptionYear(on time.Time) int { return on.Year() - 1 }
+
+// article29Exemptions classifies the operator in each market under the
+// exemptions of Art. 29: every target, the beverage target only, or
+// none.
+func article29Exemptions(in *Input) Result {
+	year := ExemptionYear(in.On)
+	return operator(in, func(p ProfileEntry) MarketResult {
+		if micro, _ := p.flag("micro_enterprise"); micro {
+			mass, ok := p.PlacedMassG[year]
+			switch {
+			case !ok:
+				return MarketResult{Outcome: InsufficientData, Missing: []string{"flows@" + p.Country}, Reason: "rules.micro_enterprise_mass_unknown",
+					ReasonArgs: []string{itoa(year)}}
+			case !mass.GreaterThan(microEnterpriseMassG):
+				return MarketResult{Outcome: Pass, Reason: "rules.exempt_29_13", ReasonArgs: []string{itoa(year), kilograms(mass)}}
+			}
+		}
+		final, known := p.flag("final_distributor")
+		switch {
+		case !known:
+			return p.unknown("final_distributor")
+		case !final:
+			return MarketResult{Outcome: NotApplicable, Reason: "rules.no_article_29_exemption"}
+		}
+		area, ok := p.Values.Quantity("sales_area")
+		switch {
+		case !ok:
+			return p.unknown("sales_area")
+		case !area.GreaterThan(smallSalesAreaM2):
+			return MarketResult{Outcome: Pass, Reason: "rules.exempt_29_10", ReasonArgs: []string{area.String()}}
+		}
+		return MarketResult{Outcome: NotApplicable, Reason: "rules.no_article_29_exemption"}
+	})
+}
+
+// kilograms renders a mass in grams in kilograms.
+func kilograms(g decimal.Decimal) string { return g.Div(decimal.NewFromInt(1000)).Round(3).String() }
+
+// bringYourOwn checks, in each market, that a HORECA final distributor of
+// take-away food or drinks lets customers bring their own container at no
+// higher price (Art. 32), with its written policy.
+func bringYourOwn(in *Input) Result {
+	return operator(in, func(p ProfileEntry) MarketResult {
+		if out := takeaway(p); out != nil {
+			return *out
+		}
+		offered, known := p.flag("byo_container_offered")
+		switch {
+		case !known:
+			return p.unknown("byo_container_offered")
+		case !offered:
+			return MarketResult{Outcome: Fail, Reason: "rules.byo_not_offered"}
+		case !p.Values.Has("byo_policy"):
+			return MarketResult{Outcome: DocumentationMissing, Missing: []string{p.profileValue("byo_policy")}}
+		}
+		return MarketResult{Outcome: Pass}
+	})
+}
+
+// takeaway is the market's result when the operator is no HORECA final
+// distributor of take-away food or drinks there, or the profile does not
+// say; nil when it is one.
+func takeaway(p ProfileEntry) *MarketResult {
+	horeca, known := p.flag("horeca_takeaway")
+	switch {
+	case !known:
+		out := p.unknown("horeca_takeaway")
+		return &out
+	case !horeca:
+		return &MarketResult{Outcome: NotApplicable, Reason: "rules.not_horeca_takeaway"}
+	}
+	return nil
+}
+
+// reuseOfferEndeavour: from 2030 a HORECA take-away operator endeavours
+// to offer 10 per cent of its products in reusable packaging (Art. 33).
+var reuseOfferEndeavour = day("2030-01-01")
+
+// reuseOffer checks, in each market, that a HORECA take-away operator
+// that is not a micro-enterprise offers its food and drinks in reusable
+// packaging within a re-use system (Art. 33); the 10 per cent it
+// endeavours to reach from 2030 is information in the reason.
+func reuseOffer(in *Input) Result {
+	return operator(in, func(p ProfileEntry) MarketResult {
+		if out := takeaway(p); out != nil {
+			return *out
+		}
+		if micro, _ := p.flag("micro_enterprise"); micro {
+			return MarketResult{Outcome: NotApplicable, Reason: "rules.micro_enterprise_33"}
+		}
+		offered, known := p.flag("reuse_offer_takeaway")
+		switch {
+		case !known:
+			return p.unknown("reuse_offer_takeaway")
+		case !offered:
+			return MarketResult{Outcome: Fail, Reason: "rules.reuse_offer_missing"}
+		case !p.Values.Has("takeaway_reuse_system"):
+			return MarketResult{Outcome: DocumentationMissing, Missing: []string{p.profileValue("takeaway_reuse_system")}}
+		}
+		system := p.Values.String("takeaway_reuse_system")
+		if in.On.Before(reuseOfferEndeavour) {
+			return MarketResult{Outcome: Pass, Reason: "rules.reuse_offer_made", ReasonArgs: []string{system}}
+		}
+		return MarketResult{Outcome: Pass, Reason: "rules.reuse_offer_endeavour", ReasonArgs: []string{system}}
+	})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
