@@ -23,12 +23,8 @@ var reuseRules = []Rule{
 // operator informs end users of those rules.
 func refill(in *Input) Result {
 	return operator(in, func(p ProfileEntry) MarketResult {
-		offered, known := p.flag("refill_offered")
-		switch {
-		case !known:
-			return p.unknown("refill_offered")
-		case !offered:
-			return MarketResult{Outcome: NotApplicable, Reason: "rules.no_refill_offered"}
+		if out := p.scoped("refill_offered", "rules.no_refill_offered"); out != nil {
+			return *out
 		}
 		var missing []string
 		if p.RefillStations == 0 {

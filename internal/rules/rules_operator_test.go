@@ -169,17 +169,20 @@ func TestR54ClassifiesTheExemptionsOfArticle29(t *testing.T) {
 		{name: "just above 100 m²", profile: shop("100.01"), outcome: NotApplicable, reason: "rules.no_article_29_exemption"},
 		{name: "micro above 1 000 kg with a small shop", profile: largeMicroShop, outcome: Pass, reason: "rules.exempt_29_10", args: []string{"50"}},
 	})
-	assert.Equal(t, 2030, ExemptionYear(on))
+	assert.Equal(t, 2030, exemptionYear(on))
+}
+
+// horeca is the Polish profile of a HORECA final distributor of take-away
+// food or drinks.
+func horeca(extra register.Values) *ProfileEntry {
+	v := register.Values{"final_distributor": yes, "horeca_takeaway": yes}
+	maps.Copy(v, extra)
+	return entry("PL", v)
 }
 
 func TestR56BringYourOwnContainer(t *testing.T) {
 	on := day("2027-02-12")
 	assert.Equal(t, NotYetApplicable, outcome(t, "R56", operatorOn(day("2027-02-11"), nil)).Outcome)
-	horeca := func(extra register.Values) *ProfileEntry {
-		v := register.Values{"final_distributor": yes, "horeca_takeaway": yes}
-		maps.Copy(v, extra)
-		return entry("PL", v)
-	}
 	check(t, "R56", on, []operatorCase{
 		{name: "no profile", outcome: InsufficientData, missing: []string{"compliance-profile@PL"}},
 		{name: "sector not said", profile: entry("PL", nil), outcome: InsufficientData, missing: []string{"compliance-profile.horeca_takeaway@PL"}},
@@ -196,11 +199,6 @@ func TestR56BringYourOwnContainer(t *testing.T) {
 func TestR57ReuseOfferForTakeAway(t *testing.T) {
 	on := day("2028-02-12")
 	assert.Equal(t, NotYetApplicable, outcome(t, "R57", operatorOn(day("2028-02-11"), nil)).Outcome)
-	horeca := func(extra register.Values) *ProfileEntry {
-		v := register.Values{"final_distributor": yes, "horeca_takeaway": yes}
-		maps.Copy(v, extra)
-		return entry("PL", v)
-	}
 	offering := horeca(register.Values{"reuse_offer_takeaway": yes, "takeaway_reuse_system": register.TextValue("KUBEK-PL")})
 	check(t, "R57", on, []operatorCase{
 		{name: "no profile", outcome: InsufficientData, missing: []string{"compliance-profile@PL"}},

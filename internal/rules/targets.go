@@ -128,6 +128,36 @@ func (p ProfileEntry) flag(field string) (value, known bool) {
 	return p.Values.Bool(field), p.Values.Has(field)
 }
 
+// scoped is the market's result when the profile's flag says the
+// obligation does not bind the operator there (not applicable, with the
+// reason) or does not say; nil when it binds.
+func (p ProfileEntry) scoped(flag, reason string) *MarketResult {
+	value, known := p.flag(flag)
+	switch {
+	case !known:
+		out := p.unknown(flag)
+		return &out
+	case !value:
+		return &MarketResult{Outcome: NotApplicable, Reason: reason}
+	}
+	return nil
+}
+
+// salesArea is a final distributor's sales area, or the market's result
+// when the operator is none (not applicable, with notFinal) or the
+// profile does not say.
+func (p ProfileEntry) salesArea(notFinal string) (decimal.Decimal, *MarketResult) {
+	if out := p.scoped("final_distributor", notFinal); out != nil {
+		return decimal.Zero, out
+	}
+	area, ok := p.Values.Quantity("sales_area")
+	if !ok {
+		out := p.unknown("sales_area")
+		return area, &out
+	}
+	return area, nil
+}
+
 // informational turns an information rule's result into information
 // wherever it could not be shown met: an endeavour never fails nor
 // leaves an assessment incomplete, it reports what is missing.
@@ -159,17 +189,10 @@ var (
 // never a pass or a failure.
 func refillArea(in *Input) Result {
 	return informational(operator(in, func(p ProfileEntry) MarketResult {
-		final, known := p.flag("final_distributor")
+		area, out := p.salesArea("rules.not_final_distributor")
 		switch {
-		case !known:
-			return p.unknown("final_distributor")
-		case !final:
-			return MarketResult{Outcome: NotApplicable, Reason: "rules.not_final_distributor"}
-		}
-		area, ok := p.Values.Quantity("sales_area")
-		switch {
-		case !ok:
-			return p.unknown("sales_area")
+		case out != nil:
+			return *out
 		case !area.GreaterThan(refillSalesAreaAbove):
 			return MarketResult{Outcome: NotApplicable, Reason: "rules.sales_area_at_most_400", ReasonArgs: []string{area.String()}}
 		}
@@ -194,15 +217,15 @@ var (
 	smallSalesAreaM2     = decimal.NewFromInt(100)
 )
 
-// ExemptionYear is the year R54 classifies on a date: the last closed
+// exemptionYear is the year R54 classifies on a date: the last closed
 // calendar year, the one the annual targets measure.
-func ExemptionYear(on time.Time) int { return on.Year() - 1 }
+func exemptionYear(on time.Time) int { return on.Year() - 1 }
 
 // article29Exemptions classifies the operator in each market under the
 // exemptions of Art. 29: every target, the beverage target only, or
 // none.
 func article29Exemptions(in *Input) Result {
-	year := ExemptionYear(in.On)
+	year := exemptionYear(in.On)
 	return operator(in, func(p ProfileEntry) MarketResult {
 		if micro, _ := p.flag("micro_enterprise"); micro {
 			mass, ok := p.PlacedMassG[year]
@@ -214,17 +237,10 @@ func article29Exemptions(in *Input) Result {
 				return MarketResult{Outcome: Pass, Reason: "rules.exempt_29_13", ReasonArgs: []string{itoa(year), kilograms(mass)}}
 			}
 		}
-		final, known := p.flag("final_distributor")
+		area, out := p.salesArea("rules.no_article_29_exemption")
 		switch {
-		case !known:
-			return p.unknown("final_distributor")
-		case !final:
-			return MarketResult{Outcome: NotApplicable, Reason: "rules.no_article_29_exemption"}
-		}
-		area, ok := p.Values.Quantity("sales_area")
-		switch {
-		case !ok:
-			return p.unknown("sales_area")
+		case out != nil:
+			return *out
 		case !area.GreaterThan(smallSalesAreaM2):
 			return MarketResult{Outcome: Pass, Reason: "rules.exempt_29_10", ReasonArgs: []string{area.String()}}
 		}
@@ -240,33 +256,30 @@ func kilograms(g decimal.Decimal) string { return g.Div(decimal.NewFromInt(1000)
 // higher price (Art. 32), with its written policy.
 func bringYourOwn(in *Input) Result {
 	return operator(in, func(p ProfileEntry) MarketResult {
-		if out := takeaway(p); out != nil {
+		if out := p.scoped("horeca_takeaway", "rules.not_horeca_takeaway"); out != nil {
 			return *out
 		}
-		offered, known := p.flag("byo_container_offered")
-		switch {
-		case !known:
-			return p.unknown("byo_container_offered")
-		case !offered:
-			return MarketResult{Outcome: Fail, Reason: "rules.byo_not_offered"}
-		case !p.Values.Has("byo_policy"):
-			return MarketResult{Outcome: DocumentationMissing, Missing: []string{p.profileValue("byo_policy")}}
+		if out := p.offered("byo_container_offered", "rules.byo_not_offered", "byo_policy"); out != nil {
+			return *out
 		}
 		return MarketResult{Outcome: Pass}
 	})
 }
 
-// takeaway is the market's result when the operator is no HORECA final
-// distributor of take-away food or drinks there, or the profile does not
-// say; nil when it is one.
-func takeaway(p ProfileEntry) *MarketResult {
-	horeca, known := p.flag("horeca_takeaway")
+// offered is the market's result unless the profile says the operator
+// makes the offer its flag names, with the value that documents it: not
+// said, a failure with the reason, or documentation missing; nil when
+// the offer is made and documented.
+func (p ProfileEntry) offered(flag, failReason, documentedBy string) *MarketResult {
+	made, known := p.flag(flag)
 	switch {
 	case !known:
-		out := p.unknown("horeca_takeaway")
+		out := p.unknown(flag)
 		return &out
-	case !horeca:
-		return &MarketResult{Outcome: NotApplicable, Reason: "rules.not_horeca_takeaway"}
+	case !made:
+		return &MarketResult{Outcome: Fail, Reason: failReason}
+	case !p.Values.Has(documentedBy):
+		return &MarketResult{Outcome: DocumentationMissing, Missing: []string{p.profileValue(documentedBy)}}
 	}
 	return nil
 }
@@ -281,20 +294,14 @@ var reuseOfferEndeavour = day("2030-01-01")
 // endeavours to reach from 2030 is information in the reason.
 func reuseOffer(in *Input) Result {
 	return operator(in, func(p ProfileEntry) MarketResult {
-		if out := takeaway(p); out != nil {
+		if out := p.scoped("horeca_takeaway", "rules.not_horeca_takeaway"); out != nil {
 			return *out
 		}
 		if micro, _ := p.flag("micro_enterprise"); micro {
 			return MarketResult{Outcome: NotApplicable, Reason: "rules.micro_enterprise_33"}
 		}
-		offered, known := p.flag("reuse_offer_takeaway")
-		switch {
-		case !known:
-			return p.unknown("reuse_offer_takeaway")
-		case !offered:
-			return MarketResult{Outcome: Fail, Reason: "rules.reuse_offer_missing"}
-		case !p.Values.Has("takeaway_reuse_system"):
-			return MarketResult{Outcome: DocumentationMissing, Missing: []string{p.profileValue("takeaway_reuse_system")}}
+		if out := p.offered("reuse_offer_takeaway", "rules.reuse_offer_missing", "takeaway_reuse_system"); out != nil {
+			return *out
 		}
 		system := p.Values.String("takeaway_reuse_system")
 		if in.On.Before(reuseOfferEndeavour) {
