@@ -135,7 +135,7 @@ func render(locale i18n.Locale, x *assessments.Assessment, stale bool) assessmen
 		o.Reason, o.ReasonText = reason(locale, r.Reason, r.ReasonArgs)
 		for j, m := range r.Markets {
 			o.Markets[j] = marketOutcomeJSON{MarketOutcome: m}
-			o.Markets[j].Reason, o.Markets[j].ReasonText = reason(locale, m.Reason, nil)
+			o.Markets[j].Reason, o.Markets[j].ReasonText = reason(locale, m.Reason, m.ReasonArgs)
 		}
 		out.Results[i] = o
 	}

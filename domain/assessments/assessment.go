@@ -102,12 +102,13 @@ type RuleOutcome struct {
 
 // MarketOutcome is a rule's frozen outcome in one market.
 type MarketOutcome struct {
-	Market  uuid.UUID   `json:"market"`
-	Country string      `json:"country"`
-	Outcome string      `json:"outcome"`
-	Reason  *string     `json:"reason"`
-	Missing []string    `json:"missing"`
-	Entries []uuid.UUID `json:"entries"`
+	Market     uuid.UUID   `json:"market"`
+	Country    string      `json:"country"`
+	Outcome    string      `json:"outcome"`
+	Reason     *string     `json:"reason"`
+	ReasonArgs []string    `json:"reason_args"`
+	Missing    []string    `json:"missing"`
+	Entries    []uuid.UUID `json:"entries"`
 }
 
 // AssessmentCreate is the body of a new assessment.
@@ -298,8 +299,8 @@ func outcomes(results []rules.Result, a *Assessment) (datatypes.JSONSlice[RuleOu
 func marketOutcomes(results []rules.MarketResult) []MarketOutcome {
 	out := make([]MarketOutcome, len(results))
 	for i, m := range results {
-		out[i] = MarketOutcome{Market: m.Market, Country: m.Country, Outcome: m.Outcome, Missing: nonNilStrings(m.Missing),
-			Entries: domain.NonNilIDs(m.Entries)}
+		out[i] = MarketOutcome{Market: m.Market, Country: m.Country, Outcome: m.Outcome, ReasonArgs: nonNilStrings(m.ReasonArgs),
+			Missing: nonNilStrings(m.Missing), Entries: domain.NonNilIDs(m.Entries)}
 		if m.Reason != "" {
 			out[i].Reason = &m.Reason
 		}
@@ -414,12 +415,17 @@ func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *cata
 	if err := supplyInput(ctx, db, org, item, in); err != nil {
 		return nil, err
 	}
-	return in, labellingInput(ctx, db, org, item.ID, in)
+	if err := labellingInput(ctx, db, org, item.ID, in); err != nil {
+		return nil, err
+	}
+	return in, profileInput(ctx, db, org, in)
 }
 
 // AssessmentStale tells, for each assessment, whether what it read has
 // changed since: a new item revision, a register entry of the item created
-// or reviewed later, or evidence about the item decided later.
+// or reviewed later, evidence about the item decided later, or an entry of
+// the organization's compliance profile created, superseded or reviewed
+// later.
 func AssessmentStale(ctx context.Context, db *gorm.DB, org uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
 	var rows []struct {
 		ID    uuid.UUID
@@ -428,7 +434,8 @@ func AssessmentStale(ctx context.Context, db *gorm.DB, org uuid.UUID, ids []uuid
 	err := db.WithContext(ctx).Raw(`
 		SELECT a.id, (a.catalog_revision <> i.revision
 			OR EXISTS (SELECT 1 FROM ppwr_register_entries e WHERE e.catalog_item_id = a.catalog_item_id AND e.updated_at > a.created_at)
-			OR EXISTS (SELECT 1 FROM evidence_proposals p WHERE p.catalog_item_id = a.catalog_item_id AND p.decided_at > a.created_at)) AS stale
+			OR EXISTS (SELECT 1 FROM evidence_proposals p WHERE p.catalog_item_id = a.catalog_item_id AND p.decided_at > a.created_at)
+			OR EXISTS (SELECT 1 FROM compliance_profile_entries c WHERE c.organization_id = a.organization_id AND c.updated_at > a.created_at)) AS stale
 		FROM assessments a JOIN catalog_items i ON i.id = a.catalog_item_id
 		WHERE a.organization_id = ? AND a.id IN ?`, org, append(ids, uuid.Nil)).Scan(&rows).Error
 	out := map[uuid.UUID]bool{}

@@ -113,6 +113,8 @@ func TestCountries(t *testing.T) {
 		assert.True(t, s.IsMemberState(code), code)
 	}
 	assert.Equal(t, len(euMembers), members, "exactly the EU-27 are EU members")
+	assert.ElementsMatch(t, euMembers, s.MemberStates())
+	assert.IsIncreasing(t, s.MemberStates())
 
 	for _, code := range []string{
 		"NO", "CH", "GB", "IS", "LI", "AL", "BA", "ME", "MK", "RS", "UA", "MD", "BY", "TR",

@@ -4,11 +4,14 @@ import "slices"
 
 // Market and operator rules decide per market of the assessment.
 
-// severity orders outcomes from the best to the worst: a market or
-// operator rule's overall outcome is its worst market's.
-var severity = []string{NotApplicable, Pass, Informational, NationalChoiceUnknown, InsufficientData, DocumentationMissing, Fail}
+// severity orders outcomes from the least to the most serious: a market
+// where the rule applies and is met outweighs one where it does not
+// apply, and one that cannot be shown met outweighs both. A market or
+// operator rule's overall outcome is its most serious market's.
+var severity = []string{NotAssessed, NotApplicable, NotYetApplicable, Informational, Pass, Graded, NationalChoiceUnknown,
+	DocumentationMissing, InsufficientData, Fail}
 
-// worse is the worse of two outcomes.
+// worse is the more serious of two outcomes.
 func worse(a, b string) string {
 	if slices.Index(severity, a) > slices.Index(severity, b) {
 		return a
@@ -28,7 +31,7 @@ func byMarket(in *Input, each func(m Market) MarketResult) Result {
 		r := each(m)
 		r.Market, r.Country = m.ID, m.Country
 		if worse(r.Outcome, res.Outcome) != res.Outcome || len(res.Markets) == 0 {
-			res.Outcome, res.Reason = r.Outcome, r.Reason
+			res.Outcome, res.Reason, res.ReasonArgs = r.Outcome, r.Reason, r.ReasonArgs
 		}
 		res.Markets = append(res.Markets, r)
 		res.Missing = appendNew(res.Missing, r.Missing...)

@@ -132,8 +132,10 @@ type MarketResult struct {
 	Country string
 	Outcome string
 	Reason  string
-	Missing []string
-	Entries []uuid.UUID
+	// ReasonArgs are the reason's arguments (the values it quotes).
+	ReasonArgs []string
+	Missing    []string
+	Entries    []uuid.UUID
 }
 
 // Item is what the rules read of the catalogue item itself.

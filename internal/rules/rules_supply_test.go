@@ -241,8 +241,8 @@ func TestEPRReportPerMarket(t *testing.T) {
 	assert.Equal(t, []string{Pass, DocumentationMissing}, []string{res.Markets[0].Outcome, res.Markets[1].Outcome})
 
 	in.Markets = nil
-	assert.Equal(t, Result{Rule: "R59", Article: "Art. 44(7), 44(8)", Check: Documentation, Outcome: NotApplicable, Reason: "rules.no_market",
-		AppliesFrom: generalApplication.Fixed}, outcome(t, "R59", in))
+	assert.Equal(t, Result{Rule: "R59", Article: "Art. 44(7), 44(8)", Check: Documentation, Outcome: InsufficientData, Missing: []string{"markets"},
+		AppliesFrom: generalApplication.Fixed}, outcome(t, "R59", in), "an item on no market cannot show its market duties")
 }
 
 func TestPlatformsCollectProducersRegistrations(t *testing.T) {
