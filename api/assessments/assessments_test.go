@@ -125,6 +125,18 @@ func (b *bench) assess(t *testing.T, date string) map[string]any {
 	return b.created(t, b.tn, "/assessments", map[string]any{"item": b.item, "date": date})
 }
 
+// result is the assessment's result of a rule.
+func result(t *testing.T, a map[string]any, rule string) map[string]any {
+	t.Helper()
+	for _, r := range a["results"].([]any) {
+		if r := r.(map[string]any); r["rule"] == rule {
+			return r
+		}
+	}
+	t.Fatalf("no result for %s", rule)
+	return nil
+}
+
 func outcomes(a map[string]any) map[string]string {
 	out := map[string]string{}
 	for _, r := range a["results"].([]any) {

@@ -33,11 +33,11 @@ func TestTheMinimisationChapter(t *testing.T) {
 	assert.Equal(t, "pass", outcomes(before)["R23"], "Art. 10(2) follows the general date")
 	assert.Equal(t, "pass", outcomes(after)["R22"], "184 g is within 180 g and its 3 per cent batch variation")
 	assert.Equal(t, "pass", outcomes(after)["R23"])
-	assert.Contains(t, result(after, "R22")["entries"], entry)
+	assert.Contains(t, result(t, after, "R22")["entries"], entry)
 
 	b.accepted(t, "minimization", withValues(minimization, map[string]any{"minimum_mass": nil}), entry)
 	missing := b.assess(t, "2030-01-01")
-	r22 := result(missing, "R22")
+	r22 := result(t, missing, "R22")
 	assert.Equal(t, "documentation_missing", r22["outcome"])
 	assert.Equal(t, []any{"minimization.minimum_mass"}, r22["missing"])
 	assert.Equal(t, "pass", outcomes(missing)["R23"])
@@ -74,13 +74,4 @@ func withValues(base, changes map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-func result(a map[string]any, rule string) map[string]any {
-	for _, r := range a["results"].([]any) {
-		if r.(map[string]any)["rule"] == rule {
-			return r.(map[string]any)
-		}
-	}
-	return nil
 }

@@ -9,18 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// result is the assessment's result of a rule.
-func result(t *testing.T, a map[string]any, rule string) map[string]any {
-	t.Helper()
-	for _, r := range a["results"].([]any) {
-		if r := r.(map[string]any); r["rule"] == rule {
-			return r
-		}
-	}
-	t.Fatalf("no result for %s", rule)
-	return nil
-}
-
 // marketOutcomes are a market rule's outcomes by country.
 func marketOutcomes(r map[string]any) map[string]string {
 	out := map[string]string{}

@@ -11,18 +11,6 @@ import (
 	"ppwr/api/apitest"
 )
 
-// result is one rule's result in an assessment.
-func result(t *testing.T, a map[string]any, rule string) map[string]any {
-	t.Helper()
-	for _, r := range a["results"].([]any) {
-		if r := r.(map[string]any); r["rule"] == rule {
-			return r
-		}
-	}
-	t.Fatalf("no result of %s", rule)
-	return nil
-}
-
 // A jar bought from a supplier needs the supplier's information for each
 // component: a request's lines answered with files pass R39, and
 // cancelling the request before the answers are reviewed takes them away.
