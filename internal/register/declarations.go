@@ -96,7 +96,7 @@ var hundred = decimal.NewFromInt(100)
 
 var packagingClassification = &Register{
 	Slug: "packaging-classification", Reviewable: true,
-	Articles: []string{"Art. 3(1)", "Annex I", "Annex II Table 1", "Art. 6(11)", "Art. 7(4)-(5)", "Art. 24(5)", "Art. 29(4)"},
+	Articles: []string{"Art. 3(1)", "Annex I", "Annex II Table 1", "Art. 6(11)", "Art. 7(4)-(5)", "Art. 24(5)", "Art. 29(4)", "Art. 29(7)"},
 	Fields: []Field{
 		must(enum("packaging_function", PackagingFunctions...)),
 		must(boolean("is_packaging")),
@@ -115,7 +115,10 @@ var packagingClassification = &Register{
 		boolean("drs_covered"),
 		quantity("carrier_bag_wall_thickness", Micrometres),
 		boolean("innovative"),
-		enums("exemptions", "6(11)", "7(4)", "7(5)", "24(5)", "29(4)"),
+		// 29(7): a beverage the re-use target of 29(6) excludes (highly
+		// perishable drinks, milk, wine, aromatised wine, fermented fruit
+		// drinks, spirits).
+		enums("exemptions", "6(11)", "7(4)", "7(5)", "24(5)", "29(4)", "29(7)"),
 		enum("art_9_format", CompostableFormats...),
 		enum("article_29_format", Article29Formats...),
 	},
