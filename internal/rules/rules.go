@@ -187,6 +187,13 @@ type Input struct {
 	// Profile is the organization's accepted compliance profile, one
 	// entry per Member State.
 	Profile []ProfileEntry
+	// Reusable packaging and re-use targets (reuse.go,
+	// reuse_targets.go): the organization's re-use systems that list the
+	// item, and the re-use statistics of the year ReuseYear gives, per
+	// Member State and Art. 29 format (loaded only when a rule reading
+	// them applies on the date).
+	ReuseSystems []ReuseSystem
+	ReuseShares  []ReuseShare
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -268,9 +270,17 @@ func TestEveryRuleBelongsToAPublishedRuleSet(t *testing.T) {
 
 // Every reason a rule gives is a message in both languages.
 func TestReasonsAreTranslated(t *testing.T) {
-	src, err := os.ReadFile("catalogue.go")
+	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	reasons := regexp.MustCompile(`"(rules\.[a-z0-9_]+)"`).FindAllStringSubmatch(string(src), -1)
+	var reasons [][]string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		reasons = append(reasons, regexp.MustCompile(`"(rules\.[a-z0-9_]+)"`).FindAllStringSubmatch(string(src), -1)...)
+	}
 	require.NotEmpty(t, reasons)
 	for _, m := range reasons {
 		for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {

@@ -31,25 +31,28 @@ func (in *Input) profile(country string) (ProfileEntry, bool) {
 	return in.Profile[i], true
 }
 
+// The Art. 29(1) share is demonstrated from 1 January 2030 or 18 months
+// after the Art. 30(3) method act enters into force, whichever is later
+// (Art. 30(4)).
 var reuseTargetDemonstration = Start{Fixed: day("2030-01-01"), Act: "reuse_equivalent_units_method", OffsetMonths: 18}
 
 var targetRules = []Rule{
 	{Code: "R48", Article: "Art. 28(5)", RuleSet: "reusable_packaging", Check: Information, Level: OperatorLevel, Start: from2030,
 		Reads: []string{"compliance profile", "refill stations"}},
 	{Code: "R49", Article: "Art. 29(1), 30(4)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: reuseTargetDemonstration,
-		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+		Reads: []string{"compliance profile", "flows", ReuseStatistics, "packaging-classification"}, eval: transportShare.eval},
 	{Code: "R50", Article: "Art. 29(2), 29(3)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
-		Reads: []string{"compliance profile", "flows", "packaging-classification"}},
+		Reads: []string{"compliance profile", "flows", ReuseStatistics, "packaging-classification"}, eval: intraGroupShare.eval},
 	{Code: "R51", Article: "Art. 29(4)", RuleSet: "reuse_targets", Check: Classification, Start: from2030,
-		Reads: []string{"packaging-classification"}},
+		Reads: []string{"packaging-classification"}, eval: reuseTargetExemption},
 	{Code: "R52", Article: "Art. 29(5)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
-		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+		Reads: []string{"compliance profile", "flows", ReuseStatistics, "packaging-classification"}, eval: groupedBoxShare.eval},
 	{Code: "R53", Article: "Art. 29(6), 29(7)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
-		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+		Reads: []string{"compliance profile", "flows", ReuseStatistics, "packaging-classification"}, eval: beverageShare.eval},
 	{Code: "R54", Article: "Art. 29(10), 29(13)", RuleSet: "reuse_targets", Check: Classification, Level: OperatorLevel, Start: from2030,
 		Reads: []string{"compliance profile", "flows"}},
 	{Code: "R55", Article: "Art. 31", RuleSet: "reuse_targets", Check: Documentation, Level: OperatorLevel, Start: Start{Fixed: day("2031-01-01")},
-		Reads: []string{"compliance profile", "reuse statistics"}},
+		Reads: []string{"compliance profile"}, eval: reuseReport},
 	{Code: "R56", Article: "Art. 32", RuleSet: "horeca", Check: Documentation, Level: OperatorLevel, Start: Start{Fixed: day("2027-02-12")},
 		Reads: []string{"compliance profile"}},
 	{Code: "R57", Article: "Art. 33", RuleSet: "horeca", Check: Documentation, Level: OperatorLevel, Start: from2028Feb,
