@@ -29,25 +29,38 @@ type bench struct {
 	scenario, proof string
 }
 
-func newBench(t *testing.T) *bench { return newBenchOf(t, "own_production") }
+func newBench(t *testing.T) *bench { return newJar(t, "own_production") }
 
-// newBenchOf is the bench with the jar reaching the organization as
-// sourcing says, on an API with the options.
-func newBenchOf(t *testing.T, sourcing string, opts ...apitest.Option) *bench {
+// newJar is the bench whose jar reaches the organization as sourcing
+// says, on an API with the options, on the Polish market.
+func newJar(t *testing.T, sourcing string, opts ...apitest.Option) *bench {
+	b := newBenchOf(t, map[string]any{"internalCode": "JAR-" + uuid.NewString()[:8], "name": "Słoik 500 ml",
+		"sourcingType": sourcing, "massG": "184", "mainMaterialCode": "GLASS", "stockUnit": "piece",
+		"reuseType": "single_use", "foodContactStatus": "food_contact"}, opts...)
+	b.body = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Korpus", "role": "body", "materialCode": "GLASS", "massG": "180"})["id"].(string)
+	b.closure = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Zakrętka", "role": "closure", "materialCode": "PLASTIC_PP", "massG": "4"})["id"].(string)
+	b.market(t, "PL")
+	return b
+}
+
+// newBenchOf is a bench, on an API with the options, whose item is made
+// of the body given, with no component and no market yet.
+func newBenchOf(t *testing.T, item map[string]any, opts ...apitest.Option) *bench {
 	a := apitest.New(t, opts...)
 	b := &bench{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
 	b.reviewer = a.AddUser(b.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{
 		string(access.EvidenceReviewPerm), string(access.CatalogView), string(access.AssessmentsPublish), string(access.AssessmentsView)}})
-	b.item = b.created(t, b.tn, "/catalog-items", map[string]any{"internalCode": "JAR-" + uuid.NewString()[:8], "name": "Słoik 500 ml",
-		"sourcingType": sourcing, "massG": "184", "mainMaterialCode": "GLASS", "stockUnit": "piece",
-		"reuseType": "single_use", "foodContactStatus": "food_contact"})["id"].(string)
-	b.body = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Korpus", "role": "body", "materialCode": "GLASS", "massG": "180"})["id"].(string)
-	b.closure = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Zakrętka", "role": "closure", "materialCode": "PLASTIC_PP", "massG": "4"})["id"].(string)
-	res := b.send(t, b.tn, http.MethodPut, "/catalog-items/"+b.item+"/markets", map[string]any{"market_revision": b.revision(t), "markets": []string{"PL"}})
-	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
-	b.scenario = res.JSON["markets"].([]any)[0].(map[string]any)["id"].(string)
+	b.item = b.created(t, b.tn, "/catalog-items", item)["id"].(string)
 	b.proof = a.StoredVersion(b.tn.Org, documents.ReviewApproved)
 	return b
+}
+
+// market puts the item on the market of the country, its scenario.
+func (b *bench) market(t *testing.T, country string) {
+	t.Helper()
+	res := b.send(t, b.tn, http.MethodPut, "/catalog-items/"+b.item+"/markets", map[string]any{"market_revision": b.revision(t), "markets": []string{country}})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	b.scenario = res.JSON["markets"].([]any)[0].(map[string]any)["id"].(string)
 }
 
 func (b *bench) send(t *testing.T, tn apitest.Tenant, method, path string, body any) *apitest.Response {
@@ -105,11 +118,7 @@ func (b *bench) complete(t *testing.T) string {
 		"predominant_material": "glass", "composite": false}, "")
 	b.accepted(t, "chemical-safety", b.chemistry(b.body, "3"), "")
 	closure := b.accepted(t, "chemical-safety", b.chemistry(b.closure, "3"), "")
-	elements := []any{}
-	for _, e := range []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk"} {
-		elements = append(elements, map[string]any{"element": e, "complete": true, "document": b.proof})
-	}
-	b.accepted(t, "conformity-dossiers", map[string]any{"manufacturer": "Huta Szkła S.A.", "placed_on_market_on": "2026-09-01", "elements": elements}, "")
+	b.dossier(t)
 	b.accepted(t, "eu-declarations", map[string]any{"declaration_number": "DoC-1", "packaging_identification": "Słoik 500 ml",
 		"manufacturer": "Huta Szkła S.A.", "sole_responsibility_statement": true, "object_description": "Słoik",
 		"union_legislation": "Regulation (EU) 2025/40", "languages": "pl", "signature_status": "unsigned", "placed_on_market_on": "2026-09-01"}, "")
@@ -118,6 +127,15 @@ func (b *bench) complete(t *testing.T) string {
 		"micro_enterprise": false, "epr_producer": true, "epr_registration_number": "000012345"}, "")
 	b.accepted(t, "restricted-formats", map[string]any{"plastic": false, "single_use": true, "use_context": "none"}, "")
 	return closure
+}
+
+// dossier records complete, accepted technical documentation.
+func (b *bench) dossier(t *testing.T) {
+	elements := []any{}
+	for _, e := range []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk"} {
+		elements = append(elements, map[string]any{"element": e, "complete": true, "document": b.proof})
+	}
+	b.accepted(t, "conformity-dossiers", map[string]any{"manufacturer": "Huta Szkła S.A.", "placed_on_market_on": "2026-09-01", "elements": elements}, "")
 }
 
 func (b *bench) assess(t *testing.T, date string) map[string]any {

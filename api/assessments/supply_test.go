@@ -15,7 +15,7 @@ import (
 // component: a request's lines answered with files pass R39, and
 // cancelling the request before the answers are reviewed takes them away.
 func TestSupplierInformationIsAnAnsweredRequestPerComponent(t *testing.T) {
-	b := newBenchOf(t, "purchased", apitest.WithStorage()) // the answers are files
+	b := newJar(t, "purchased", apitest.WithStorage()) // the answers are files
 	party := b.created(t, b.tn, "/parties", map[string]any{"name": "Huta Szkła S.A.", "roles": []string{"supplier"}, "country": "PL",
 		"email": "jakosc@huta.example"})["id"]
 	request := b.created(t, b.tn, "/supplier-requests", map[string]any{"party": party, "language": "pl", "due_on": "2026-12-31",

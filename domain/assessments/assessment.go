@@ -118,8 +118,10 @@ type AssessmentCreate struct {
 	RuleSets input.Opt[[]string]
 	Date     input.Opt[time.Time]
 	Markets  input.Opt[[]string]
-	// run is the bulk run the assessment belongs to, set by the run.
-	run *uuid.UUID
+	// run is the bulk run the assessment belongs to, set by the run,
+	// with the organization-wide statistics its batch shares.
+	run        *uuid.UUID
+	statistics *ReuseStatisticsCache
 }
 
 // Declare names the assessment's fields.
@@ -160,6 +162,9 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 		input.On = in.Date.Value
 	}
 	input.Markets = marketsOf(scenarios, markets)
+	if err := reuseInput(ctx, tx, org, item.ID, input, in.statistics); err != nil {
+		return nil, err
+	}
 	results, sets := evaluate(in.RuleSets.Value, input)
 	dataVersion, err := catalog.CurrentDataVersion(w, item)
 	if err != nil {

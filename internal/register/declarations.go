@@ -42,7 +42,10 @@ var (
 	CompostableFormats = []string{"tea_coffee_bag", "soft_single_serve_pod", "fruit_vegetable_sticky_label"}
 	// Exemptions are the articles whose exemptions a classification can
 	// claim.
-	Exemptions = []string{"6(11)", "7(4)", "7(5)", "12(11)", "24(5)", "29(4)", "50(4)"}
+	// 29(7) marks a beverage the re-use target of 29(6) excludes (highly
+	// perishable drinks, milk, wine, aromatised wine, fermented fruit
+	// drinks, spirits).
+	Exemptions = []string{"6(11)", "7(4)", "7(5)", "12(11)", "24(5)", "29(4)", "29(7)", "50(4)"}
 	// ReusabilityCriteria are the points of Art. 11(1).
 	ReusabilityCriteria = []string{"11(1)(a)", "11(1)(b)", "11(1)(c)", "11(1)(d)", "11(1)(e)", "11(1)(f)", "11(1)(g)", "11(1)(h)", "11(1)(i)"}
 	// ReconditioningSteps are the steps of Annex VI Part B.
@@ -108,7 +111,7 @@ var hundred = decimal.NewFromInt(100)
 
 var packagingClassification = &Register{
 	Slug: "packaging-classification", Reviewable: true,
-	Articles: []string{"Art. 3(1)", "Annex I", "Annex II Table 1", "Art. 6(11)", "Art. 7(4)-(5)", "Art. 12(11)", "Art. 24(5)", "Art. 29(4)",
+	Articles: []string{"Art. 3(1)", "Annex I", "Annex II Table 1", "Art. 6(11)", "Art. 7(4)-(5)", "Art. 12(11)", "Art. 24(5)", "Art. 29(4)", "Art. 29(7)",
 		"Art. 50(1), 50(4)"},
 	Fields: []Field{
 		must(enum("packaging_function", PackagingFunctions...)),

@@ -207,6 +207,13 @@ type Input struct {
 	SupplierDocuments []SupplierDocument
 	SupplyDays        []SupplyDay
 	EPRReports        []EPRReport // newest first
+	// Reusable packaging and re-use targets (reuse.go,
+	// reuse_targets.go): the organization's re-use systems that list the
+	// item, and the re-use statistics of the year ReuseYear gives, per
+	// Member State and Art. 29 format (loaded only when a rule reading
+	// them applies on the date).
+	ReuseSystems []ReuseSystem
+	ReuseShares  []ReuseShare
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the
@@ -222,8 +229,6 @@ func Evaluate(rules []Rule, in *Input) []Result {
 		case pending || in.On.Before(from):
 		case r.Check == Aggregate:
 			aggregates = append(aggregates, i)
-		case r.eval == nil:
-			res = Result{Outcome: InsufficientData, Reason: "rules.not_evaluated_yet"}
 		default:
 			res = r.eval(in)
 		}

@@ -167,7 +167,7 @@ func TestR54ClassifiesTheExemptionsOfArticle29(t *testing.T) {
 		{name: "just above 100 m²", profile: shop("100.01"), outcome: NotApplicable, reason: "rules.no_article_29_exemption"},
 		{name: "micro above 1 000 kg with a small shop", profile: largeMicroShop, outcome: Pass, reason: "rules.exempt_29_10", args: []string{"50"}},
 	})
-	assert.Equal(t, 2030, exemptionYear(on))
+	assert.Equal(t, 2030, ReuseYear(on))
 }
 
 // horeca is the Polish profile of a HORECA final distributor of take-away

@@ -391,5 +391,6 @@ func TestTheCatalogueHoldsEveryRuleOfTheMasterTable(t *testing.T) {
 		for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {
 			assert.NotEqual(t, r.ScopeKey(), i18n.T(l, r.ScopeKey()), "%s: scope decision in %s", r.Code, l)
 		}
+		assert.Equal(t, r.Check == Aggregate, r.eval == nil, "%s: evaluated from data", r.Code)
 	}
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -41,25 +40,28 @@ func (in *Input) profile(country string) (ProfileEntry, bool) {
 	return in.Profile[i], true
 }
 
+// The Art. 29(1) share is demonstrated from 1 January 2030 or 18 months
+// after the Art. 30(3) method act enters into force, whichever is later
+// (Art. 30(4)).
 var reuseTargetDemonstration = Start{Fixed: day("2030-01-01"), Act: "reuse_equivalent_units_method", OffsetMonths: 18}
 
 var targetRules = []Rule{
 	{Code: "R48", Article: "Art. 28(5)", RuleSet: "reusable_packaging", Check: Information, Level: OperatorLevel, Start: from2030,
 		Reads: []string{"compliance profile", "refill stations"}, eval: refillArea},
 	{Code: "R49", Article: "Art. 29(1), 30(4)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: reuseTargetDemonstration,
-		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+		Reads: []string{"compliance profile", "flows", ReuseStatistics, "packaging-classification"}, eval: transportShare.eval},
 	{Code: "R50", Article: "Art. 29(2), 29(3)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
-		Reads: []string{"compliance profile", "flows", "packaging-classification"}},
+		Reads: []string{"compliance profile", "flows", ReuseStatistics, "packaging-classification"}, eval: intraGroupShare.eval},
 	{Code: "R51", Article: "Art. 29(4)", RuleSet: "reuse_targets", Check: Classification, Start: from2030,
-		Reads: []string{"packaging-classification"}},
+		Reads: []string{"packaging-classification"}, eval: reuseTargetExemption},
 	{Code: "R52", Article: "Art. 29(5)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
-		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+		Reads: []string{"compliance profile", "flows", ReuseStatistics, "packaging-classification"}, eval: groupedBoxShare.eval},
 	{Code: "R53", Article: "Art. 29(6), 29(7)", RuleSet: "reuse_targets", Check: PassFail, Level: OperatorLevel, Start: from2030,
-		Reads: []string{"compliance profile", "flows", "reuse statistics", "packaging-classification"}},
+		Reads: []string{"compliance profile", "flows", ReuseStatistics, "packaging-classification"}, eval: beverageShare.eval},
 	{Code: "R54", Article: "Art. 29(10), 29(13)", RuleSet: "reuse_targets", Check: Classification, Level: OperatorLevel, Start: from2030,
 		Reads: []string{"compliance profile", "flows"}, eval: article29Exemptions},
 	{Code: "R55", Article: "Art. 31", RuleSet: "reuse_targets", Check: Documentation, Level: OperatorLevel, Start: Start{Fixed: day("2031-01-01")},
-		Reads: []string{"compliance profile", "reuse statistics"}},
+		Reads: []string{"compliance profile"}, eval: reuseReport},
 	{Code: "R56", Article: "Art. 32", RuleSet: "horeca", Check: Documentation, Level: OperatorLevel, Start: Start{Fixed: day("2027-02-12")},
 		Reads: []string{"compliance profile"}, eval: bringYourOwn},
 	{Code: "R57", Article: "Art. 33", RuleSet: "horeca", Check: Documentation, Level: OperatorLevel, Start: from2028Feb,
@@ -185,25 +187,14 @@ var (
 	smallSalesAreaM2     = decimal.NewFromInt(100)
 )
 
-// exemptionYear is the year R54 classifies on a date: the last closed
-// calendar year, the one the annual targets measure.
-func exemptionYear(on time.Time) int { return on.Year() - 1 }
-
 // article29Exemptions classifies the operator in each market under the
 // exemptions of Art. 29: every target, the beverage target only, or
 // none.
 func article29Exemptions(in *Input) Result {
-	year := exemptionYear(in.On)
+	year := ReuseYear(in.On)
 	return operator(in, func(p ProfileEntry) MarketResult {
-		if micro, _ := p.flag("micro_enterprise"); micro {
-			mass, ok := p.PlacedMassG[year]
-			switch {
-			case !ok:
-				return MarketResult{Outcome: InsufficientData, Missing: []string{"flows@" + p.Country}, Reason: "rules.micro_enterprise_mass_unknown",
-					ReasonArgs: []string{itoa(year)}}
-			case !mass.GreaterThan(microEnterpriseMassG):
-				return MarketResult{Outcome: Pass, Reason: "rules.exempt_29_13", ReasonArgs: []string{itoa(year), kilograms(mass)}}
-			}
+		if r := microExemption(p, year); r != nil {
+			return *r
 		}
 		area, out := p.salesArea("rules.no_article_29_exemption")
 		switch {
@@ -214,6 +205,25 @@ func article29Exemptions(in *Input) Result {
 		}
 		return MarketResult{Outcome: NotApplicable, Reason: "rules.no_article_29_exemption"}
 	})
+}
+
+// microExemption is Art. 29(13)'s exemption from every Art. 29 target
+// of a micro-enterprise that made at most 1,000 kg of packaging available
+// in the Member State in the year: the market's result when the operator
+// is one (exempt, or its mass unknown), nil when it is not exempt.
+func microExemption(p ProfileEntry, year int) *MarketResult {
+	if micro, _ := p.flag("micro_enterprise"); !micro {
+		return nil
+	}
+	mass, ok := p.PlacedMassG[year]
+	switch {
+	case !ok:
+		return &MarketResult{Outcome: InsufficientData, Missing: []string{"flows@" + p.Country}, Reason: "rules.micro_enterprise_mass_unknown",
+			ReasonArgs: []string{itoa(year)}}
+	case !mass.GreaterThan(microEnterpriseMassG):
+		return &MarketResult{Outcome: Pass, Reason: "rules.exempt_29_13", ReasonArgs: []string{itoa(year), kilograms(mass)}}
+	}
+	return nil
 }
 
 // kilograms renders a mass in grams in kilograms.
