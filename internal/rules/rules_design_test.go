@@ -469,19 +469,3 @@ func TestR43EmptySpaceExemption(t *testing.T) {
 	})
 }
 
-// Every rule of the chapter is evaluated from data once it applies.
-func TestEveryDesignRuleIsEvaluated(t *testing.T) {
-	acts := Acts{}
-	for _, code := range []string{"dfr_delegated_acts", "recycled_content_method", "esr_method", "recycled_at_scale_method"} {
-		acts[code] = day("2026-01-01")
-	}
-	in := withActs(itemOn(day("2045-01-01")), acts)
-	for _, res := range Evaluate(designRules, in) {
-		assert.NotEqual(t, NotYetApplicable, res.Outcome, res.Rule)
-		assert.NotEqual(t, "rules.not_evaluated_yet", res.Reason, res.Rule)
-		if res.Check == Information {
-			assert.Equal(t, Informational, res.Outcome, res.Rule)
-		}
-		assert.NotEqual(t, Pass, res.Outcome, "%s: absence of data never passes", res.Rule)
-	}
-}

@@ -394,3 +394,24 @@ func TestTheCatalogueHoldsEveryRuleOfTheMasterTable(t *testing.T) {
 		assert.Equal(t, r.Check == Aggregate, r.eval == nil, "%s: evaluated from data", r.Code)
 	}
 }
+
+// Absence of data never passes: an item with nothing recorded, on a date
+// every rule applies with every act in force, passes no rule, and an
+// information rule only informs.
+func TestAbsenceOfDataNeverPasses(t *testing.T) {
+	acts := Acts{}
+	var doc struct{ Acts []struct{ Code string } }
+	require.NoError(t, json.Unmarshal(actsJSON, &doc))
+	for _, a := range doc.Acts {
+		acts[a.Code] = day("2026-01-01")
+	}
+	in := itemOn(day("2045-01-01"))
+	in.Acts, in.Markets = acts, []Market{{ID: uuid.New(), Country: "PL"}}
+	for _, res := range Evaluate(All, in) {
+		assert.NotEqual(t, NotYetApplicable, res.Outcome, res.Rule)
+		assert.NotContains(t, []string{Pass, Graded}, res.Outcome, "%s: absence of data never passes", res.Rule)
+		if rule, _ := ByCode(res.Rule); rule.Check == Information {
+			assert.Equal(t, Informational, res.Outcome, res.Rule)
+		}
+	}
+}
