@@ -107,11 +107,12 @@ func (b *bench) chemistry(component, pfas string) map[string]any {
 	return map[string]any{"component": component, "lab_report": b.proof, "lab_name": "Laboratorium", "sampling_date": "2026-10-01",
 		"lead": qty("10", "mg/kg"), "cadmium": qty("1", "mg/kg"), "mercury": qty("1", "mg/kg"), "chromium_vi": qty("1", "mg/kg"),
 		"pfas_max_individual": qty(pfas, "ppb"), "pfas_sum_targeted": qty("40", "ppb"), "pfas_total": qty("2", "ppm"),
-		"total_fluorine": qty("5", "mg/kg")}
+		"total_fluorine": qty("5", "mg/kg"), "no_substances_of_concern": true}
 }
 
-// complete fills every register the rules read in force today; it
-// returns the closure's chemical-safety entry.
+// complete fills every register the item's rules read in force today
+// (not the organization's compliance profile); it returns the closure's
+// chemical-safety entry.
 func (b *bench) complete(t *testing.T) string {
 	b.accepted(t, "packaging-classification", map[string]any{"packaging_function": "sales", "is_packaging": true, "reuse_type": "single_use",
 		"contact_sensitive": true, "contact_sensitive_basis": "food_contact", "food_contact": true, "annex_ii_category": 1,
@@ -122,17 +123,27 @@ func (b *bench) complete(t *testing.T) string {
 	b.accepted(t, "eu-declarations", map[string]any{"declaration_number": "DoC-1", "packaging_identification": "Słoik 500 ml",
 		"manufacturer": "Huta Szkła S.A.", "sole_responsibility_statement": true, "object_description": "Słoik",
 		"union_legislation": "Regulation (EU) 2025/40", "languages": "pl", "signature_status": "unsigned", "placed_on_market_on": "2026-09-01"}, "")
-	b.accepted(t, "communications", map[string]any{"identifier": "LOT-2026-11", "manufacturer_contact_marked": true}, "")
+	b.accepted(t, "communications", map[string]any{"identifier": "LOT-2026-11", "manufacturer_contact_marked": true,
+		"labels": []any{map[string]any{"type": "harmonised_material_label", "artwork": b.proof}}, "misleading_marks_checked": true}, "")
+	b.accepted(t, "minimization", b.minimised(), "")
 	b.accepted(t, "role-duties", map[string]any{"scenario": b.scenario, "economic_roles": []string{"manufacturer", "producer"},
 		"micro_enterprise": false, "epr_producer": true, "epr_registration_number": "000012345"}, "")
 	b.accepted(t, "restricted-formats", map[string]any{"plastic": false, "single_use": true, "use_context": "none"}, "")
 	return closure
 }
 
+// minimised is a complete Annex IV assessment of the jar: its mass
+// within the justified minimum and no feature that only adds volume.
+func (b *bench) minimised() map[string]any {
+	return map[string]any{"mass": qty("184", "g"), "minimum_mass": qty("180", "g"), "batch_variation": qty("3", "%"),
+		"criteria":     []any{map[string]any{"criterion": "product protection", "limiting_requirement": "drop test from 1.2 m"}},
+		"double_walls": false, "false_bottoms": false, "unnecessary_layers": false}
+}
+
 // dossier records complete, accepted technical documentation.
 func (b *bench) dossier(t *testing.T) {
 	elements := []any{}
-	for _, e := range []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk"} {
+	for _, e := range []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk", "TD-5(6)"} {
 		elements = append(elements, map[string]any{"element": e, "complete": true, "document": b.proof})
 	}
 	b.accepted(t, "conformity-dossiers", map[string]any{"manufacturer": "Huta Szkła S.A.", "placed_on_market_on": "2026-09-01", "elements": elements}, "")
@@ -170,6 +181,9 @@ func (b *bench) openFindings(t *testing.T) []any {
 func TestACompleteItemPassesAndAPFASFailureIsFoundAndResolved(t *testing.T) {
 	b := newBench(t)
 	closure := b.complete(t)
+	// The operator: a manufacturer that neither refills nor sells take-away.
+	b.profiled(t, map[string]any{"country": "PL", "micro_enterprise": false, "final_distributor": false, "horeca_takeaway": false,
+		"refill_offered": false}, true)
 
 	first := b.assess(t, "2026-11-26")
 	assert.Equal(t, "pass", first["status"], first)
@@ -226,9 +240,14 @@ func TestTheFirstOfJanuary2030AddsExactlyTheRulesStartingThatDay(t *testing.T) {
 			changed = append(changed, rule)
 		}
 	}
-	assert.Equal(t, []string{"R44"}, changed, "R44 starts on 1 January 2030; R08 and R41 wait for pending acts")
+	assert.ElementsMatch(t, startingOn2030, changed, "R08, R14, R41 and R49 wait for pending acts")
 	assert.Equal(t, "pass", after["R44"])
+	assert.Equal(t, "pass", after["R22"], "the jar's Annex IV assessment")
 }
+
+// startingOn2030 are the rules that start on 1 January 2030 by a date of
+// their own, in the catalogue's order.
+var startingOn2030 = []string{"R12", "R22", "R44", "R48", "R50", "R51", "R52", "R53", "R54"}
 
 func TestAnAssessmentNamesWhatIsMissing(t *testing.T) {
 	b := newBench(t)
@@ -252,7 +271,15 @@ func TestAnAssessmentNamesWhatIsMissing(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Contains(t, res.FieldErrors(), "item")
 	only := b.created(t, b.tn, "/assessments", map[string]any{"item": b.item, "rule_sets": []string{"marking"}})
-	assert.Len(t, only["results"], 2, "R36 and R37 only")
+	require.Len(t, only["results"], 62, "every rule is listed")
+	for rule, outcome := range outcomes(only) {
+		if rule == "R36" || rule == "R37" {
+			assert.Equal(t, "insufficient_data", outcome, rule)
+			continue
+		}
+		assert.Equal(t, "not_assessed", outcome, "%s: its rule set was not selected", rule)
+	}
+	assert.Equal(t, "incomplete", only["status"], "a rule not assessed never passes")
 }
 
 func TestTheSummaryOnEitherSideOf2030(t *testing.T) {
@@ -274,11 +301,16 @@ func TestTheSummaryOnEitherSideOf2030(t *testing.T) {
 			added = append(added, r)
 		}
 	}
-	assert.Equal(t, []string{"R44"}, added, "exactly the rules starting on 1 January 2030")
+	assert.Equal(t, startingOn2030, added, "exactly the rules starting on 1 January 2030")
 	assert.Contains(t, rulesOf(before["upcoming"].([]any)), "R44")
 	assert.Contains(t, rulesOf(after["upcoming"].([]any)), "R08", "a pending act keeps R08 upcoming")
-	assert.Equal(t, "R08", after["next_deadline"].(map[string]any)["rule"])
+	assert.Equal(t, "R25", after["next_deadline"].(map[string]any)["rule"], "the earliest date still waiting: the harmonised label's")
+	assert.Equal(t, "2028-08-12", after["next_deadline"].(map[string]any)["applies_from"])
 	assert.Equal(t, true, after["next_deadline"].(map[string]any)["applies_from_pending_act"])
+	require.Len(t, after["rules"], 62, "the summary lists every rule")
+	first := after["rules"].([]any)[0].(map[string]any)
+	assert.Equal(t, "R01", first["rule"])
+	assert.Equal(t, "applies", first["state"])
 
 	today := b.get(t, "/catalog-items/"+b.item+"/ppwr-summary")
 	assert.NotEmpty(t, today["notice"])

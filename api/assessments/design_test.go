@@ -18,9 +18,7 @@ import (
 func TestTheMinimisationChapter(t *testing.T) {
 	b := newBench(t)
 	b.complete(t)
-	minimization := map[string]any{"mass": qty("184", "g"), "minimum_mass": qty("180", "g"), "batch_variation": qty("3", "%"),
-		"criteria":     []any{map[string]any{"criterion": "product protection", "limiting_requirement": "drop test from 1.2 m"}},
-		"double_walls": false, "false_bottoms": false, "unnecessary_layers": false}
+	minimization := b.minimised()
 
 	res := b.send(t, b.tn, http.MethodPost, "/catalog-items/"+b.item+"/ppwr/minimization", map[string]any{"catalog_revision": b.revision(t),
 		"method": "test_method", "values": withValues(minimization, map[string]any{"double_walls": true})})

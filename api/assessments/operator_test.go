@@ -34,16 +34,6 @@ func (b *bench) profiled(t *testing.T, values map[string]any, reviewed bool) str
 	return id
 }
 
-// rule is one rule's result in an assessment.
-func rule(a map[string]any, code string) map[string]any {
-	for _, r := range a["results"].([]any) {
-		if r.(map[string]any)["rule"] == code {
-			return r.(map[string]any)
-		}
-	}
-	return nil
-}
-
 // market is the rule's only market's result.
 func market(t *testing.T, r map[string]any) map[string]any {
 	t.Helper()
@@ -57,7 +47,7 @@ func TestTheHORECADutiesPassWithAnAcceptedProfileAndNotWithout(t *testing.T) {
 	const onDuty = "2027-03-01"
 
 	without := b.assess(t, onDuty)
-	r56 := rule(without, "R56")
+	r56 := result(t, without, "R56")
 	assert.Equal(t, "operator", r56["level"])
 	assert.Equal(t, "insufficient_data", r56["outcome"], "no profile entry for Poland")
 	assert.Equal(t, []any{"compliance-profile@PL"}, market(t, r56)["missing"])
@@ -69,24 +59,24 @@ func TestTheHORECADutiesPassWithAnAcceptedProfileAndNotWithout(t *testing.T) {
 		found = found || strings.Contains(message, "R56") && strings.Contains(message, "compliance-profile@PL")
 	}
 	assert.True(t, found, "the finding says to record the profile entry")
-	assert.NotContains(t, rule(without, "R01")["missing"], "R56", "R01 aggregates the item's rules, not the operator's")
+	assert.NotContains(t, result(t, without, "R01")["missing"], "R56", "R01 aggregates the item's rules, not the operator's")
 
 	first := b.profiled(t, b.cafe(), false)
 	assert.Equal(t, true, b.get(t, "/assessments/"+without["id"].(string))["stale"], "a new profile entry makes the assessment stale")
 	unreviewed := b.assess(t, onDuty)
-	assert.Equal(t, "insufficient_data", rule(unreviewed, "R56")["outcome"], "an unreviewed entry is not read")
+	assert.Equal(t, "insufficient_data", result(t, unreviewed, "R56")["outcome"], "an unreviewed entry is not read")
 
 	res := b.send(t, b.reviewer, http.MethodPost, profilePath+"/"+first+"/review", map[string]any{"decision": "accepted", "reason": "Sprawdzone", "revision": 1})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	assert.Equal(t, true, b.get(t, "/assessments/"+unreviewed["id"].(string))["stale"], "so does its review")
 	with := b.assess(t, onDuty)
-	r56 = rule(with, "R56")
+	r56 = result(t, with, "R56")
 	assert.Equal(t, "pass", r56["outcome"])
 	assert.Equal(t, []any{first}, market(t, r56)["entries"], "the market cites the profile entry it read")
-	assert.Equal(t, "not_applicable", rule(with, "R47")["outcome"], "the profile offers no refill")
-	assert.Equal(t, "no_refill_offered", market(t, rule(with, "R47"))["reason"])
-	assert.Equal(t, "not_yet_applicable", rule(with, "R57")["outcome"], "the re-use offer starts on 12 February 2028")
-	assert.Equal(t, "not_yet_applicable", rule(b.assess(t, "2027-02-11"), "R56")["outcome"], "Art. 32 applies from 12 February 2027")
+	assert.Equal(t, "not_applicable", result(t, with, "R47")["outcome"], "the profile offers no refill")
+	assert.Equal(t, "no_refill_offered", market(t, result(t, with, "R47"))["reason"])
+	assert.Equal(t, "not_yet_applicable", result(t, with, "R57")["outcome"], "the re-use offer starts on 12 February 2028")
+	assert.Equal(t, "not_yet_applicable", result(t, b.assess(t, "2027-02-11"), "R56")["outcome"], "Art. 32 applies from 12 February 2027")
 
 	// The re-use offer of Art. 33 needs its re-use system.
 	cafe := b.cafe()
@@ -94,11 +84,11 @@ func TestTheHORECADutiesPassWithAnAcceptedProfileAndNotWithout(t *testing.T) {
 	cafe["reuse_offer_takeaway"] = true
 	b.profiled(t, cafe, true)
 	later := b.assess(t, "2028-03-01")
-	r56 = rule(later, "R56")
+	r56 = result(t, later, "R56")
 	assert.Equal(t, "documentation_missing", r56["outcome"], "the bring-your-own policy was removed")
 	assert.Equal(t, []any{"compliance-profile.byo_policy@PL"}, market(t, r56)["missing"])
-	assert.Equal(t, "documentation_missing", rule(later, "R57")["outcome"])
-	assert.Equal(t, []any{"compliance-profile.takeaway_reuse_system@PL"}, market(t, rule(later, "R57"))["missing"])
+	assert.Equal(t, "documentation_missing", result(t, later, "R57")["outcome"])
+	assert.Equal(t, []any{"compliance-profile.takeaway_reuse_system@PL"}, market(t, result(t, later, "R57"))["missing"])
 }
 
 func TestRefillIsDocumentedByAStationOfTheCountry(t *testing.T) {
@@ -107,13 +97,13 @@ func TestRefillIsDocumentedByAStationOfTheCountry(t *testing.T) {
 	refill := b.cafe()
 	refill["refill_offered"], refill["refill_rules_published"] = true, true
 	b.profiled(t, refill, true)
-	r47 := rule(b.assess(t, "2026-11-26"), "R47")
+	r47 := result(t, b.assess(t, "2026-11-26"), "R47")
 	assert.Equal(t, "documentation_missing", r47["outcome"])
 	assert.Equal(t, []any{"refill-stations@PL"}, market(t, r47)["missing"])
 
 	b.created(t, b.tn, "/ppwr/refill-stations", map[string]any{"name": "Stacja Gdańsk", "location": "ul. Długa 1, Gdańsk", "country": "PL",
 		"refill_rules": "Przynieś czysty, suchy pojemnik."})
-	r47 = rule(b.assess(t, "2026-11-26"), "R47")
+	r47 = result(t, b.assess(t, "2026-11-26"), "R47")
 	assert.Equal(t, "pass", r47["outcome"])
 	assert.Equal(t, []any{"1"}, market(t, r47)["reason_args"], "the stations counted")
 	assert.Contains(t, market(t, r47)["reason_text"], "refill stations")
