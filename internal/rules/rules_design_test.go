@@ -468,4 +468,3 @@ func TestR43EmptySpaceExemption(t *testing.T) {
 		{"the ESR act is pending", itemOn(day("2031-01-01"), claims()), NotYetApplicable, nil, "", nil},
 	})
 }
-
