@@ -332,19 +332,21 @@ func ruleSubject(itemID uuid.UUID, rule string) uuid.UUID {
 // rules each have their own.
 func findingIssues(w *work.Unit, a *Assessment) error {
 	var met []uuid.UUID
+	var found []domain.ComplianceIssue
 	for _, r := range a.Results {
 		subject := ruleSubject(a.CatalogItemID, r.Rule)
 		switch {
 		case r.Check == rules.Aggregate:
 		case rules.CanFail(r.Outcome):
 			key, args := findingMessage(r)
-			if err := domain.RestateIssue(w, domain.ComplianceIssue{Kind: domain.IssueRuleFinding, Severity: findingSeverity(r.Outcome), SubjectType: "ppwr_rule",
-				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: key, MessageArgs: args}); err != nil {
-				return err
-			}
+			found = append(found, domain.ComplianceIssue{Kind: domain.IssueRuleFinding, Severity: findingSeverity(r.Outcome), SubjectType: "ppwr_rule",
+				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: key, MessageArgs: args})
 		case r.Outcome == rules.Pass || r.Outcome == rules.Graded || r.Outcome == rules.NotApplicable:
 			met = append(met, subject)
 		}
+	}
+	if err := domain.RestateIssues(w, found); err != nil {
+		return err
 	}
 	return domain.ResolveIssuesOf(w, domain.IssueRuleFinding, met, "issue.resolved_by_assessment")
 }
