@@ -47,8 +47,8 @@ var staleWhen = []string{
 	`EXISTS (SELECT 1 FROM reuse_systems s WHERE s.organization_id = a.organization_id AND s.updated_at > a.created_at
 		AND s.items @> jsonb_build_array(a.catalog_item_id::text))`,
 	// A supplier-request line about the item reviewed, answered since (a
-	// line becomes answered with its first file), or left answered by its
-	// request's cancellation.
+	// line becomes answered with its first file), or whose answer its
+	// request's cancellation leaves unreviewed for good.
 	`EXISTS (SELECT 1 FROM supplier_request_lines l JOIN supplier_requests q ON q.id = l.request_id
 		WHERE l.organization_id = a.organization_id AND l.catalog_item_id = a.catalog_item_id AND (l.reviewed_at > a.created_at
 			OR (l.status = @answered AND q.cancelled_at > a.created_at)
@@ -76,8 +76,8 @@ var staleWhen = []string{
 		AND EXISTS (SELECT 1 FROM compliance_profile_entries c WHERE c.organization_id = s.organization_id AND c.country = s.country_code
 			AND c.status = @active AND c.review_status = @accepted))`,
 	// EPR reports: only the report of the last year due is read, the year
-	// before the date's or the one before that (until 1 June); one of
-	// those years recorded, given a line or reviewed.
+	// before the date's or the one before that (until 1 June): a report
+	// of one of those years recorded, given a line or reviewed.
 	`EXISTS (SELECT 1 FROM epr_reports r WHERE r.organization_id = a.organization_id AND r.updated_at > a.created_at
 		AND r.year BETWEEN extract(year FROM a.assessed_on)::int - 2 AND extract(year FROM a.assessed_on)::int - 1)`,
 	// Flows: the re-use statistics, a micro-enterprise's placed mass and
