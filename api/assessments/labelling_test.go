@@ -33,8 +33,14 @@ func summaryRule(list any, rule string) map[string]any {
 // deposit-return system; accepted, when the reviewer accepts it.
 func (b *bench) depositScheme(t *testing.T, country string, accepted bool) string {
 	t.Helper()
+	return b.depositSchemeOf(t, b.item, country, accepted)
+}
+
+// depositSchemeOf is depositScheme of another item.
+func (b *bench) depositSchemeOf(t *testing.T, item, country string, accepted bool) string {
+	t.Helper()
 	id := b.created(t, b.tn, "/ppwr/deposit-schemes", map[string]any{"market": country, "scheme_name": "System kaucyjny " + country,
-		"scheme_operator": "Operator " + country, "deposit_amount": "0.50", "currency": "EUR", "items": []string{b.item},
+		"scheme_operator": "Operator " + country, "deposit_amount": "0.50", "currency": "EUR", "items": []string{item},
 		"label_requirement": "Znak systemu kaucyjnego", "label_applied": true, "participates_from": "2025-10-01"})["id"].(string)
 	if accepted {
 		b.acceptScheme(t, id)

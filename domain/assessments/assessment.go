@@ -428,30 +428,6 @@ func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *cata
 	return in, profileInput(ctx, db, org, in)
 }
 
-// AssessmentStale tells, for each assessment, whether what it read has
-// changed since: a new item revision, a register entry of the item created
-// or reviewed later, evidence about the item decided later, or an entry of
-// the organization's compliance profile created, superseded or reviewed
-// later.
-func AssessmentStale(ctx context.Context, db *gorm.DB, org uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
-	var rows []struct {
-		ID    uuid.UUID
-		Stale bool
-	}
-	err := db.WithContext(ctx).Raw(`
-		SELECT a.id, (a.catalog_revision <> i.revision
-			OR EXISTS (SELECT 1 FROM ppwr_register_entries e WHERE e.catalog_item_id = a.catalog_item_id AND e.updated_at > a.created_at)
-			OR EXISTS (SELECT 1 FROM evidence_proposals p WHERE p.catalog_item_id = a.catalog_item_id AND p.decided_at > a.created_at)
-			OR EXISTS (SELECT 1 FROM compliance_profile_entries c WHERE c.organization_id = a.organization_id AND c.updated_at > a.created_at)) AS stale
-		FROM assessments a JOIN catalog_items i ON i.id = a.catalog_item_id
-		WHERE a.organization_id = ? AND a.id IN ?`, org, append(ids, uuid.Nil)).Scan(&rows).Error
-	out := map[uuid.UUID]bool{}
-	for _, r := range rows {
-		out[r.ID] = r.Stale
-	}
-	return out, err
-}
-
 // NewAssessmentReview is the body of a decision on an assessment:
 // publishing it or rejecting it, with a reason. It is not a certification.
 func NewAssessmentReview() *registers.ReviewBody {

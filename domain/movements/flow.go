@@ -129,10 +129,17 @@ func CreateFlow(w *work.Unit, in *FlowCreate) (*Flow, error) {
 	return f, nil
 }
 
-// recordFlow writes a flow and announces it.
+// recordFlow writes a flow and announces it. A flow placing the item on
+// a market is a supply record its assessments read (rule R40): it
+// refreshes them.
 func recordFlow(w *work.Unit, f *Flow) error {
 	if err := w.Defer(f); err != nil {
 		return err
+	}
+	if f.Kind == FlowPlaced {
+		if err := catalog.RefreshAssessments(w, f.CatalogItemID); err != nil {
+			return err
+		}
 	}
 	return domain.Emit(w, FlowCreated{ID: f.ID})
 }

@@ -272,6 +272,12 @@ func CreateSupplyEvent(w *work.Unit, itemID uuid.UUID, in *SupplyEventCreate) (*
 	if err := w.Defer(e); err != nil {
 		return nil, nil, err
 	}
+	if e.Direction == DirectionReceived {
+		// A receipt is a supply record the item's assessments read (R40).
+		if err := catalog.RefreshAssessments(w, item.ID); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := domain.Emit(w, SupplyEventCreated{ID: e.ID}); err != nil {
 		return nil, nil, err
 	}

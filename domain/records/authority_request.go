@@ -196,7 +196,8 @@ func (in *AuthorityRequestCreate) Declare(f *input.Fields) {
 
 // CreateAuthorityRequest records a request about items of the unit's
 // organization, its due date computed from receipt, and the start of the
-// workflow that builds its bundle and keeps its deadline.
+// workflow that builds its bundle and keeps its deadline; it refreshes
+// the items' assessments.
 func CreateAuthorityRequest(w *work.Unit, in *AuthorityRequestCreate) (*AuthorityRequest, error) {
 	var refs domain.References
 	items := datatypes.JSONSlice[uuid.UUID]{}
@@ -222,6 +223,9 @@ func CreateAuthorityRequest(w *work.Unit, in *AuthorityRequestCreate) (*Authorit
 	if err := w.Tx().Create(r).Error; err != nil {
 		return nil, err
 	}
+	if err := catalog.RefreshAssessments(w, r.Items...); err != nil {
+		return nil, err
+	}
 	w.Touch("authority_request", r.ID)
 	if err := domain.Emit(w, AuthorityRequestCreated{ID: r.ID, DueOn: r.DueOn.Format(time.DateOnly)}); err != nil {
 		return nil, err
@@ -241,10 +245,10 @@ func (r *AuthorityRequest) WorkflowInput() AuthorityRequestInput {
 }
 
 // MarkAuthorityRequestAnswered records the day the organization answered
-// the request and resolves its reminder issue, and records the start of
-// the workflow that stops the request's wait for its deadline (the
-// answered signal); the reminder checks the record as well, so a signal
-// that comes late changes nothing.
+// the request, refreshes its items' assessments, resolves its reminder
+// issue, and records the start of the workflow that stops the request's
+// wait for its deadline (the answered signal); the reminder checks the
+// record as well, so a signal that comes late changes nothing.
 func MarkAuthorityRequestAnswered(w *work.Unit, id uuid.UUID, on time.Time) (*AuthorityRequest, error) {
 	r, err := domain.LockFor[AuthorityRequest](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
 	if err != nil {
@@ -260,6 +264,9 @@ func MarkAuthorityRequestAnswered(w *work.Unit, id uuid.UUID, on time.Time) (*Au
 	}
 	r.AnsweredOn, r.UpdatedAt = &on, domain.Now()
 	if err := w.Tx().Model(r).Select("answered_on", "updated_at").Updates(r).Error; err != nil {
+		return nil, err
+	}
+	if err := catalog.RefreshAssessments(w, r.Items...); err != nil {
 		return nil, err
 	}
 	w.Touch("authority_request", r.ID)
