@@ -120,6 +120,14 @@ func (a *AuthorityRequests) OpenAuthorityRequestDueIssue(ctx context.Context, in
 	return true, domain.Commit(w, domain.AuditEntry{Operation: "openAuthorityRequestDueIssue"})
 }
 
+// AuthorityRequestDeadlineStatus reads the request's deadline status
+// (records.Answered), for its run to find out whether it was answered
+// before the run started.
+func (a *AuthorityRequests) AuthorityRequestDeadlineStatus(ctx context.Context, in records.AuthorityRequestInput) (string, error) {
+	return recordStatus(ctx, a.DB, in.OrganizationID, in.RequestID,
+		func(r *records.AuthorityRequest) string { return r.DeadlineStatus(domain.Today()) })
+}
+
 // bundleStatement is what the manifest says of itself: the bundle is the
 // organization's own records, not a decision of anyone else.
 const bundleStatement = "Technical documentation compiled by the economic operator from its own records in answer to the authority's request. " +

@@ -161,7 +161,9 @@ func (a *Documents) Scan(ctx context.Context, in documents.VersionInput) (Findin
 		return Finding{}, err
 	}
 	defer obj.Body.Close()
+	stop := beating(ctx)
 	verdict, err := a.Scanner.Scan(ctx, obj.Body)
+	stop()
 	switch {
 	case errors.Is(err, clamav.ErrStreamTooLarge):
 		return Finding{Outcome: OutcomeQuarantined, Reason: "too_large_to_scan", Detail: fmt.Sprintf("%d bytes", v.SizeBytes)}, nil

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -26,4 +27,22 @@ func (a *Reservations) Expire(ctx context.Context, in packing.ReservationInput) 
 		return false, err
 	}
 	return true, domain.Commit(w, domain.AuditEntry{Operation: "expireReservation"})
+}
+
+// Status reads the reservation's status, for an expiry run to find out
+// whether its reservation ended before the run started.
+func (a *Reservations) Status(ctx context.Context, in packing.ReservationInput) (string, error) {
+	return recordStatus(ctx, a.DB, in.OrganizationID, in.ReservationID, func(r *packing.Reservation) string { return r.Status })
+}
+
+// recordStatus reads the organization's record id of type T and answers
+// its status, for a run that waits for a deadline to find out whether its
+// record ended before the run started (the end's signal, sent then, was
+// lost).
+func recordStatus[T any](ctx context.Context, db *gorm.DB, org, id uuid.UUID, status func(*T) string) (string, error) {
+	r, err := domain.Find[T](ctx, db, org, id)
+	if err != nil {
+		return "", err
+	}
+	return status(r), nil
 }

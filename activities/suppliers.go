@@ -159,6 +159,12 @@ func (a *Suppliers) MarkRequestOverdue(ctx context.Context, in suppliers.Request
 	return true, domain.Commit(w, domain.AuditEntry{Operation: "markSupplierRequestOverdue"})
 }
 
+// RequestStatus reads the request's status, for its first send to find
+// out whether it closed before the send started.
+func (a *Suppliers) RequestStatus(ctx context.Context, in suppliers.RequestInput) (string, error) {
+	return recordStatus(ctx, a.DB, in.OrganizationID, in.RequestID, func(r *suppliers.SupplierRequest) string { return r.Status })
+}
+
 // ErrorTypeUnreadableReply marks a reply whose message cannot be parsed:
 // reading it again cannot help.
 const ErrorTypeUnreadableReply = "UnreadableReply"

@@ -108,7 +108,7 @@ func (s *Server) openAPIDocument(l i18n.Locale) map[string]any {
 			schemas[op.Request.Name] = op.Request.Schema
 		}
 		if item := op.Success.List; item != "" {
-			schemas[kit.ListName(item)] = kit.ListOf(item)
+			schemas[kit.ListName(item)] = kit.ListOf(item, s.schemas[item])
 		}
 		tagSet[op.Tag] = true
 	}

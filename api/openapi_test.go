@@ -1,15 +1,19 @@
 package api_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -384,4 +388,110 @@ func TestResponseSchemasAreDerivedFromGoTypes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Every example in the document is a value its schema accepts, formats
+// included: an example is declared once, as a Go value of the answer's
+// type (kit.Model.Example), and only as a schema's examples. Every job,
+// whose answer holds a progress, has one, as do the events and webhook
+// answers, and the list of each shows a page of it.
+func TestExamplesValidateAgainstTheirSchemas(t *testing.T) {
+	a := apitest.New(t)
+	const base = "https://ppwr.test/openapi.json"
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(a.Server.OpenAPIDocument(i18n.EN)))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	require.NoError(t, c.AddResource(base, doc))
+
+	validated := map[string]int{}
+	var walk func(pointer, parent string, v any)
+	walk = func(pointer, parent string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for key, child := range v {
+				at := pointer + "/" + url.PathEscape(strings.NewReplacer("~", "~0", "/", "~1").Replace(key))
+				if parent != "properties" && (key == "example" || key == "examples") {
+					examples, ok := child.([]any)
+					if !assert.True(t, ok, "%s: an example is a schema's examples", at) {
+						continue
+					}
+					schema, err := c.Compile(base + "#" + pointer)
+					require.NoError(t, err, pointer)
+					for i, example := range examples {
+						assert.NoError(t, schema.Validate(example), "%s/%d", at, i)
+					}
+					validated[pointer] = len(examples)
+					continue
+				}
+				walk(at, key, child)
+			}
+		case []any:
+			for i, child := range v {
+				walk(pointer+"/"+strconv.Itoa(i), "", child)
+			}
+		}
+	}
+	walk("", "", doc)
+
+	schemas := doc.(map[string]any)["components"].(map[string]any)["schemas"].(map[string]any)
+	for name, schema := range schemas {
+		if holdsProgress(schema) {
+			assert.Equal(t, 1, validated["/components/schemas/"+name], "job %s has an example", name)
+		}
+	}
+	for _, name := range []string{"Import", "ReportRun", "Report", "DocumentVersion", "AuthorityRequest",
+		"Event", "EventList", "WebhookEndpoint", "WebhookEndpointWithSecret", "WebhookDelivery", "WebhookDeliveryList"} {
+		assert.Equal(t, 1, validated["/components/schemas/"+name], "%s has an example", name)
+	}
+	page := schemas["EventList"].(map[string]any)["examples"].([]any)[0].(map[string]any)
+	assert.Equal(t, schemas["Event"].(map[string]any)["examples"], page["data"], "an events page shows the example event")
+	running := schemas["Import"].(map[string]any)["examples"].([]any)[0].(map[string]any)["progress"].(map[string]any)
+	done, _ := running["done"].(json.Number).Int64()
+	total, _ := running["total"].(json.Number).Int64()
+	assert.Less(t, done, total, "the example import is under way")
+}
+
+// holdsProgress reports whether schema has a progress property, at any
+// depth of its properties.
+func holdsProgress(schema any) bool {
+	props, _ := schema.(map[string]any)["properties"].(map[string]any)
+	for name, prop := range props {
+		if name == "progress" || holdsProgress(prop) {
+			return true
+		}
+	}
+	return false
+}
+
+// Every 202, every create that starts a job and every read of a job
+// declares the Retry-After its answer carries while the job runs.
+func TestJobAnswersDeclareRetryAfter(t *testing.T) {
+	a := apitest.New(t)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(a.Server.OpenAPIDocument(i18n.EN), &doc))
+	polled := map[string]string{
+		"createBDOReport": "201", "createAuthorityRequest": "201", "uploadDocument": "201", "uploadDocumentVersion": "201",
+		"getBDOReport": "200", "getAuthorityRequest": "200", "getDocumentVersion": "200", "getImport": "200", "getReport": "200",
+	}
+	accepted := 0
+	for _, item := range doc["paths"].(map[string]any) {
+		for _, raw := range item.(map[string]any) {
+			op := raw.(map[string]any)
+			id, responses := op["operationId"].(string), op["responses"].(map[string]any)
+			status, ok := polled[id]
+			if _, isAccepted := responses["202"]; isAccepted {
+				status, ok = "202", true
+				accepted++
+			}
+			if !ok {
+				continue
+			}
+			delete(polled, id)
+			headers := responses[status].(map[string]any)["headers"].(map[string]any)
+			assert.Contains(t, headers, "Retry-After", "%s %s", id, status)
+		}
+	}
+	assert.Empty(t, polled, "operations not in the document")
+	assert.GreaterOrEqual(t, accepted, 4, "imports, reports, analyses and resends answer 202")
 }

@@ -143,7 +143,11 @@ func logRequest(c *gin.Context) {
 
 // tracer makes the requests' spans; it is the global provider's, a no-op
 // unless OTEL_EXPORTER_OTLP_ENDPOINT is set (telemetry.StartTracing).
-var tracer = otel.Tracer("ppwr/api")
+var tracer = telemetry.Tracer("ppwr/api")
+
+// serverSpan is every request span's kind, made once rather than per
+// request.
+var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
 
 // traceRequest makes the request a server span, continuing the caller's
 // trace when it sends traceparent, named by the operation id once the
@@ -151,7 +155,7 @@ var tracer = otel.Tracer("ppwr/api")
 // its recorded workflow starts and their runs are its children.
 func traceRequest(c *gin.Context) {
 	ctx := otel.GetTextMapPropagator().Extract(c.Request.Context(), propagation.HeaderCarrier(c.Request.Header))
-	ctx, span := tracer.Start(ctx, c.Request.Method+" "+c.FullPath(), trace.WithSpanKind(trace.SpanKindServer))
+	ctx, span := tracer.Start(ctx, c.Request.Method+" "+c.FullPath(), serverSpan)
 	defer span.End()
 	c.Request = c.Request.WithContext(ctx)
 	c.Next()

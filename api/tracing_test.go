@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -51,4 +52,26 @@ func TestRequestSpanHasItsSQL(t *testing.T) {
 		}
 	}
 	assert.True(t, insert, "the item's insert is a child of the request")
+
+	// A GORM statement of the request (the read's) runs under the
+	// request's bound on PostgreSQL, whose callbacks swap the statement's
+	// context: its span must still end as its own, not end the request's.
+	res = a.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path("/catalog-items/" + res.JSON["id"].(string)), Token: tn.Token})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	all = spans.GetSpans()
+	var read *tracetest.SpanStub
+	for i := range all {
+		if all[i].Name == "getCatalogItem" {
+			read = &all[i]
+		}
+	}
+	require.NotNil(t, read, "the read's span is named by its operation id")
+	var selects int
+	for _, s := range all {
+		if s.Parent.SpanID() == read.SpanContext.SpanID() && s.Name == "SELECT catalog_items" {
+			selects++
+			assert.Contains(t, s.Attributes, attribute.String("db.system.name", "postgresql"))
+		}
+	}
+	assert.Equal(t, 1, selects, "the item's select is a child span of the read, ended")
 }

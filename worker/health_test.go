@@ -40,8 +40,9 @@ func TestWorkerReadinessNamesAFrozenDependency(t *testing.T) {
 	assert.Equal(t, map[string]string{"postgres": "ok", "temporal": "ok", "s3": "ok", "clamd": "ok", "smtp": "ok"}, report.Checks)
 
 	for name, freeze := range map[string]func() func(){
-		"clamd": func() func() { return testenv.FreezeClamd(t, clamd) },
-		"s3":    func() func() { return testenv.FreezeS3(t) },
+		"clamd":    func() func() { return testenv.FreezeClamd(t, clamd) },
+		"s3":       func() func() { return testenv.FreezeS3(t) },
+		"temporal": func() func() { return testenv.FreezeTemporal(t) },
 	} {
 		thaw := freeze()
 		status, report = readyz(t, checks)

@@ -23,10 +23,10 @@ const AuthorityRequestAnsweredSignal = "authority-request-answered"
 // AuthorityRequest assembles the request's documentation bundle, then
 // waits on a durable timer until AuthorityReminderDays before the due
 // date and opens the reminder issue if the request is still not answered.
-// A request recorded as answered has no wait; one marked answered during
-// the wait ends it (AuthorityRequestAnsweredSignal). The reminder checks
-// the record all the same, so a late or lost signal changes nothing. A
-// bundle that cannot be built is recorded as failed and the deadline is
+// A request recorded as answered has no wait; one marked answered later
+// ends it (AuthorityRequestAnsweredSignal, or the request read as the
+// wait begins: recordEnd). The reminder checks the record all the same.
+// A bundle that cannot be built is recorded as failed and the deadline is
 // kept regardless: the answer is due whether or not the service built
 // its bundle. The workflow then ends with the build's error.
 //
@@ -48,24 +48,16 @@ func AuthorityRequest(ctx workflow.Context, in records.AuthorityRequestInput) er
 	if in.Answered || answered.ReceiveAsync(nil) {
 		return end(OutcomeAnswered)
 	}
-	remindAt := in.DueOn.AddDate(0, 0, -records.AuthorityReminderDays)
-	if wait := remindAt.Sub(workflow.Now(ctx)); wait > 0 {
-		timerCtx, stopTimer := workflow.WithCancel(ctx)
-		stopped := false
-		workflow.NewSelector(ctx).
-			AddFuture(workflow.NewTimer(timerCtx, wait), func(workflow.Future) {}).
-			AddReceive(answered, func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, nil)
-				stopped = true
-				stopTimer()
-			}).
-			Select(ctx)
-		if stopped {
-			return end(OutcomeAnswered)
-		}
-	}
 	record := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}})
+	answeredFirst := recordEnd{signal: AuthorityRequestAnsweredSignal, status: a.AuthorityRequestDeadlineStatus, ended: records.Answered}
+	ended, _, err := answeredFirst.waitUntil(record, in, in.DueOn.AddDate(0, 0, -records.AuthorityReminderDays))
+	if err != nil {
+		return err
+	}
+	if ended {
+		return end(OutcomeAnswered)
+	}
 	if err := workflow.ExecuteActivity(record, a.OpenAuthorityRequestDueIssue, in).Get(ctx, nil); err != nil {
 		return err
 	}

@@ -19,17 +19,22 @@ import (
 )
 
 // authorityDesk is a request workflow environment whose activities
-// answer as a test says.
+// answer as a test says; the run reads the request's deadline status
+// (status) as its wait begins.
 type authorityDesk struct {
-	env *testsuite.TestWorkflowEnvironment
-	a   *activities.AuthorityRequests
-	in  records.AuthorityRequestInput
+	env    *testsuite.TestWorkflowEnvironment
+	a      *activities.AuthorityRequests
+	in     records.AuthorityRequestInput
+	status string
 }
 
-// newAuthorityDesk is a request received today, due in 10 days.
+// newAuthorityDesk is a request received today, due in 10 days, not
+// answered.
 func newAuthorityDesk() *authorityDesk {
-	d := &authorityDesk{env: newTestEnv(), a: &activities.AuthorityRequests{}}
+	d := &authorityDesk{env: newTestEnv(), a: &activities.AuthorityRequests{}, status: records.DeadlineOpen}
 	d.env.RegisterActivity(d.a)
+	d.env.OnActivity(d.a.AuthorityRequestDeadlineStatus, mock.Anything, mock.Anything).Return(
+		func(context.Context, records.AuthorityRequestInput) (string, error) { return d.status, nil }).Maybe()
 	received := d.env.Now().UTC().Truncate(24 * time.Hour)
 	d.in = records.AuthorityRequestInput{Org: domain.OrgOf(uuid.New()), RequestID: uuid.New(),
 		DueOn: received.AddDate(0, 0, records.AuthorityAnswerDays)}
@@ -40,6 +45,20 @@ func newAuthorityDesk() *authorityDesk {
 // did not (an activity without a mock would fail the run instead).
 func (d *authorityDesk) allowReminder() {
 	d.env.OnActivity(d.a.OpenAuthorityRequestDueIssue, mock.Anything, d.in).Return(true, nil).Maybe()
+}
+
+// requireAnsweredWithin runs the workflow and checks that it ends within
+// the time given, answered, reminding no one.
+func (d *authorityDesk) requireAnsweredWithin(t *testing.T, within time.Duration, why string) {
+	t.Helper()
+	start := d.env.Now()
+	set := outcomes(d.env)
+	d.env.ExecuteWorkflow(AuthorityRequest, d.in)
+	require.True(t, d.env.IsWorkflowCompleted())
+	require.NoError(t, d.env.GetWorkflowError())
+	d.env.AssertNotCalled(t, "OpenAuthorityRequestDueIssue", mock.Anything, mock.Anything)
+	assert.Equal(t, []string{OutcomeAnswered}, *set)
+	assert.Less(t, d.env.Now().Sub(start), within, why)
 }
 
 func TestTheReminderOpensThreeDaysBeforeTheDueDate(t *testing.T) {
@@ -67,16 +86,8 @@ func TestAnAnswerStopsTheReminderTimer(t *testing.T) {
 	d := newAuthorityDesk()
 	d.env.OnActivity(d.a.BuildAuthorityBundle, mock.Anything, d.in).Return(nil).Once()
 	d.allowReminder()
-	start := d.env.Now()
 	d.env.RegisterDelayedCallback(func() { d.env.SignalWorkflow(AuthorityRequestAnsweredSignal, nil) }, 48*time.Hour)
-
-	set := outcomes(d.env)
-	d.env.ExecuteWorkflow(AuthorityRequest, d.in)
-	require.True(t, d.env.IsWorkflowCompleted())
-	require.NoError(t, d.env.GetWorkflowError())
-	d.env.AssertNotCalled(t, "OpenAuthorityRequestDueIssue", mock.Anything, mock.Anything)
-	assert.Equal(t, []string{OutcomeAnswered}, *set)
-	assert.Less(t, d.env.Now().Sub(start), 72*time.Hour, "the workflow ends at the signal, not at the reminder")
+	d.requireAnsweredWithin(t, 72*time.Hour, "the workflow ends at the signal, not at the reminder")
 }
 
 func TestAnAnswerDuringTheBuildLeavesNoWait(t *testing.T) {
@@ -90,6 +101,24 @@ func TestAnAnswerDuringTheBuildLeavesNoWait(t *testing.T) {
 	require.NoError(t, d.env.GetWorkflowError())
 	d.env.AssertNotCalled(t, "OpenAuthorityRequestDueIssue", mock.Anything, mock.Anything)
 	assert.Less(t, d.env.Now().Sub(start), 24*time.Hour, "a signal received while building is not lost")
+}
+
+// A request answered before its run started (the answer's signal,
+// started first, found no run) has no wait: the run reads the request
+// answered as its wait begins and ends then, answered.
+func TestARequestAnsweredBeforeItsRunStartedHasNoWait(t *testing.T) {
+	d := newAuthorityDesk()
+	d.status = records.DeadlineAnsweredInTime
+	d.env.OnActivity(d.a.BuildAuthorityBundle, mock.Anything, d.in).Return(nil).Once()
+	d.allowReminder()
+	d.requireAnsweredWithin(t, time.Hour, "the bundle is built and nothing waits")
+}
+
+// A run started before the request was read as its wait begins replays
+// without that read: its history, a request answered during the wait, was
+// recorded by the code before the read (testdata/README.md).
+func TestAnAuthorityRequestRunStartedBeforeTheCheckReplays(t *testing.T) {
+	requireReplays(t, AuthorityRequest, records.AuthorityRequestWorkflow.Type, "authority-request-answered-v0.json")
 }
 
 func TestARequestRecordedAnsweredHasNoReminder(t *testing.T) {

@@ -1,12 +1,15 @@
 package workflows
 
 import (
+	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"ppwr/internal/temporalclient"
 )
@@ -32,4 +35,15 @@ func outcomes(env *testsuite.TestWorkflowEnvironment) *[]string {
 		}
 	}).Return(nil).Maybe()
 	return set
+}
+
+// requireReplays replays the recorded history file of testdata (its
+// README says how each was made) with the workflow fn registered as typ:
+// a change to fn that would break the runs of that history still open
+// when it is deployed fails here.
+func requireReplays(t *testing.T, fn any, typ, file string) {
+	t.Helper()
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: typ})
+	require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/"+file))
 }

@@ -16,35 +16,28 @@ const ReservationEndedSignal = "reservation-ended"
 
 // ReservationExpiry waits, on a durable timer, until the reservation's
 // hold ends and then expires it if it is still held. A consumption or a
-// release before then ends the wait (ReservationEndedSignal), with the
+// release before then ends the wait (ReservationEndedSignal, or the
+// reservation's status read when the run starts: recordEnd), with the
 // reservation's status as the run's outcome, so the run closes when the
-// reservation does. The expiry checks the record all the same, so a
-// signal that never came (the run had not started yet) changes nothing
-// but how long the run waits. It returns whether it expired the
-// reservation.
+// reservation does. It returns whether it expired the reservation.
 func ReservationExpiry(ctx workflow.Context, in packing.ReservationInput) (bool, error) {
 	withOrganization(ctx, &in.Org)
-	if wait := in.FireAt.Sub(workflow.Now(ctx)); wait > 0 {
-		timerCtx, stopTimer := workflow.WithCancel(ctx)
-		var ended string
-		workflow.NewSelector(ctx).
-			AddFuture(workflow.NewTimer(timerCtx, wait), func(workflow.Future) {}).
-			AddReceive(workflow.GetSignalChannel(ctx, ReservationEndedSignal), func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, &ended)
-				stopTimer()
-			}).
-			Select(ctx)
-		if ended != "" {
-			setOutcome(ctx, ended)
-			return false, nil
-		}
-	}
 	var a *activities.Reservations
-	var expired bool
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 	})
+	end := recordEnd{signal: ReservationEndedSignal, status: a.Status,
+		ended: func(status string) bool { return status != packing.ReservationStatusHeld }}
+	ended, status, err := end.waitUntil(ctx, in, in.FireAt)
+	if err != nil {
+		return false, err
+	}
+	if ended {
+		setOutcome(ctx, status)
+		return false, nil
+	}
+	var expired bool
 	if err := workflow.ExecuteActivity(ctx, a.Expire, in).Get(ctx, &expired); err != nil {
 		return false, err
 	}

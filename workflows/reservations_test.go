@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 	"gorm.io/datatypes"
 
 	"ppwr/activities"
@@ -103,43 +104,86 @@ func TestAnOldReservationRunFindsItsOrganization(t *testing.T) {
 	assert.Equal(t, packing.ReservationStatusExpired, reservationStatus(t, r.ID))
 }
 
+// expiryRun is a reservation's expiry run, with a hold of 3 hours, in the
+// SDK's test environment: its activities are mocked, its reservation is
+// in status statusAtStart when the run starts, and outcomes collects the
+// Outcome it sets.
+type expiryRun struct {
+	env      *testsuite.TestWorkflowEnvironment
+	a        *activities.Reservations
+	outcomes *[]string
+	start    time.Time
+	in       packing.ReservationInput
+}
+
+func newExpiryRun(statusAtStart string) *expiryRun {
+	r := &expiryRun{env: newTestEnv(), a: &activities.Reservations{}}
+	r.env.RegisterActivity(r.a)
+	r.env.OnActivity(r.a.Status, mock.Anything, mock.Anything).Return(statusAtStart, nil).Once()
+	r.outcomes = outcomes(r.env)
+	r.start = r.env.Now()
+	r.in = packing.ReservationInput{Org: domain.OrgOf(uuid.New()), ReservationID: uuid.New(), FireAt: r.start.Add(3 * time.Hour)}
+	return r
+}
+
+// requireEndedEarly runs the expiry and checks that it ended within the
+// time given, expiring nothing, with outcome.
+func (r *expiryRun) requireEndedEarly(t *testing.T, within time.Duration, outcome string) {
+	t.Helper()
+	r.env.ExecuteWorkflow(ReservationExpiry, r.in)
+	require.True(t, r.env.IsWorkflowCompleted())
+	require.NoError(t, r.env.GetWorkflowError())
+	var expired bool
+	require.NoError(t, r.env.GetWorkflowResult(&expired))
+	assert.False(t, expired)
+	assert.Less(t, r.env.Now().Sub(r.start), within, "the run ends before the expiry")
+	r.env.AssertExpectations(t)
+	r.env.AssertNotCalled(t, "Expire", mock.Anything, mock.Anything)
+	assert.Equal(t, []string{outcome}, *r.outcomes)
+}
+
 // A consumption an hour into a 3-hour hold ends the expiry run then, with
 // the consumption as its outcome and nothing expired.
 func TestAConsumptionEndsTheExpiryRun(t *testing.T) {
-	env := newTestEnv()
-	env.RegisterActivity(&activities.Reservations{})
-	set := outcomes(env)
-	start := env.Now()
-	in := packing.ReservationInput{Org: domain.OrgOf(uuid.New()), ReservationID: uuid.New(), FireAt: start.Add(3 * time.Hour)}
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(ReservationEndedSignal, packing.ReservationStatusConsumed)
+	r := newExpiryRun(packing.ReservationStatusHeld)
+	r.env.RegisterDelayedCallback(func() {
+		r.env.SignalWorkflow(ReservationEndedSignal, packing.ReservationStatusConsumed)
 	}, time.Hour)
+	r.requireEndedEarly(t, 2*time.Hour, packing.ReservationStatusConsumed)
+}
 
-	env.ExecuteWorkflow(ReservationExpiry, in)
-	require.True(t, env.IsWorkflowCompleted())
-	require.NoError(t, env.GetWorkflowError())
-	var expired bool
-	require.NoError(t, env.GetWorkflowResult(&expired))
-	assert.False(t, expired)
-	assert.Less(t, env.Now().Sub(start), 2*time.Hour, "the run ends at the signal, not at the expiry")
-	env.AssertNotCalled(t, "Expire", mock.Anything, mock.Anything)
-	assert.Equal(t, []string{packing.ReservationStatusConsumed}, *set)
+// An expiry run started after its reservation was released (the end's
+// signal, started first, found no run to stop) ends at once with the
+// release as its outcome, instead of waiting out the hold.
+func TestAnExpiryRunStartedAfterTheEndEndsAtOnce(t *testing.T) {
+	newExpiryRun(packing.ReservationStatusReleased).requireEndedEarly(t, time.Minute, packing.ReservationStatusReleased)
 }
 
 // An expiry run that was never told still expires nothing held: the
 // record decides, and the run closes at the expiry time.
 func TestAnExpiryRunNotToldOfTheEndChangesNothing(t *testing.T) {
-	env := newTestEnv()
-	a := &activities.Reservations{}
-	env.RegisterActivity(a)
-	set := outcomes(env)
-	in := packing.ReservationInput{Org: domain.OrgOf(uuid.New()), ReservationID: uuid.New(), FireAt: env.Now().Add(3 * time.Hour)}
-	env.OnActivity(a.Expire, mock.Anything, mock.Anything).Return(false, nil).Once()
+	r := newExpiryRun(packing.ReservationStatusHeld)
+	r.env.OnActivity(r.a.Expire, mock.Anything, mock.Anything).Return(false, nil).Once()
 
-	env.ExecuteWorkflow(ReservationExpiry, in)
-	require.NoError(t, env.GetWorkflowError())
-	env.AssertExpectations(t)
-	assert.Empty(t, *set, "no outcome it does not know")
+	r.env.ExecuteWorkflow(ReservationExpiry, r.in)
+	require.NoError(t, r.env.GetWorkflowError())
+	r.env.AssertExpectations(t)
+	assert.Empty(t, *r.outcomes, "no outcome it does not know")
+}
+
+// A run started before the check at the start existed replays without it:
+// its history, a run released an hour into its hold, was recorded by the
+// code before the check (testdata/README.md).
+func TestAnExpiryRunStartedBeforeTheCheckReplays(t *testing.T) {
+	requireReplays(t, ReservationExpiry, packing.ReservationExpiryWorkflow.Type, "reservation-expiry-released-v0.json")
+}
+
+// A run made by the first code with the check, before the check was
+// shared with the other deadlines (recordEnd), replays with the shared
+// one: its history, a run released during its hold, was recorded by that
+// code (testdata/README.md).
+func TestAnExpiryRunWithTheFirstCheckReplays(t *testing.T) {
+	requireReplays(t, ReservationExpiry, packing.ReservationExpiryWorkflow.Type, "reservation-expiry-released-v1.json")
 }
 
 func TestReservationEndedSignalsTheExpiryRunAndToleratesItsEnd(t *testing.T) {

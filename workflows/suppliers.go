@@ -24,9 +24,9 @@ var deliveryRetry = &temporal.RetryPolicy{InitialInterval: 10 * time.Second, Bac
 // delivery that gave up. The first send then waits, on a durable timer,
 // until the end of the due date and opens the overdue issue if the
 // request is still waiting for answers. A request cancelled or completed
-// before then stops the wait (SupplierRequestClosedSignal); the overdue
-// activity leaves a closed request alone all the same, so a signal that
-// comes late changes nothing. It returns whether the e-mail was
+// before then stops the wait (SupplierRequestClosedSignal, or the request
+// read as the wait begins: recordEnd); the overdue activity leaves a
+// closed request alone all the same. It returns whether the e-mail was
 // delivered.
 func SupplierRequestSend(ctx workflow.Context, in suppliers.RequestInput) (bool, error) {
 	withOrganization(ctx, &in.Org)
@@ -53,20 +53,13 @@ func SupplierRequestSend(ctx workflow.Context, in suppliers.RequestInput) (bool,
 	if in.Send > 1 {
 		return end(OutcomeDelivered)
 	}
-	if wait := in.DueOn.AddDate(0, 0, 1).Sub(workflow.Now(ctx)); wait > 0 {
-		timerCtx, stopTimer := workflow.WithCancel(ctx)
-		closed := false
-		workflow.NewSelector(ctx).
-			AddFuture(workflow.NewTimer(timerCtx, wait), func(f workflow.Future) {}).
-			AddReceive(workflow.GetSignalChannel(ctx, SupplierRequestClosedSignal), func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, nil)
-				closed = true
-				stopTimer()
-			}).
-			Select(ctx)
-		if closed {
-			return end(OutcomeClosed)
-		}
+	closedFirst := recordEnd{signal: SupplierRequestClosedSignal, status: a.RequestStatus, ended: suppliers.RequestClosed}
+	closed, _, err := closedFirst.waitUntil(record, in, in.DueOn.AddDate(0, 0, 1))
+	if err != nil {
+		return delivered, err
+	}
+	if closed {
+		return end(OutcomeClosed)
 	}
 	if err := workflow.ExecuteActivity(record, a.MarkRequestOverdue, in).Get(ctx, nil); err != nil {
 		return delivered, err

@@ -26,15 +26,20 @@ func send(n int) any {
 }
 
 // sending is a send workflow environment whose activities answer as a
-// test says.
+// test says; a first send reads the request's status (status) as its
+// wait begins.
 type sending struct {
-	env *testsuite.TestWorkflowEnvironment
-	a   *activities.Suppliers
+	env    *testsuite.TestWorkflowEnvironment
+	a      *activities.Suppliers
+	status string
 }
 
+// newSending sends a request that is still open.
 func newSending() *sending {
-	s := &sending{env: newTestEnv(), a: &activities.Suppliers{}}
+	s := &sending{env: newTestEnv(), a: &activities.Suppliers{}, status: suppliers.RequestSent}
 	s.env.RegisterActivity(s.a)
+	s.env.OnActivity(s.a.RequestStatus, mock.Anything, mock.Anything).Return(
+		func(context.Context, suppliers.RequestInput) (string, error) { return s.status, nil }).Maybe()
 	return s
 }
 
@@ -112,6 +117,30 @@ func TestClosingTheRequestStopsTheOverdueTimer(t *testing.T) {
 	assert.True(t, s.run(t, suppliers.RequestInput{RequestID: uuid.New(), Send: 1, DueOn: start.AddDate(0, 0, 30)}))
 	s.env.AssertNotCalled(t, "MarkRequestOverdue", mock.Anything, mock.Anything)
 	assert.Less(t, s.env.Now().Sub(start), 72*time.Hour, "the workflow ends at the signal, not at the due date")
+}
+
+// A request cancelled before its first send started (the close's
+// signal, started first, found no run) has no wait: the send reads the
+// request closed once its e-mail is delivered and ends then, closed, with
+// no overdue check.
+func TestARequestClosedBeforeItsSendStartedHasNoWait(t *testing.T) {
+	s := newSending()
+	s.status = suppliers.RequestCancelled
+	s.env.OnActivity(s.a.SendRequestEmail, mock.Anything, send(1)).Return(nil).Once()
+	set := outcomes(s.env)
+	start := s.env.Now()
+
+	assert.True(t, s.run(t, suppliers.RequestInput{RequestID: uuid.New(), Send: 1, DueOn: start.AddDate(0, 0, 30)}))
+	s.env.AssertNotCalled(t, "MarkRequestOverdue", mock.Anything, mock.Anything)
+	assert.Equal(t, []string{OutcomeClosed}, *set)
+	assert.Less(t, s.env.Now().Sub(start), time.Hour, "the workflow ends at once, not at the due date")
+}
+
+// A first send started before the request was read as its wait begins
+// replays without that read: its history, a request closed during the
+// wait, was recorded by the code before the read (testdata/README.md).
+func TestASendStartedBeforeTheCheckReplays(t *testing.T) {
+	requireReplays(t, SupplierRequestSend, suppliers.RequestSendWorkflow.Type, "supplier-request-send-closed-v0.json")
 }
 
 func TestClosingSignalsTheFirstSendAndToleratesItsAbsence(t *testing.T) {

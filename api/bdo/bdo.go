@@ -34,7 +34,7 @@ func Area(d kit.Deps) kit.Area {
 				Answers(bdo.ErrInvalidSources).
 				Handle(kit.JSON(h.classify), kit.OK(kit.Ref("BDOClassificationResult"))),
 			kit.Post("createBDOReport", kit.Org+"/bdo-reports", tag, a.ReportsRun, a.ReportsExport).
-				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"), "getBDOReport")),
+				Handle(kit.JSON(h.createReport), kit.CreatedResponse(kit.Ref("ReportRun"), "getBDOReport").Polled()),
 			kit.Get("getBDOReport", kit.Org+"/bdo-reports/{recordId}", tag, a.ReportsRead, a.ReportsView).
 				Handle(kit.Do(h.getReport), kit.OK(kit.Ref("ReportRun")).Polled()),
 			kit.Get("downloadBDOReport", kit.Org+"/bdo-reports/{recordId}/download", tag, a.ReportsRead, a.ReportsExport).
@@ -42,7 +42,7 @@ func Area(d kit.Deps) kit.Area {
 				Handle(kit.Query(h.download), kit.Response{Status: http.StatusOK, ContentType: "application/octet-stream",
 					Schema: kit.Binary(), Headers: []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
-		Models: []kit.Model{kit.ModelOf[sourcePageJSON]("BDOSourcePage").Described("schema.bdo_sources"), kit.ModelOf[reportJSON]("ReportRun").Described("schema.bdo_report"),
+		Models: []kit.Model{kit.ModelOf[sourcePageJSON]("BDOSourcePage").Described("schema.bdo_sources"), kit.ModelOf[reportJSON]("ReportRun").Described("schema.bdo_report").Example(reportExample()),
 			kit.ModelOf[classificationResultJSON]("BDOClassificationResult")},
 	}
 }
@@ -229,6 +229,19 @@ func reportToJSON(r *bdo.BDOReport) reportJSON {
 		RenderedAt: kit.UTC(r.RenderedAt), CreatedAt: r.CreatedAt.UTC(), Progress: kit.ProgressOf(r.ExportProgress)}
 }
 
+// reportExample is the document's example of a report run: prepared,
+// its exports being rendered.
+func reportExample() reportJSON {
+	plastics := "plastics"
+	return reportJSON{ID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e01"), Year: 2025, Status: bdo.BDOPrepared,
+		SettlementMode: bdo.NotCalculated, Rounding: bdo.BDORounding, SourceCount: 5000,
+		Totals: []bdo.BDOReportTotal{{Section: bdo.BDOPlacedOnMarket, MaterialGroup: &plastics,
+			SingleUseG: decimal.RequireFromString("125000"), ReusableG: decimal.Zero, SingleUseMg: decimal.RequireFromString("0.125"),
+			ReusableMg: decimal.Zero, TotalMg: decimal.RequireFromString("0.125"), Sources: 5000}},
+		Warnings: []bdo.BDOReportWarning{}, ExportStatus: bdo.ExportRendering, CreatedAt: kit.ExampleAt.Add(-time.Minute),
+		Progress: kit.ExampleProgress(bdo.StageWritingSources, 1200, domain.Known(5000))}
+}
+
 // createReport takes the snapshot in the request and answers it prepared
 // or needs_review; the workflow renders the exports after.
 func (h *handlers) createReport(c *gin.Context, in *bdo.BDOReportCreate) error {
@@ -236,7 +249,7 @@ func (h *handlers) createReport(c *gin.Context, in *bdo.BDOReportCreate) error {
 	if err != nil {
 		return err
 	}
-	return kit.Created(c, r.ID, reportToJSON(r))
+	return kit.CreatedJob(c, r.ID, r, reportToJSON(r))
 }
 
 func (h *handlers) getReport(c *gin.Context) error {

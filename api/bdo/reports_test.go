@@ -61,6 +61,7 @@ func TestAReportRunIsASnapshotWithItsExports(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	res = y.send(t, y.tn, http.MethodPost, "/bdo-reports", map[string]any{"year": 2025})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), res.Header().Get("Retry-After"), "a run whose exports start rendering is polled from its create")
 	report := res.JSON
 	assert.Equal(t, "prepared", report["status"])
 	assert.Empty(t, report["warnings"])

@@ -169,8 +169,11 @@ func TestAPDFIsProcessedPageByPageAndServedBack(t *testing.T) {
 	d := newDocs(t)
 	pdf := fixtureFile(t, "measurements.pdf")
 	item := d.newItem(t, "Pudełko")
-	v := d.uploadDocument(t, map[string]string{"document_type": "specification_sheet", "title": "Karta wyrobu",
+	res := d.upload(t, d.tn, "/documents", map[string]string{"document_type": "specification_sheet", "title": "Karta wyrobu",
 		"catalog_item": item, "valid_from": "2026-01-01", "language": "pl"}, "karta.pdf", pdf)
+	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), res.Header().Get("Retry-After"), "a version being processed is polled from its upload")
+	v := res.JSON
 	assert.Equal(t, documents.ProcessingQueued, v["processing_status"], "the upload answers before processing")
 	assert.Equal(t, documents.ReviewUnreviewed, v["review_status"])
 	sum := sha256.Sum256(pdf)
@@ -200,7 +203,7 @@ func TestAPDFIsProcessedPageByPageAndServedBack(t *testing.T) {
 	assert.Equal(t, "2026-01-01", doc["valid_from"])
 	assert.Equal(t, v["id"], doc["current_version"].(map[string]any)["id"])
 
-	res := d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/download"), Token: d.tn.Token})
+	res = d.Do(apitest.Req{Method: http.MethodGet, Path: d.tn.Path("/document-versions/" + v["id"].(string) + "/download"), Token: d.tn.Token})
 	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
 	assert.Equal(t, pdf, res.Body.Bytes())
 	assert.Equal(t, "application/pdf", res.Header().Get("Content-Type"))
@@ -436,6 +439,7 @@ func TestANewVersionKeepsTheEarlierOnes(t *testing.T) {
 	res := d.upload(t, d.tn, "/documents/"+doc+"/versions", nil, "v2.txt", []byte("second"))
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
 	assert.EqualValues(t, 2, res.JSON["version"])
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), res.Header().Get("Retry-After"), "a version whose processing starts is polled from its upload")
 
 	list := d.get(t, "/documents/"+doc+"/versions")["data"].([]any)
 	require.Len(t, list, 2)

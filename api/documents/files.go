@@ -24,7 +24,7 @@ import (
 
 // files declares documents and their versions: upload, reads, download.
 func (h *handlers) files() kit.Area {
-	version := kit.CreatedResponse(kit.Ref("DocumentVersion"), "getDocumentVersion")
+	version := kit.CreatedResponse(kit.Ref("DocumentVersion"), "getDocumentVersion").Polled()
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("uploadDocument", kit.Org+"/documents", tag, a.DocumentsUpload, a.DocumentsUploadPerm).
@@ -47,7 +47,7 @@ func (h *handlers) files() kit.Area {
 				Handle(kit.Do(h.listPages), kit.ListOK("DocumentPage")),
 		},
 		Models: []kit.Model{
-			kit.ModelOf[documentJSON]("Document"), kit.ModelOf[versionJSON]("DocumentVersion"), kit.ModelOf[pageJSON]("DocumentPage").Described("schema.document_page"),
+			kit.ModelOf[documentJSON]("Document"), kit.ModelOf[versionJSON]("DocumentVersion").Example(versionExample()), kit.ModelOf[pageJSON]("DocumentPage").Described("schema.document_page"),
 		},
 	}
 }
@@ -122,6 +122,18 @@ func (versionJSON) Declare(s *kit.Shape) {
 	s.Enum("processing_status", documents.ProcessingStatuses...)
 	s.Enum("review_status", documents.ReviewStatuses...)
 	s.Enum("progress.stage", documents.ProcessingStages...)
+}
+
+// versionExample is the document's example of a version being
+// processed: its PDF's pages read so far, their total unknown until the
+// last is read.
+func versionExample() versionJSON {
+	pdf, uploader := "application/pdf", uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e12")
+	return versionJSON{ID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e05"), Document: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e06"),
+		Version: 1, FileName: "karta-wyrobu.pdf", SizeBytes: 2_481_337, SHA256: "9f2b6c1d0e4a5b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e",
+		ContentType: &pdf, ProcessingStatus: documents.ProcessingRunning, ReviewStatus: documents.ReviewUnreviewed, UploadedBy: &uploader,
+		Revision: 1, CreatedAt: kit.ExampleAt.Add(-time.Minute), UpdatedAt: kit.ExampleAt,
+		Progress: kit.ExampleProgress(documents.StageExtractingPages, 3, nil)}
 }
 
 // versionRenderer renders versions in the request's language: the
@@ -216,7 +228,7 @@ func (h *handlers) answerUpload(c *gin.Context, v *documents.DocumentVersion, er
 		discard()
 		return err
 	}
-	return kit.Created(c, v.ID, versionRenderer(c)(v))
+	return kit.CreatedJob(c, v.ID, v, versionRenderer(c)(v))
 }
 
 // documentQuery filters documents.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,6 +21,7 @@ import (
 	"ppwr/domain/documents"
 	"ppwr/internal/config"
 	"ppwr/internal/testenv"
+	"ppwr/worker"
 )
 
 // bound is each wait's bound in these tests: short, so a frozen service
@@ -141,4 +143,118 @@ func TestPostgreSQLThatStopsMidUploadAnswers503AndKeepsNothing(t *testing.T) {
 	resume()
 	d.assertNothingKept(t, key)
 	d.assertRetrySucceedsOnce(t, key, fields, content)
+}
+
+// readyz asks the API's readiness, which probes each service within
+// health.Timeout (3 s).
+func (d *docs) readyz(t *testing.T) (int, map[string]any) {
+	t.Helper()
+	res := d.Do(apitest.Req{Method: http.MethodGet, Path: "/readyz", OutsideAPI: true, Undocumented: true})
+	checks, _ := res.JSON["checks"].(map[string]any)
+	return res.Code, checks
+}
+
+// No request waits on Temporal but /readyz: a request that starts work
+// records the start (domain.WorkflowStart) in its transaction, and the
+// relay makes it once Temporal answers again.
+func TestAFrozenTemporalHoldsNoRequestAndTheWorkStartsWhenItIsBack(t *testing.T) {
+	d := newDocs(t)
+	d.relay.StartTimeout = bound
+	thaw := testenv.FreezeTemporal(t)
+
+	status, checks := d.readyz(t)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.NotEqual(t, "ok", checks["temporal"], "readiness names Temporal")
+	assert.Equal(t, "ok", checks["postgres"])
+	assert.Equal(t, "ok", checks["s3"])
+
+	v := d.uploadDocument(t, map[string]string{"document_type": "other", "title": "Notes"}, "notes.txt",
+		[]byte("notes uploaded while Temporal is down"))
+	id := v["id"].(string)
+	assert.Equal(t, documents.ProcessingQueued, d.get(t, "/document-versions/"+id)["processing_status"])
+
+	// The relay's start fails within its bound and is kept for a later pass.
+	started, err := d.relay.StartWorkflows(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, started)
+	var start domain.WorkflowStart
+	require.NoError(t, d.DB.Where("workflow_id = ?",
+		documents.ProcessingWorkflow.ID(documents.VersionInput{VersionID: uuid.MustParse(id)})).Take(&start).Error)
+	assert.Nil(t, start.StartedAt)
+	assert.Equal(t, 1, start.Attempts)
+	assert.NotEmpty(t, start.LastError)
+
+	thaw()
+	status, checks = d.readyz(t)
+	assert.Equal(t, http.StatusOK, status, "%v", checks)
+	assert.Equal(t, documents.ProcessingReviewRequired, d.processed(t, id)["processing_status"])
+}
+
+// Document processing is parked in its malware scan by a frozen clamd;
+// then, in turn, each other service its next steps wait on is frozen and
+// clamd thawed, so the processing moves on into the frozen service. While
+// it waits, the version is still processing and the worker's readiness
+// names the service; once thawed, the processing ends by itself, every
+// page stored once.
+func TestDocumentProcessingWaitsOutAFrozenServiceAndEndsByItself(t *testing.T) {
+	db, pause, resume := testenv.PausableDB(t)
+	var deps worker.Deps
+	d := newDocsWorker(t, func(wd *worker.Deps) {
+		wd.DB, wd.Storage = db, testenv.BoundedStorage(t, bound)
+		deps = *wd
+	})
+	readiness := worker.Readiness(deps)
+	pdf := fixtureFile(t, "measurements.pdf")
+	for _, frozen := range []struct {
+		service string
+		freeze  func() (thaw func()) // nil: clamd itself
+	}{
+		{"clamd", nil},
+		// The scan's result waits to be reported.
+		{"temporal", func() func() { return testenv.FreezeTemporal(t) }},
+		// The page extraction waits to read its version (the worker's
+		// pool only is paused), then its file (a read that ends in the
+		// worker's bound is retried).
+		{"postgres", func() func() { pause(); return resume }},
+		{"s3", func() func() { return testenv.FreezeS3(t) }},
+	} {
+		v := d.uploadDocument(t, map[string]string{"document_type": "other", "title": "Measurements " + frozen.service}, "measurements.pdf", pdf)
+		id := v["id"].(string)
+		thaw := testenv.FreezeClamd(t, deps.ClamdAddress)
+		_, err := d.relay.StartWorkflows(t.Context())
+		require.NoError(t, err)
+		d.awaitStage(t, id, documents.StageScanning)
+		if frozen.freeze != nil {
+			thawClamd := thaw
+			thaw = frozen.freeze()
+			thawClamd()
+		}
+
+		report, ready := readiness.Run(t.Context())
+		assert.False(t, ready, frozen.service)
+		assert.NotEqual(t, "ok", report.Checks[frozen.service], "the worker's readiness names %s", frozen.service)
+		assert.Equal(t, documents.ProcessingRunning, d.get(t, "/document-versions/"+id)["processing_status"],
+			"%s frozen: the version waits, neither failed nor quarantined", frozen.service)
+
+		thaw()
+		v = d.processed(t, id)
+		require.Equal(t, documents.ProcessingReviewRequired, v["processing_status"], "%s thawed: %v", frozen.service, v["processing_reason"])
+		var pages int64
+		require.NoError(t, d.DB.Model(&documents.DocumentPage{}).Where("document_version_id = ?", id).Count(&pages).Error)
+		assert.EqualValues(t, v["page_count"], pages, "%s thawed: every page stored once", frozen.service)
+	}
+}
+
+// awaitStage polls the version until its processing reaches stage.
+func (d *docs) awaitStage(t *testing.T, versionID, stage string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v := d.get(t, "/document-versions/"+versionID)
+		if v["progress"].(map[string]any)["stage"] == stage {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "version %s at %v, not %s", versionID, v["progress"], stage)
+		time.Sleep(50 * time.Millisecond)
+	}
 }

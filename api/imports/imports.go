@@ -54,7 +54,7 @@ func Area(d kit.Deps) kit.Area {
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.resultFile), csvResponse()),
 		},
-		Models: []kit.Model{kit.ModelOf[importJSON]("Import"), kit.ModelOf[importRowJSON]("ImportRow")},
+		Models: []kit.Model{kit.ModelOf[importJSON]("Import").Example(importExample()), kit.ModelOf[importRowJSON]("ImportRow")},
 	}
 }
 
@@ -100,6 +100,15 @@ type countsJSON struct {
 	Invalid   int `json:"invalid"`
 	Unchanged int `json:"unchanged"`
 	Update    int `json:"update"`
+}
+
+// importExample is the document's example of an import being applied.
+func importExample() importJSON {
+	ready := kit.ExampleAt.Add(-2 * time.Minute)
+	return importJSON{ID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e02"), Type: imports.ImportCatalog, Status: imports.ImportApplying,
+		FileName: "katalog.csv", SizeBytes: 14_250_112, Counts: countsJSON{Create: 61_200, Invalid: 0, Unchanged: 300, Update: 38_500},
+		CreatedAt: ready.Add(-time.Minute), UpdatedAt: kit.ExampleAt, ReadyAt: &ready,
+		Progress: kit.ExampleProgress(imports.StageApplying, 42_000, domain.Known(100_000))}
 }
 
 // importRenderer renders imports in the request's language (the reason of

@@ -26,6 +26,8 @@ type Model struct {
 	// declare adds declarations of this model to those of its type, for
 	// one Go type answered as several models (a register's entry).
 	declare func(*Shape)
+	// example is an answer of the model as handlers encode it (Example).
+	example json.RawMessage
 }
 
 // With declares for this model what its type does not: one type answered
@@ -40,6 +42,33 @@ func (m Model) With(declare func(*Shape)) Model {
 func (m Model) Described(key string) Model {
 	m.descKey = key
 	return m
+}
+
+// Example gives the model's schema an example: v, a value of the model's
+// Go type, encoded as handlers encode their answers (gin's c.JSON is
+// encoding/json), so the document shows what is sent, and a field added
+// to the type is in the example too.
+func (m Model) Example(v any) Model {
+	if t := reflect.TypeOf(v); t != m.Type {
+		panic(fmt.Sprintf("kit: the example of model %s is a %s, not a %s", m.Name, t, m.Type))
+	}
+	m.example = encodeExample(v)
+	return m
+}
+
+// encodeExample encodes an example as an answer is encoded.
+func encodeExample(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("kit: example %T does not encode: %v", v, err))
+	}
+	return raw
+}
+
+// examplesOf are the examples Model.Example gave a schema.
+func examplesOf(s Schema) []json.RawMessage {
+	examples, _ := s["examples"].([]json.RawMessage)
+	return examples
 }
 
 // ModelOf names the component schema of T, a struct encoded by
@@ -163,6 +192,9 @@ func Schemas(models []Model) map[string]Schema {
 		s := g.object(m.Type)
 		if m.descKey != "" {
 			s = Described(s, m.descKey)
+		}
+		if m.example != nil {
+			s["examples"] = []json.RawMessage{m.example}
 		}
 		out[m.Name] = s
 	}

@@ -56,3 +56,17 @@ func TestModelDeclarations(t *testing.T) {
 			"inner":{"type":"array","items":{"type":"object","required":["kind"],"properties":{"kind":{"type":"string","enum":["x","y"]}}}}}}`,
 		string(got))
 }
+
+// An example is a value of its model's type, in the schema as it is
+// encoded, and the list of the model shows a page of it.
+func TestModelExample(t *testing.T) {
+	assert.Panics(t, func() { ModelOf[modelInner]("Inner").Example(modelBase{}) }, "an example of another type")
+	item := Schemas([]Model{ModelOf[modelInner]("Inner").Example(modelInner{Kind: "x"})})["Inner"]
+	got, err := json.Marshal(item["examples"])
+	assert.NoError(t, err)
+	assert.JSONEq(t, `[{"kind":"x"}]`, string(got))
+	page, err := json.Marshal(ListOf("Inner", item)["examples"])
+	assert.NoError(t, err)
+	assert.JSONEq(t, `[{"data":[{"kind":"x"}],"links":{"next":null},"requestId":"`+exampleRequestID+`"}]`, string(page))
+	assert.NotContains(t, ListOf("Outer", Schemas([]Model{ModelOf[modelOuter]("Outer")})["Outer"]), "examples", "no example, no page")
+}

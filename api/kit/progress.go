@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -31,6 +32,16 @@ func ProgressOf(p domain.Progress) Progress {
 	return Progress{Stage: p.Stage, Done: p.Done, Total: p.Total, UpdatedAt: p.MovedAt.UTC()}
 }
 
+// ExampleAt is when the document's examples happen.
+var ExampleAt = time.Date(2026, time.March, 2, 9, 30, 0, 0, time.UTC)
+
+// ExampleProgress is the progress of a running job in the document's
+// examples: done of total (nil while unknown) at stage, moved at
+// ExampleAt.
+func ExampleProgress(stage string, done int64, total *int64) Progress {
+	return Progress{Stage: stage, Done: done, Total: total, UpdatedAt: ExampleAt}
+}
+
 // Job is a record of long-running work that clients poll.
 type Job interface {
 	// Running reports whether the work goes on by itself, so a new read
@@ -41,8 +52,8 @@ type Job interface {
 // pollHeader documents the Retry-After of a job's answer.
 var pollHeader = Param{Name: "Retry-After", Schema: Schema{"type": "integer", "const": PollSeconds}, DescKey: "header.poll_after"}
 
-// Polled documents a read of a job, whose answer carries Retry-After
-// while the job runs (ShowJob).
+// Polled documents an answer of a job, which carries Retry-After while
+// the job runs: a read of it (ShowJob), or its create (CreatedJob).
 func (r Response) Polled() Response {
 	r.Headers = append(append([]Param(nil), r.Headers...), pollHeader)
 	return r
@@ -65,6 +76,14 @@ func Accepted(c *gin.Context, body any) error {
 	pollAfter(c)
 	c.JSON(http.StatusAccepted, body)
 	return nil
+}
+
+// CreatedJob is Created of a record whose work starts with it: while the
+// work runs, the answer carries Retry-After, as a read of the record
+// would (ShowJob); a job already final is not polled.
+func CreatedJob(c *gin.Context, id uuid.UUID, job Job, body any) error {
+	Poll(c, job)
+	return Created(c, id, body)
 }
 
 // ShowJob is ShowChecked of a job: while it runs, the answer carries

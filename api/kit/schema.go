@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"encoding/json"
 	"net/http"
 	"reflect"
 
@@ -37,14 +38,21 @@ func Described(s Schema, key string) Schema { s["description"] = input.Msg(key);
 // Nullable widens a schema's type with null (OpenAPI 3.1 has no nullable).
 func Nullable(s Schema) Schema { return input.Nullable(s) }
 
-// ListOf is the list envelope around items of the named schema: the
-// envelope Paginate encodes, its data the named items.
-func ListOf(name string) Schema {
+// ListOf is the list envelope around items of the named schema, item:
+// the envelope Paginate encodes, its data the named items. When item has
+// examples (Model.Example), its example is the last page of them.
+func ListOf(name string, item Schema) Schema {
 	g := generator{names: map[reflect.Type]string{reflect.TypeFor[listLinks](): listLinksModel}, path: ListName(name)}
 	s := g.object(reflect.TypeFor[Page[any]]())
 	s["properties"].(map[string]any)["data"] = ArrayOf(Ref(name))
+	if examples := examplesOf(item); examples != nil {
+		s["examples"] = []json.RawMessage{encodeExample(Page[json.RawMessage]{Data: examples, RequestID: exampleRequestID})}
+	}
 	return s
 }
+
+// exampleRequestID is the request id of the examples of list envelopes.
+const exampleRequestID = "0195a1c4-2f6e-7d3a-9b8c-4e5f6a7b8c9d"
 
 // ListName is the name of the component holding the list envelope of the
 // named item schema.

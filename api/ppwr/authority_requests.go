@@ -37,12 +37,13 @@ func (h *handlers) authorityRequests() kit.Area {
 	return kit.Area{
 		Operations: []kit.Operation{
 			kit.Post("createAuthorityRequest", kit.Org+"/ppwr/authority-requests", tag, a.PPWRWrite, a.CatalogUpdate).
-				Handle(kit.JSON(h.createAuthorityRequest), kit.CreatedResponse(record, "getAuthorityRequest")),
+				Handle(kit.JSON(h.createAuthorityRequest), kit.CreatedResponse(record, "getAuthorityRequest").Polled()),
 			kit.Get("getAuthorityRequest", kit.Org+"/ppwr/authority-requests/{recordId}", tag, a.PPWRRead, a.CatalogView).
 				Answers(kit.FileNotReady("")).
 				Handle(kit.Do(h.getAuthorityRequest), read),
 		},
-		Models: []kit.Model{kit.ModelOf[authorityRequestJSON]("AuthorityRequest").Described("schema.authority_request")},
+		Models: []kit.Model{kit.ModelOf[authorityRequestJSON]("AuthorityRequest").Described("schema.authority_request").
+			Example(authorityRequestExample())},
 	}
 }
 
@@ -93,6 +94,20 @@ func authorityRequestToJSON(r *records.AuthorityRequest) authorityRequestJSON {
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
+// authorityRequestExample is the document's example of a request whose
+// bundle is being built.
+func authorityRequestExample() authorityRequestJSON {
+	r := records.AuthorityRequest{ID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e04")}
+	subject := "Dokumentacja techniczna słoików 500 ml"
+	return authorityRequestJSON{ID: r.ID, Authority: authorityJSON{Name: "Wojewódzki Inspektorat Ochrony Środowiska w Krakowie", Country: "PL"},
+		AuthorityReference: "WI.7021.15.2026", Subject: &subject,
+		Items:      []uuid.UUID{uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e10"), uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e11")},
+		ReceivedOn: "2026-02-27", DueOn: "2026-03-09", DeadlineStatus: records.DeadlineOpen,
+		Bundle: authorityBundleJSON{Status: records.BundleBuilding, FileName: r.BundleFileName(),
+			Progress: kit.ExampleProgress(records.StageCollecting, 1, domain.Known(2))},
+		CreatedAt: kit.ExampleAt, UpdatedAt: kit.ExampleAt}
+}
+
 // createAuthorityRequest records the request and answers 201 with its
 // bundle building.
 func (h *handlers) createAuthorityRequest(c *gin.Context, in *records.AuthorityRequestCreate) error {
@@ -100,7 +115,7 @@ func (h *handlers) createAuthorityRequest(c *gin.Context, in *records.AuthorityR
 	if err != nil {
 		return err
 	}
-	return kit.Created(c, r.ID, authorityRequestToJSON(r))
+	return kit.CreatedJob(c, r.ID, r, authorityRequestToJSON(r))
 }
 
 // getAuthorityRequest answers the record, or with Accept: application/zip

@@ -29,6 +29,7 @@ import (
 	"ppwr/internal/testenv"
 	"ppwr/internal/work"
 	"ppwr/worker"
+	"ppwr/workflows"
 )
 
 // office is a compliance office against the real stack: the API, a
@@ -152,6 +153,7 @@ func TestAnAuthorityRequestIsAnsweredWithTheItemsDocumentation(t *testing.T) {
 		"authority_reference": "WI.7021.15.2026", "items": []string{item}, "received_on": received,
 		"subject": "Dokumentacja techniczna słoików 500 ml"})
 	require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), res.Header().Get("Retry-After"), "a request whose bundle starts building is polled from its create")
 	r := res.JSON
 	id := r["id"].(string)
 	assert.Contains(t, res.Header().Get("Location"), "/ppwr/authority-requests/"+id)
@@ -260,6 +262,28 @@ func TestAnAuthorityRequestIsAnsweredWithTheItemsDocumentation(t *testing.T) {
 	res = o.Do(apitest.Req{Method: http.MethodGet, Path: other.Path("/ppwr/authority-requests/" + id), Token: other.Token})
 	assert.Equal(t, http.StatusNotFound, res.Code, "another organization's request")
 	assert.Equal(t, http.StatusNotFound, o.bundle(t, other, id).Code, "nor its bundle")
+}
+
+// Several workers relay starts at once, so a request's answer can be
+// started before the request's own run: one relay holds the run's row,
+// slow to start it, while another takes the answer's, recorded later. The
+// answer's signal then finds no run to stop, and the run, once it has
+// built the bundle, ends answered all the same instead of waiting for the
+// reminder.
+func TestAnAnswerStartedBeforeTheRequestsRunStillEndsIt(t *testing.T) {
+	o := newOffice(t)
+	item := jar(t, o, o.tn)
+	id := o.ok(t, o.tn, http.StatusCreated, http.MethodPost, "/ppwr/authority-requests", map[string]any{
+		"authority": map[string]any{"name": "WIOŚ Kraków", "country": "PL"}, "authority_reference": "WI.7021.16.2026",
+		"items": []string{item}, "received_on": domain.Today().Format(time.DateOnly)})["id"].(string)
+	_, err := records.OperatorMarkAnswered(t.Context(), o.DB, o.tn.Org, uuid.MustParse(id), time.Time{})
+	require.NoError(t, err)
+
+	runID := "authority-request/" + id
+	apitest.StartEndFirst(t, o.relay, runID, runID+"/answered")
+	apitest.RequireOutcome(t, o.relay.Temporal, runID, workflows.OutcomeAnswered, nil)
+	assert.Equal(t, records.BundleReady, o.get(t, "/ppwr/authority-requests/"+id)["bundle"].(map[string]any)["status"],
+		"the bundle is built all the same")
 }
 
 // The record and its refusals need no worker: the workflow start is only

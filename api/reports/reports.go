@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"gorm.io/datatypes"
 
 	"ppwr/api/kit"
 	"ppwr/domain"
@@ -39,7 +40,7 @@ func Area(d kit.Deps) kit.Area {
 					ContentTypes: []string{"text/csv", reports.XLSXType},
 					Headers:      []kit.Param{{Name: "Content-Disposition", Schema: kit.Str(), DescKey: "header.report_file_name"}}}),
 		},
-		Models: []kit.Model{kit.ModelOf[reportJSON]("Report").Described("schema.report")},
+		Models: []kit.Model{kit.ModelOf[reportJSON]("Report").Described("schema.report").Example(reportExample())},
 	}
 }
 
@@ -68,6 +69,16 @@ func reportToJSON(r *reports.Report) reportJSON {
 	return reportJSON{ID: r.ID, Kind: r.Kind, Format: r.Format, Parameters: r.Parameters.Data(), Status: r.Status, RowCount: r.RowCount,
 		FileName: r.FileName(), Error: r.Error, CreatedAt: r.CreatedAt.UTC(), CompletedAt: kit.UTC(r.CompletedAt),
 		Progress: kit.ProgressOf(r.Progress)}
+}
+
+// reportExample is the document's example of a report being built,
+// the total of its rows unknown until the last is written.
+func reportExample() reportJSON {
+	from, to := "2025-01-01", "2025-12-31"
+	return reportToJSON(&reports.Report{ID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e03"), Kind: reports.ReportPlacedOnMarket,
+		Format: "xlsx", Parameters: datatypes.NewJSONType(reports.ReportParameters{From: &from, To: &to}), Status: reports.ReportRunning,
+		CreatedAt: kit.ExampleAt.Add(-time.Minute),
+		Progress:  domain.Progress{Stage: reports.StageWritingRows, Done: 12_000, MovedAt: kit.ExampleAt}})
 }
 
 // create records the report and answers 202: the workflow builds it.

@@ -25,6 +25,7 @@ import (
 	"ppwr/internal/smtpsink"
 	"ppwr/internal/testenv"
 	"ppwr/worker"
+	"ppwr/workflows"
 )
 
 // mailing is the API with a worker that sends mail to a sink.
@@ -193,4 +194,25 @@ func TestCancellingEndsTheSendWorkflow(t *testing.T) {
 	require.NoError(t, m.relay.Temporal.GetWorkflow(ctx, sendID, "").Get(ctx, &delivered))
 	assert.True(t, delivered)
 	assert.Empty(t, m.get(t, "/issues?kind=supplier_request_overdue")["data"])
+}
+
+// Several workers relay starts at once, so a request's close can be
+// started before its first send: one relay holds the send's row, slow to
+// start it, while another takes the close's, recorded later. The close's
+// signal then finds no run to stop, and the send, once its e-mail is
+// delivered, ends closed all the same instead of waiting for the due date.
+func TestACloseStartedBeforeTheSendStillEndsIt(t *testing.T) {
+	m := newMailing(t)
+	id := m.draft(t)["id"].(string)
+	require.Equal(t, http.StatusOK, m.post(t, m.tn, "/supplier-requests/"+id+"/send", map[string]any{"revision": 1}).Code)
+	res := m.post(t, m.tn, "/supplier-requests/"+id+"/cancel", map[string]any{"revision": 2})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+
+	sendID := "supplier-request/" + id + "/send"
+	apitest.StartEndFirst(t, m.relay, sendID, "supplier-request/"+id+"/close")
+	var delivered bool
+	apitest.RequireOutcome(t, m.relay.Temporal, sendID, workflows.OutcomeClosed, &delivered)
+	assert.True(t, delivered)
+	assert.Empty(t, m.get(t, "/issues?kind=supplier_request_overdue")["data"])
+	assert.Empty(t, m.sink.Messages(), "a request cancelled before its e-mail left sends none")
 }

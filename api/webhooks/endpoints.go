@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"ppwr/api/kit"
+	"ppwr/domain/imports"
 	"ppwr/domain/webhooks"
 	a "ppwr/internal/access"
 	"ppwr/internal/work"
@@ -51,8 +52,10 @@ func (h *handlers) endpoints() kit.Area {
 				Answers(webhooks.ErrEndpointDisabled),
 		},
 		Models: []kit.Model{
-			kit.ModelOf[endpointJSON]("WebhookEndpoint"), kit.ModelOf[endpointSecretJSON]("WebhookEndpointWithSecret"),
-			kit.ModelOf[deletedJSON]("WebhookEndpointDeleted"), kit.ModelOf[deliveryJSON]("WebhookDelivery"),
+			kit.ModelOf[endpointJSON]("WebhookEndpoint").Example(endpointExample()),
+			kit.ModelOf[endpointSecretJSON]("WebhookEndpointWithSecret").Example(endpointSecretJSON{endpointJSON: endpointExample(),
+				Secret: "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"}),
+			kit.ModelOf[deletedJSON]("WebhookEndpointDeleted"), kit.ModelOf[deliveryJSON]("WebhookDelivery").Example(deliveryExample()),
 		},
 	}
 }
@@ -88,6 +91,12 @@ func endpointToJSON(e *webhooks.WebhookEndpoint) endpointJSON {
 	}
 	return endpointJSON{ID: e.ID, URL: webhooks.RedactedURL(e.URL), Events: e.Events, Status: e.Status,
 		PreviousSecretExpiresAt: previous, CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+}
+
+// endpointExample is the document's example of an endpoint.
+func endpointExample() endpointJSON {
+	return endpointJSON{ID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e09"), URL: "https://erp.example.com/hooks/ppwr", Events: []string{imports.ImportCompleted{}.EventType(), imports.ImportFailed{}.EventType()},
+		Status: webhooks.EndpointActive, CreatedAt: kit.ExampleAt.AddDate(0, -1, 0), UpdatedAt: kit.ExampleAt.AddDate(0, -1, 0)}
 }
 
 func secretToJSON(e *webhooks.WebhookEndpoint) endpointSecretJSON {
@@ -126,6 +135,15 @@ type deliveryJSON struct {
 func (deliveryJSON) Declare(s *kit.Shape) {
 	s.Enum("event_type", webhooks.EventTypes()...)
 	s.Enum("status", webhooks.DeliveryPending, webhooks.DeliverySucceeded, webhooks.DeliveryFailed)
+}
+
+// deliveryExample is the document's example of a delivery of the
+// example event whose first attempt failed and which is tried again.
+func deliveryExample() deliveryJSON {
+	unavailable, first, next := http.StatusServiceUnavailable, kit.ExampleAt.Add(150*time.Millisecond), kit.ExampleAt.Add(30*time.Second)
+	return deliveryJSON{ID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e0a"), EventID: exampleEventID, EventType: eventExample().Type,
+		Status: webhooks.DeliveryPending, Attempts: 1, LastStatus: &unavailable, LastError: "receiver answered 503", NextAttemptAt: &next,
+		CreatedAt: kit.ExampleAt, AttemptLog: []attemptJSON{{AttemptedAt: first, StatusCode: &unavailable, DurationMs: 212, Error: "receiver answered 503"}}}
 }
 
 func deliveryToJSON(d *webhooks.DeliveryLog) deliveryJSON {
@@ -236,9 +254,9 @@ func (h *handlers) resendDelivery(c *gin.Context) error {
 			return err
 		}
 		d, err := webhooks.ResendDelivery(w, endpointID, id, webhooks.Retry{Initial: h.Config.WebhookRetryInitial, For: h.Config.WebhookRetryFor})
-		if err == nil {
-			c.JSON(http.StatusAccepted, deliveryToJSON(d))
+		if err != nil {
+			return err
 		}
-		return err
+		return kit.Accepted(c, deliveryToJSON(d))
 	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"ppwr/api/kit"
 	"ppwr/domain"
+	"ppwr/domain/imports"
 	"ppwr/domain/webhooks"
 	a "ppwr/internal/access"
 	"ppwr/internal/input"
@@ -40,8 +41,19 @@ func Area(d kit.Deps) kit.Area {
 			s.Enum("type", webhooks.EventTypes()...)
 			s.Derived("data", kit.Schema{"type": "object"})
 			s.DescribeField("data", "schema.event_data")
-		})},
+		}).Example(eventExample())},
 	}, h.endpoints())
+}
+
+// exampleEventID is the id of the document's example event, which the
+// example delivery delivers.
+var exampleEventID = uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e07")
+
+// eventExample is the document's example of an event: an import applied.
+func eventExample() domain.EventEnvelope {
+	return domain.EventEnvelope{ID: exampleEventID, Type: imports.ImportCompleted{}.EventType(), SchemaVersion: domain.EventSchemaVersion,
+		OrganizationID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e08"), CreatedAt: kit.ExampleAt,
+		Data: imports.ImportCompleted{ID: uuid.MustParse("0195a1c4-1b2c-7d3e-8f40-5a6b7c8d9e02"), Status: imports.ImportCompletedStatus}}
 }
 
 // eventBody is an event as every delivery of it POSTs it: the stored

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -276,6 +277,7 @@ func TestDeliveriesAndResend(t *testing.T) {
 	res = write(t, a, tn, http.MethodPost, path+"/"+delivery.ID.String()+"/resend", nil)
 	require.Equal(t, http.StatusAccepted, res.Code, res.Body.String())
 	assert.Equal(t, "pending", res.JSON["status"])
+	assert.Equal(t, strconv.Itoa(kit.PollSeconds), res.Header().Get("Retry-After"), "a 202 says when to read the delivery again")
 	var starts []domain.WorkflowStart
 	require.NoError(t, a.DB.Where("workflow_type = ? AND resource_id = ?", webhooks.DeliveryWorkflow.Type, event.ID.String()).Find(&starts).Error)
 	require.Len(t, starts, 1, "the resend is recorded for the relay")

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +26,7 @@ import (
 	"ppwr/domain/catalog"
 	"ppwr/domain/imports"
 	"ppwr/internal/config"
+	"ppwr/internal/testenv"
 )
 
 // importsScenario is the name -scenario matches to run the import
@@ -247,15 +247,7 @@ func startWorker(bin string, cfg config.Config) (*workerProcess, error) {
 
 // stop ends the worker as a deployment would, with SIGTERM, and kills it
 // if it does not drain in time.
-func (w *workerProcess) stop() {
-	_ = w.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-w.exited:
-	case <-time.After(15 * time.Second):
-		_ = w.cmd.Process.Kill()
-		<-w.exited
-	}
-}
+func (w *workerProcess) stop() { testenv.Terminate(w.cmd.Process, w.exited, 15*time.Second) }
 
 // alive fails once the worker has exited.
 func (w *workerProcess) alive() error {

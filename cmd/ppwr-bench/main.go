@@ -11,6 +11,9 @@
 // with -rate-limit 1199 and enough -users to see the per-request cost that
 // the spec's 120 per minute has.
 //
+// The telemetry scenario (telemetry.go) runs after these: the item read
+// again, with metrics and tracing to an OTLP sink on and off.
+//
 // The reservations scenario (reservations.go) runs after these: 200
 // clients reserving sets of one packing set, checked for oversell.
 //
@@ -193,16 +196,35 @@ func run(o options) error {
 		return err
 	}
 	ring := &tokenRing{tokens: tokens}
+	read := itemReadScenario(db, orgID, ring, items)
 	scenarios := []scenario{
 		dictionariesScenario(db, orgID, ring),
-		itemReadScenario(db, orgID, ring, items),
+		read,
 		itemCreateScenario(db, orgID, ring),
 	}
 	scenarios = slices.DeleteFunc(scenarios, func(s scenario) bool { return !strings.Contains(s.name, o.only) })
-	if len(scenarios) == 0 {
+	telemetryOn := strings.Contains(telemetryScenario, o.only)
+	if len(scenarios) == 0 && !telemetryOn {
 		return nil
 	}
 
+	fmt.Printf("%d connections, %d users, %d requests per minute per user, %s measured after %s warm-up per target\n\n",
+		o.conns, o.users, o.rateLimit, o.duration, o.warmup)
+	fmt.Printf("%-34s %-16s %10s %10s %10s %10s %8s\n", "scenario", "target", "requests", "req/s", "p50", "p99", "errors")
+	if len(scenarios) > 0 {
+		if err := runAgainstBare(o, scenarios, fullURL, ring); err != nil {
+			return err
+		}
+	}
+	if telemetryOn {
+		return runTelemetry(o, db, fullURL, read)
+	}
+	return nil
+}
+
+// runAgainstBare measures each scenario through the API at fullURL and
+// through its bare handlers, served beside it.
+func runAgainstBare(o options, scenarios []scenario, fullURL string, ring *tokenRing) error {
 	bareEngine := gin.New()
 	for _, s := range scenarios {
 		for _, b := range s.bare {
@@ -219,9 +241,6 @@ func run(o options) error {
 	}
 	defer stopBare()
 
-	fmt.Printf("%d connections, %d users, %d requests per minute per user, %s measured after %s warm-up per target\n\n",
-		o.conns, o.users, o.rateLimit, o.duration, o.warmup)
-	fmt.Printf("%-28s %-16s %10s %10s %10s %10s %8s\n", "scenario", "target", "requests", "req/s", "p50", "p99", "errors")
 	for _, s := range scenarios {
 		full := measure(o.conns, o.duration, o.warmup, func(i int) (*http.Request, error) { return s.fullRequest(fullURL, i) })
 		full.print(s.name, "ppwr")
@@ -239,7 +258,7 @@ func run(o options) error {
 			bare := measure(o.conns, o.duration, o.warmup, func(i int) (*http.Request, error) { return request(bareURL, i) })
 			bare.print(s.name, b.name)
 			ratio := full.rps() / bare.rps()
-			fmt.Printf("%-28s %-16s %4s %9.0f%% of %s req/s%s\n", s.name, "ppwr/"+b.name, "", 100*ratio, b.name, b.verdict(ratio, full.percentile(0.99)))
+			fmt.Printf("%-34s %-16s %4s %9.0f%% of %s req/s%s\n", s.name, "ppwr/"+b.name, "", 100*ratio, b.name, b.verdict(ratio, full.percentile(0.99)))
 		}
 		fmt.Println()
 	}
@@ -379,7 +398,7 @@ func (r result) percentile(p float64) time.Duration {
 }
 
 func (r result) print(name, target string) {
-	fmt.Printf("%-28s %-16s %10d %10.0f %10s %10s %8d\n", name, target, len(r.latencies), r.rps(),
+	fmt.Printf("%-34s %-16s %10d %10.0f %10s %10s %8d\n", name, target, len(r.latencies), r.rps(),
 		r.percentile(0.50).Round(10*time.Microsecond), r.percentile(0.99).Round(10*time.Microsecond), r.errors)
 }
 

@@ -110,12 +110,12 @@ func runReservations(o options) error {
 
 	fmt.Printf("\n%d clients reserving 1 set each of one packing set (2 items), %s measured after %s warm-up\n",
 		reservationClients, o.duration, o.warmup)
-	fmt.Printf("%-28s %-16s %10s %10s %10s %10s %8s\n", "scenario", "target", "requests", "ok/s", "p50", "p99", "refused")
+	fmt.Printf("%-34s %-16s %10s %10s %10s %10s %8s\n", "scenario", "target", "requests", "ok/s", "p50", "p99", "refused")
 	name := "POST reservations"
 	full.print(name, "ppwr")
 	bare.print(name, "bare gin+gorm")
 	handled := float64(len(full.latencies)+full.errors) / full.elapsed.Seconds()
-	fmt.Printf("%-28s %-16s %4s %9.0f requests/s handled, %.0f reservations/s, %.0f%% of bare gin+gorm\n", name, "ppwr", "",
+	fmt.Printf("%-34s %-16s %4s %9.0f requests/s handled, %.0f reservations/s, %.0f%% of bare gin+gorm\n", name, "ppwr", "",
 		handled, full.rps(), 100*full.rps()/bare.rps())
 	return checkNoOversell(db, orgID, items)
 }
@@ -201,7 +201,7 @@ func checkNoOversell(db *gorm.DB, orgID uuid.UUID, items []uuid.UUID) error {
 	if off > 0 {
 		return fmt.Errorf("reservations: OVERSOLD or unbalanced: %d items disagree with %d held reservations", off, held)
 	}
-	fmt.Printf("%-28s %d reservations held, reserved = 2 × held for each item, balances equal movements: zero oversell\n",
+	fmt.Printf("%-34s %d reservations held, reserved = 2 × held for each item, balances equal movements: zero oversell\n",
 		"POST reservations", held)
 	return nil
 }

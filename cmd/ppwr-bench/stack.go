@@ -85,7 +85,7 @@ func startWorkerStack() (*workerStack, error) {
 	cfg.ClamdAddress = clamd
 	cfg.DocumentMaxBytes = 200 << 20
 	// The dev server's own client logs every workflow task.
-	if st.temporal, err = temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace); err != nil {
+	if st.temporal, err = temporalclient.Dial(*cfg); err != nil {
 		return fail(err)
 	}
 	st.closers = append(st.closers, st.temporal.Close)

@@ -64,7 +64,7 @@ func runWebhooks() error {
 		return fmt.Errorf("temporal dev server: %w", err)
 	}
 	defer func() { _ = dev.Stop() }()
-	tc, err := temporalclient.Dial(dev.FrontendHostPort(), "default")
+	tc, err := temporalclient.Dial(config.Config{TemporalAddress: dev.FrontendHostPort(), TemporalNamespace: "default"})
 	if err != nil {
 		return err
 	}

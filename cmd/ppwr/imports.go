@@ -38,7 +38,7 @@ func startRedrive(ctx context.Context, db *gorm.DB, imp *imports.Import, stage i
 	if err != nil {
 		return "", "", err
 	}
-	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace)
+	tc, err := temporalclient.Dial(cfg)
 	if err != nil {
 		return "", "", err
 	}

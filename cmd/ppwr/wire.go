@@ -59,7 +59,7 @@ func openApp(ctx context.Context) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc, err := temporalclient.Dial(cfg.TemporalAddress, cfg.TemporalNamespace, func(o *client.Options) error {
+	tc, err := temporalclient.Dial(cfg, func(o *client.Options) error {
 		o.MetricsHandler = metrics.Temporal
 		return telemetry.TraceTemporal(o)
 	})

@@ -51,8 +51,8 @@ var BDOReportWorkflow = domain.Workflow[BDOReportInput]{
 // rule is recorded on each report.
 const BDOMgDecimals = 6
 
-// bdoRounding describes BDOMgDecimals on a report.
-const bdoRounding = "grams summed exactly, converted to Mg (÷ 1,000,000) and rounded half away from zero to 6 decimals"
+// BDORounding describes BDOMgDecimals on a report.
+const BDORounding = "grams summed exactly, converted to Mg (÷ 1,000,000) and rounded half away from zero to 6 decimals"
 
 // Warnings of a report run: what leaves it needing review.
 const (
@@ -154,7 +154,7 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 		return nil, in.Err()
 	}
 	r := &BDOReport{ID: domain.NewID(), OrganizationID: w.Organization(), Year: in.Year.Value, SettlementMode: NotCalculated,
-		Rounding: bdoRounding, ExportStatus: ExportRendering, CreatedBy: w.Actor().UserID, CreatedAt: domain.Now(), ExportProgress: ExportStages.Queued(),
+		Rounding: BDORounding, ExportStatus: ExportRendering, CreatedBy: w.Actor().UserID, CreatedAt: domain.Now(), ExportProgress: ExportStages.Queued(),
 		Totals: datatypes.JSONSlice[BDOReportTotal]{}, Warnings: datatypes.JSONSlice[BDOReportWarning]{}, Status: BDOPrepared}
 	tx := w.Tx()
 	if err := tx.Create(r).Error; err != nil {

@@ -53,6 +53,11 @@ var (
 	DeadlineStatuses = rules.DeadlineStatuses
 )
 
+// Answered tells the deadline statuses of a request that was answered.
+func Answered(deadlineStatus string) bool {
+	return deadlineStatus == DeadlineAnsweredInTime || deadlineStatus == DeadlineAnsweredLate
+}
+
 // Deadlines of R38: the answer is due 10 days after receipt, and the
 // reminder issue opens 3 days before that.
 const (

@@ -159,7 +159,9 @@ func PendingDelivery(w *work.Unit, requestID uuid.UUID, send int) (*RequestMail,
 		return nil, nil
 	}
 	r, err := domain.Find[SupplierRequest](w.Context(), w.Tx(), w.Organization(), requestID)
-	if err != nil {
+	if err != nil || RequestClosed(r.Status) {
+		// A request cancelled or completed before its e-mail left needs
+		// none: the supplier would be asked for what is no longer wanted.
 		return nil, err
 	}
 	m := &RequestMail{Request: *r}

@@ -130,7 +130,7 @@ func RecordReply(w *work.Unit, requestID uuid.UUID, in IncomingReply) (*Supplier
 		ObjectKey: in.ObjectKey, SizeBytes: in.Size, Status: ReplyReceived, Skipped: []SkippedAttachment{},
 		ReceivedAt: in.ReceivedAt.UTC().Truncate(time.Microsecond)}
 	switch {
-	case r.Status == RequestCancelled || r.Status == RequestCompleted:
+	case RequestClosed(r.Status):
 		reply.Flag = ptr(FlagRequestClosed)
 	case !isRecipient(r, in.Sender):
 		reply.Flag = ptr(FlagUnknownSender)

@@ -40,6 +40,12 @@ const (
 // RequestStatuses are every status of a request.
 var RequestStatuses = []string{RequestDraft, RequestSent, RequestCompleted, RequestCancelled}
 
+// RequestClosed tells the statuses of a request that waits for nothing
+// more: cancelled or completed.
+func RequestClosed(status string) bool {
+	return status == RequestCancelled || status == RequestCompleted
+}
+
 // Delivery statuses of a request's e-mail.
 const (
 	MailNotSent = "not_sent"

@@ -4,6 +4,9 @@
 package config
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -17,10 +20,14 @@ type Config struct {
 	DatabaseURL string
 	// DatabaseListenURL is a direct (session) connection for LISTEN, which
 	// transaction-pooling proxies such as PgBouncer do not pass through.
-	DatabaseListenURL  string
-	TemporalAddress    string
-	TemporalNamespace  string
-	TemporalTaskQueue  string
+	DatabaseListenURL string
+	TemporalAddress   string
+	TemporalNamespace string
+	TemporalTaskQueue string
+	// TemporalTLS secures the connection to Temporal, nil for plain gRPC;
+	// TemporalAPIKey, when set, authenticates every call (temporalTLS).
+	TemporalTLS        *tls.Config
+	TemporalAPIKey     string
 	S3Endpoint         string
 	S3Bucket           string
 	S3Region           string
@@ -93,6 +100,11 @@ var Variables = []Variable{
 	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
 	{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
 	{"TEMPORAL_TASK_QUEUE", "ppwr", "task queue of the worker"},
+	{"TEMPORAL_TLS_CLIENT_CERT_PATH", "", "file of the PEM client certificate for mTLS to Temporal (Temporal Cloud, or a cluster that requires it), with TEMPORAL_TLS_CLIENT_KEY_PATH; any TEMPORAL_TLS_* setting turns TLS on"},
+	{"TEMPORAL_TLS_CLIENT_KEY_PATH", "", "file of the PEM private key of TEMPORAL_TLS_CLIENT_CERT_PATH"},
+	{"TEMPORAL_TLS_SERVER_CA_CERT_PATH", "", "file of the PEM CA certificates that sign the Temporal server's certificate (default: the system's roots, which Temporal Cloud needs)"},
+	{"TEMPORAL_TLS_SERVER_NAME", "", "name the Temporal server's certificate is checked against (default: the host of TEMPORAL_ADDRESS)"},
+	{"TEMPORAL_API_KEY", "", "Temporal Cloud API key, sent as a bearer token with every call instead of (or besides) a client certificate; turns TLS on"},
 	{"S3_ENDPOINT", "http://127.0.0.1:7070", "S3-compatible endpoint (empty for AWS S3)"},
 	{"S3_BUCKET", "ppwr", "bucket holding uploaded and generated files"},
 	{"S3_REGION", "us-east-1", "S3 region"},
@@ -193,9 +205,50 @@ func FromEnv() (Config, error) {
 	if c.DatabaseTimeout, err = positiveDuration("DATABASE_TIMEOUT", get("DATABASE_TIMEOUT")); err != nil {
 		return c, err
 	}
+	c.TemporalAPIKey = get("TEMPORAL_API_KEY")
+	if c.TemporalTLS, err = temporalTLS(get("TEMPORAL_TLS_CLIENT_CERT_PATH"), get("TEMPORAL_TLS_CLIENT_KEY_PATH"),
+		get("TEMPORAL_TLS_SERVER_CA_CERT_PATH"), get("TEMPORAL_TLS_SERVER_NAME"), c.TemporalAPIKey != ""); err != nil {
+		return c, err
+	}
 	if raw := get("RESERVATION_TIMER_CAP"); raw != "" {
 		if c.ReservationTimerCap, err = positiveDuration("RESERVATION_TIMER_CAP", raw); err != nil {
 			return c, err
+		}
+	}
+	return c, nil
+}
+
+// temporalTLS is the TLS of the connection to Temporal: on when any TLS
+// setting or an API key is set, as Temporal's own environment
+// configuration (CLI and SDKs), whose variable names these are, turns it
+// on; nil otherwise. Every file is read here, so a wrong path or a
+// certificate without its key stops the process as it starts, not at its
+// first call to Temporal.
+func temporalTLS(certFile, keyFile, caFile, serverName string, apiKey bool) (*tls.Config, error) {
+	switch {
+	case certFile != "" && keyFile == "":
+		return nil, errors.New("config: TEMPORAL_TLS_CLIENT_CERT_PATH is set without TEMPORAL_TLS_CLIENT_KEY_PATH, its private key")
+	case certFile == "" && keyFile != "":
+		return nil, errors.New("config: TEMPORAL_TLS_CLIENT_KEY_PATH is set without TEMPORAL_TLS_CLIENT_CERT_PATH, the certificate it belongs to")
+	case certFile == "" && caFile == "" && serverName == "" && !apiKey:
+		return nil, nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: serverName}
+	if certFile != "" {
+		pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("config: TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH: %w", err)
+		}
+		c.Certificates = []tls.Certificate{pair}
+	}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("config: TEMPORAL_TLS_SERVER_CA_CERT_PATH: %w", err)
+		}
+		c.RootCAs = x509.NewCertPool()
+		if !c.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("config: TEMPORAL_TLS_SERVER_CA_CERT_PATH: %s holds no PEM certificate", caFile)
 		}
 	}
 	return c, nil

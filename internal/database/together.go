@@ -74,14 +74,10 @@ func ExecTogether(ctx context.Context, db *gorm.DB, stmts ...Statement) error {
 	sql.WriteString(" SELECT")
 	ctx, w := watch(ctx)
 	defer w.Stop()
-	ctx, traced := statementSpan(ctx)
-	res, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
-	if traced {
-		var rows int64
-		if err == nil {
-			rows, _ = res.RowsAffected()
-		}
-		endStatement(ctx, sql.String(), togetherTables(queries), rows, err)
+	ctx, span := statementSpan(ctx)
+	_, err := db.Statement.ConnPool.ExecContext(ctx, sql.String(), vars...)
+	if span != nil {
+		endStatement(span, sql.String(), togetherTables(queries), err)
 	}
 	return w.Err(err)
 }

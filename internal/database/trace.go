@@ -5,40 +5,48 @@ import (
 	"errors"
 	"strings"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"gorm.io/gorm"
+
+	"ppwr/internal/telemetry"
 )
 
-var tracer = otel.Tracer("ppwr/sql")
+var tracer = telemetry.Tracer("ppwr/sql")
 
-// statementSpan starts the span of one statement in ctx's trace, or none
-// when ctx is in no valid trace (tracing off: the global no-op provider
-// never makes one), and returns the context to run it in.
-func statementSpan(ctx context.Context) (context.Context, bool) {
-	if !trace.SpanFromContext(ctx).SpanContext().IsValid() {
-		return ctx, false
-	}
-	ctx, _ = tracer.Start(ctx, "sql", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("db.system.name", "postgresql")))
-	return ctx, true
+// statementStart is every statement span's kind and system, made once
+// rather than per statement.
+var statementStart = []trace.SpanStartOption{
+	trace.WithSpanKind(trace.SpanKindClient),
+	trace.WithAttributes(attribute.String("db.system.name", "postgresql")),
 }
 
-// endStatement names ctx's statement span by the statement's first word
+// statementSpan starts the span of one statement in ctx's trace, or none
+// (nil) when ctx's span does not record: tracing is off (the global no-op
+// provider never makes one), or the sampler left the trace out, whose
+// statements would not be recorded either. It returns the context to run
+// the statement in.
+func statementSpan(ctx context.Context) (context.Context, trace.Span) {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx, nil
+	}
+	return tracer.Start(ctx, "sql", statementStart...)
+}
+
+// endStatement names the statement's span by the statement's first word
 // and table ("INSERT catalog_items"), records the SQL (its placeholders,
 // never the arguments, which carry customers' data) and the error, and
-// ends it.
-func endStatement(ctx context.Context, query, table string, rows int64, err error) {
-	span := trace.SpanFromContext(ctx)
+// ends it. The rows returned are not recorded: an opt-in attribute of the
+// conventions, and every attribute is paid for again in each export.
+func endStatement(span trace.Span, query, table string, err error) {
 	verb, _, _ := strings.Cut(strings.TrimSpace(query), " ")
 	name := strings.ToUpper(verb)
 	if table != "" {
 		name += " " + table
 	}
 	span.SetName(name)
-	span.SetAttributes(attribute.String("db.query.text", query), attribute.Int64("db.response.returned_rows", rows))
+	span.SetAttributes(attribute.String("db.query.text", query))
 	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
@@ -46,17 +54,28 @@ func endStatement(ctx context.Context, query, table string, rows int64, err erro
 	span.End()
 }
 
+// spanKey keeps a GORM statement's span from its before callback to its
+// after callback. The span is not read back from the statement's context:
+// the bound's callbacks (boundStatements) put back the context they
+// replaced, which is the request's, so the after callback would end and
+// rename the request's span and leave the statement's open.
+const spanKey = "ppwr:span"
+
 // traceSQL makes each statement GORM runs on db a span of the trace in its
 // context (statementSpan). It is a few GORM callbacks rather than
 // gorm.io/plugin/opentelemetry, which links the ClickHouse and MySQL
 // drivers into the binary.
 func traceSQL(db *gorm.DB) error {
 	before := func(tx *gorm.DB) {
-		tx.Statement.Context, _ = statementSpan(tx.Statement.Context)
+		ctx, span := statementSpan(tx.Statement.Context)
+		if span != nil {
+			tx.Statement.Context = ctx
+			tx.InstanceSet(spanKey, span)
+		}
 	}
 	after := func(tx *gorm.DB) {
-		if trace.SpanFromContext(tx.Statement.Context).IsRecording() {
-			endStatement(tx.Statement.Context, tx.Statement.SQL.String(), tx.Statement.Table, tx.Statement.RowsAffected, tx.Error)
+		if span, ok := tx.InstanceGet(spanKey); ok {
+			endStatement(span.(trace.Span), tx.Statement.SQL.String(), tx.Statement.Table, tx.Error)
 		}
 	}
 	cb := db.Callback()

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"ppwr/domain"
+	"ppwr/internal/config"
 	"ppwr/internal/telemetry"
 	"ppwr/internal/temporalclient"
 	"ppwr/internal/testenv"
@@ -62,7 +63,7 @@ func TestMetricsListenerServesEverySeries(t *testing.T) {
 	defer m.Close()
 	require.NoError(t, m.WatchDB(db))
 	require.NoError(t, m.WatchRelay(db))
-	tc, err := temporalclient.Dial(testenv.TemporalAddress(t), "default", func(o *client.Options) error {
+	tc, err := temporalclient.Dial(config.Config{TemporalAddress: testenv.TemporalAddress(t), TemporalNamespace: "default"}, func(o *client.Options) error {
 		o.MetricsHandler = m.Temporal
 		return nil
 	})

@@ -15,6 +15,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
+
+	"ppwr/internal/config"
 )
 
 // Search attribute keys registered on the namespace (make run, compose
@@ -31,14 +33,20 @@ var (
 // tenant (housekeeping).
 const SystemOrganization = "system"
 
-// Dial returns a client that connects on first use, so the API starts (and
-// reports not ready) while Temporal is still coming up. with adds to the
-// options, such as the process's metrics handler and tracing interceptor.
-func Dial(hostPort, namespace string, with ...func(*client.Options) error) (client.Client, error) {
+// Dial returns a client of the Temporal cfg names, over TLS and with its
+// API key when cfg has them (Temporal Cloud). It connects on first use,
+// so the API starts (and reports not ready) while Temporal is still
+// coming up. with adds to the options, such as the process's metrics
+// handler and tracing interceptor.
+func Dial(cfg config.Config, with ...func(*client.Options) error) (client.Client, error) {
 	o := client.Options{
-		HostPort:  hostPort,
-		Namespace: namespace,
-		Logger:    log.NewStructuredLogger(slog.Default()),
+		HostPort:          cfg.TemporalAddress,
+		Namespace:         cfg.TemporalNamespace,
+		Logger:            log.NewStructuredLogger(slog.Default()),
+		ConnectionOptions: client.ConnectionOptions{TLS: cfg.TemporalTLS},
+	}
+	if cfg.TemporalAPIKey != "" {
+		o.Credentials = client.NewAPIKeyStaticCredentials(cfg.TemporalAPIKey)
 	}
 	for _, f := range with {
 		if err := f(&o); err != nil {
@@ -47,7 +55,7 @@ func Dial(hostPort, namespace string, with ...func(*client.Options) error) (clie
 	}
 	c, err := client.NewLazyClient(o)
 	if err != nil {
-		return nil, fmt.Errorf("temporal: dial %s: %w", hostPort, err)
+		return nil, fmt.Errorf("temporal: dial %s: %w", cfg.TemporalAddress, err)
 	}
 	return c, nil
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	enumspb "go.temporal.io/api/enums/v1"
+
+	"ppwr/internal/config"
 )
 
 func TestRefOptions(t *testing.T) {
@@ -51,7 +53,7 @@ func TestRedriveOptions(t *testing.T) {
 func TestDialIsLazy(t *testing.T) {
 	// Nothing listens here: the API must still start and report not ready
 	// instead of failing at boot.
-	c, err := Dial("127.0.0.1:1", "default")
+	c, err := Dial(config.Config{TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default"})
 	assert.NoError(t, err)
 	if c != nil {
 		c.Close()

@@ -88,7 +88,7 @@ func StartClamd(streamMaxLength string) (address string, stop func(), err error)
 	if err = os.Mkdir(tmp, 0o700); err != nil {
 		return "", nil, err
 	}
-	port := freePort()
+	port := FreePort()
 	address = "127.0.0.1:" + port
 	logPath := filepath.Join(dir, "clamd.log")
 	// No User line: clamd stays whoever runs the tests. No LocalSocket:

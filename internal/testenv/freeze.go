@@ -1,10 +1,16 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net"
 	neturl "net/url"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -50,6 +56,65 @@ func FreezeClamd(t testing.TB, address string) (thaw func()) {
 		t.Fatalf("testenv: no clamd started on %s", address)
 	}
 	return freeze(t, p)
+}
+
+// FreezeTemporal freezes the package's Temporal dev server (started
+// with Temporal first): the API's readiness probe, the relay's starts and
+// the worker's polls all wait on it.
+func FreezeTemporal(t testing.TB) (thaw func()) {
+	t.Helper()
+	Temporal(t)
+	p, err := devServerProcess(devServer.FrontendHostPort())
+	if err != nil {
+		t.Fatalf("testenv: freeze Temporal: %v", err)
+	}
+	return freeze(t, p)
+}
+
+// devServerProcess finds the dev server listening on hostPort among this
+// process's children by its command line ("start-dev ... --port PORT"):
+// the SDK's DevServer keeps its process to itself.
+func devServerProcess(hostPort string) (*os.Process, error) {
+	_, port, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || parentOf(pid) != os.Getpid() {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(raw), "\x00")
+		i := slices.Index(args, "--port")
+		if slices.Contains(args, "start-dev") && i >= 0 && i+1 < len(args) && args[i+1] == port {
+			return os.FindProcess(pid)
+		}
+	}
+	return nil, fmt.Errorf("no child process serves the dev server on port %s", port)
+}
+
+// parentOf is pid's parent process id, or 0 when it cannot be read: the
+// fourth field of /proc/PID/stat, after the command in parentheses (which
+// may hold spaces).
+func parentOf(pid int) int {
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
 }
 
 // BoundedStorage is a store on the package's versitygw whose waits are

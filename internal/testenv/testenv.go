@@ -210,14 +210,14 @@ func StartTemporal() (*testsuite.DevServer, error) {
 	return testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
 		ExistingPath: path,
 		ClientOptions: &client.Options{
-			HostPort:  "127.0.0.1:" + freePort(),
+			HostPort:  "127.0.0.1:" + FreePort(),
 			Namespace: "default",
 		},
 		LogLevel: "error",
 		SearchAttributes: temporal.NewSearchAttributes(
 			temporalclient.OrganizationID.ValueSet(""), temporalclient.ResourceID.ValueSet(""), temporalclient.Outcome.ValueSet(""),
 		),
-		ExtraArgs: []string{"--http-port", freePort(), "--metrics-port", freePort()},
+		ExtraArgs: []string{"--http-port", FreePort(), "--metrics-port", FreePort()},
 		Stdout:    os.Stderr,
 		Stderr:    os.Stderr,
 	})
@@ -276,7 +276,7 @@ func startS3() (opts storage.Options, store *storage.Store, process *os.Process,
 			stop()
 		}
 	}()
-	addr := "127.0.0.1:" + freePort()
+	addr := "127.0.0.1:" + FreePort()
 	opts = storage.Options{
 		Endpoint: "http://" + addr, Region: "us-east-1", Bucket: "ppwr-test",
 		AccessKeyID: "ppwr-test", SecretAccessKey: "ppwr-test-secret",
@@ -326,7 +326,8 @@ func Config(t testing.TB) config.Config {
 		cfg.DatabaseURL = dbURL
 	}
 	if devServer != nil {
-		cfg.TemporalAddress = devServer.FrontendHostPort()
+		// The dev server speaks plain gRPC, whatever the shell sets.
+		cfg.TemporalAddress, cfg.TemporalTLS, cfg.TemporalAPIKey = devServer.FrontendHostPort(), nil, ""
 	}
 	if s3Store != nil {
 		cfg.S3Endpoint, cfg.S3Bucket, cfg.S3Region = s3Opts.Endpoint, s3Opts.Bucket, s3Opts.Region
@@ -338,8 +339,8 @@ func Config(t testing.TB) config.Config {
 	return cfg
 }
 
-// freePort asks the kernel for a port that is free right now.
-func freePort() string {
+// FreePort asks the kernel for a port that is free right now.
+func FreePort() string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
