@@ -137,20 +137,12 @@ func ResolveIssuesOf(w *work.Unit, kind string, subjects []uuid.UUID, resolution
 		return nil
 	}
 	var resolved []uuid.UUID
-	// The statement is planned for its values (a custom plan): a plan
-	// made generic while the table was empty scans every issue of the
-	// organization ever after, since the driver keeps it prepared. status
-	// is written out so that the partial index of open issues applies.
-	tx := w.Tx()
-	if err := tx.Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error; err != nil {
-		return err
-	}
-	err := tx.Raw(`UPDATE compliance_issues SET status = ?, resolved_at = ?, resolution_key = ?
+	// status = 'open' is written out, not bound: only then may PostgreSQL
+	// use the partial index of open issues once it plans the statement
+	// generically, instead of reading every issue of the organization.
+	err := w.Tx().Raw(`UPDATE compliance_issues SET status = ?, resolved_at = ?, resolution_key = ?
 		WHERE organization_id = ? AND kind = ? AND subject_id IN ? AND status = 'open' RETURNING id`,
 		IssueResolved, Now(), resolution, w.Organization(), kind, subjects).Scan(&resolved).Error
-	if err == nil {
-		err = tx.Exec("SET LOCAL plan_cache_mode = DEFAULT").Error
-	}
 	if err != nil {
 		return err
 	}
