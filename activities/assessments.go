@@ -54,13 +54,13 @@ func (a *Assessments) AssessBatch(ctx context.Context, in assessments.Assessment
 		return 0, err
 	}
 	var done atomic.Int64
-	progress := assessments.TrackRun(a.DB, run)
+	progress, statistics := assessments.TrackRun(a.DB, run), assessments.NewReuseStatisticsCache()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runParallelism)
 	for _, id := range ids {
 		g.Go(func() error {
 			w := systemUnit(gctx, a.DB, in.OrganizationID)
-			if _, err := assessments.AssessRunItem(w, run, id); err != nil {
+			if _, err := assessments.AssessRunItem(w, run, id, statistics); err != nil {
 				w.Rollback()
 				return err
 			}

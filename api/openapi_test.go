@@ -132,6 +132,10 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 		{"listEvents", "GET", "/organizations/{organizationId}/events", "events:read", "webhooks.manage", false},
 		{"createWebhookEndpoint", "POST", "/organizations/{organizationId}/webhook-endpoints", "webhooks:manage", "webhooks.manage", true},
 		{"resendWebhookDelivery", "POST", "/organizations/{organizationId}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/resend", "webhooks:manage", "webhooks.manage", true},
+		// The compliance profile (issue 27), with the registers' access rules.
+		{"createComplianceProfileEntry", "POST", "/organizations/{organizationId}/ppwr/compliance-profile", "ppwr:write", "catalog.update", true},
+		{"reviewComplianceProfileEntry", "POST", "/organizations/{organizationId}/ppwr/compliance-profile/{recordId}/review", "ppwr:review", "evidence.review", true},
+		{"listComplianceProfileEntries", "GET", "/organizations/{organizationId}/ppwr/compliance-profile", "ppwr:read", "catalog.view", false},
 	}
 	for _, c := range cases {
 		op, ok := byID[c.id]
@@ -143,7 +147,8 @@ func TestOperationTableMatchesSpec(t *testing.T) {
 		assert.Equal(t, c.ability, string(op.Ability), c.id)
 		assert.Equal(t, c.permission, string(op.Permission), c.id)
 		assert.Equal(t, c.idempotent, op.Idempotent, c.id)
-		assert.Equal(t, strings.Contains(c.ability, "events") || strings.Contains(c.ability, "webhooks"), op.Beyond, "%s is marked as an extension exactly when it is one", c.id)
+		extension := strings.Contains(c.ability, "events") || strings.Contains(c.ability, "webhooks") || strings.Contains(c.path, "compliance-profile")
+		assert.Equal(t, extension, op.Beyond, "%s is marked as an extension exactly when it is one", c.id)
 	}
 	assert.Equal(t, kit.RateRecommendations, byID["recommendPacking"].Rate)
 	registers := 0

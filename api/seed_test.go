@@ -206,6 +206,8 @@ func seedOrganization(t *testing.T, a *apitest.API) *creator {
 		"loop": "closed_loop", "return_incentive": "Kaucja 20 zł za skrzynkę",
 		"participants":         []any{map[string]any{"name": "Myjnia B", "role": "reconditioner"}},
 		"reconditioning_steps": []string{"cleaning"}, "items": []string{jar}, "markets": []string{"PL"}})
+	c.create(t, "/ppwr/compliance-profile", map[string]any{"values": map[string]any{"country": "PL", "micro_enterprise": false,
+		"final_distributor": true, "sales_area": map[string]any{"value": "450", "unit": "m2"}, "refill_offered": false}})
 	c.create(t, "/ppwr/deposit-schemes", map[string]any{"market": "PL", "scheme_name": "System kaucyjny PL",
 		"scheme_operator": "Operator Kaucji S.A.", "deposit_amount": "0.50", "currency": "PLN", "items": []string{jar},
 		"label_requirement": "Znak systemu kaucyjnego na etykiecie", "label_applied": true, "evidence": []string{approved},

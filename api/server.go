@@ -25,6 +25,7 @@ import (
 	"ppwr/api/packing"
 	"ppwr/api/passports"
 	"ppwr/api/ppwr"
+	"ppwr/api/profiles"
 	"ppwr/api/registers"
 	"ppwr/api/reports"
 	"ppwr/api/start"
@@ -42,6 +43,7 @@ var Areas = []func(kit.Deps) kit.Area{
 	start.Area, catalog.Area, packing.Area, movements.Area, documents.Area, suppliers.Area, imports.Area,
 	assessments.Area, registers.Area, ppwr.Area, passports.Area, reports.Area, bdo.Area, carbon.Area, audit.Area,
 	webhooks.Area, // beyond the spec: the events feed and self-service endpoints
+	profiles.Area, // beyond the spec: the organization's compliance profile (issue 27)
 }
 
 // Deps are the service's connections, shared by every handler.

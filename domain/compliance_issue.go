@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -79,6 +80,50 @@ func OpenIssue(w *work.Unit, issue ComplianceIssue) (bool, error) {
 	return true, Emit(w, ComplianceIssueOpened{ID: issue.ID, Kind: issue.Kind})
 }
 
+// RestateIssues opens each issue, or restates the open one's severity
+// and message, in one statement: what closes a problem may change while
+// the problem stays, and an assessment restates one issue per rule it
+// finds open. Each issue it opens is announced.
+func RestateIssues(w *work.Unit, issues []ComplianceIssue) error {
+	if len(issues) == 0 {
+		return nil
+	}
+	rows := make([]string, len(issues))
+	args := make([]any, 0, len(issues)*10)
+	at := Now()
+	for i, is := range issues {
+		if is.MessageArgs == nil {
+			is.MessageArgs = datatypes.JSONSlice[any]{}
+		}
+		rows[i] = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)"
+		args = append(args, NewID(), w.Organization(), is.Kind, is.Severity, IssueOpen, is.SubjectType, is.SubjectID, is.CatalogItemID,
+			is.MessageKey, is.MessageArgs, at)
+	}
+	var returned []struct {
+		ID     uuid.UUID
+		Kind   string
+		Opened bool
+	}
+	err := w.Tx().Raw(`INSERT INTO compliance_issues AS c (id, organization_id, kind, severity, status, subject_type, subject_id, catalog_item_id,
+			message_key, message_args, opened_at)
+		VALUES `+strings.Join(rows, ", ")+`
+		ON CONFLICT (organization_id, kind, subject_id) WHERE status = 'open' DO UPDATE
+			SET severity = EXCLUDED.severity, message_key = EXCLUDED.message_key, message_args = EXCLUDED.message_args
+			WHERE (c.severity, c.message_key, c.message_args) IS DISTINCT FROM (EXCLUDED.severity, EXCLUDED.message_key, EXCLUDED.message_args)
+		RETURNING c.id, c.kind, (xmax = 0) AS opened`, args...).Scan(&returned).Error
+	if err != nil {
+		return err
+	}
+	for _, r := range returned {
+		if r.Opened { // xmax is 0 for a row this statement inserted
+			if err := Emit(w, ComplianceIssueOpened{ID: r.ID, Kind: r.Kind}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ResolveIssues resolves the open issues of a kind about a subject,
 // saying why (a message key).
 func ResolveIssues(w *work.Unit, kind string, subject uuid.UUID, resolution string) error {
@@ -92,9 +137,12 @@ func ResolveIssuesOf(w *work.Unit, kind string, subjects []uuid.UUID, resolution
 		return nil
 	}
 	var resolved []uuid.UUID
+	// status = 'open' is written out, not bound: only then may PostgreSQL
+	// use the partial index of open issues once it plans the statement
+	// generically, instead of reading every issue of the organization.
 	err := w.Tx().Raw(`UPDATE compliance_issues SET status = ?, resolved_at = ?, resolution_key = ?
-		WHERE organization_id = ? AND kind = ? AND subject_id IN ? AND status = ? RETURNING id`,
-		IssueResolved, Now(), resolution, w.Organization(), kind, subjects, IssueOpen).Scan(&resolved).Error
+		WHERE organization_id = ? AND kind = ? AND subject_id IN ? AND status = 'open' RETURNING id`,
+		IssueResolved, Now(), resolution, w.Organization(), kind, subjects).Scan(&resolved).Error
 	if err != nil {
 		return err
 	}

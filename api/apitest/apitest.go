@@ -339,9 +339,16 @@ func (a *API) EventTypes(orgID uuid.UUID) []string {
 // the areas that cite documents.
 func (a *API) StoredVersion(org uuid.UUID, review string) string {
 	a.t.Helper()
-	doc := documents.Document{ID: domain.NewID(), OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport z badań " + review,
-		VersionCount: 1, Revision: 1}
+	return a.StoredVersionOf(documents.Document{OrganizationID: org, DocumentType: "laboratory_report", Title: "Raport z badań " + review}, review)
+}
+
+// StoredVersionOf is StoredVersion of a new document described by doc
+// (its organization, type, title, item, party).
+func (a *API) StoredVersionOf(doc documents.Document, review string) string {
+	a.t.Helper()
+	doc.ID, doc.VersionCount, doc.Revision = domain.NewID(), 1, 1
 	require.NoError(a.t, a.DB.Create(&doc).Error)
+	org := doc.OrganizationID
 	pages := 3
 	v := documents.DocumentVersion{ID: domain.NewID(), OrganizationID: org, DocumentID: doc.ID, Version: 1, FileName: "raport.pdf",
 		ObjectKey: "org/" + org.String() + "/documents/" + doc.ID.String(), SizeBytes: 10, SHA256: strings.Repeat("0", 64),

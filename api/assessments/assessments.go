@@ -42,23 +42,52 @@ func Area(d kit.Deps) kit.Area {
 			kit.Post("reviewAssessment", kit.Org+"/assessments/{recordId}/review", tag, a.AssessmentsReview, a.AssessmentsPublish).
 				Answers(registers.ErrSelfReview, assessments.ErrAssessmentStale, assessments.ErrAssessmentReviewed, domain.ErrRevisionConflict).
 				Handle(kit.JSONBody("AssessmentReview", assessments.NewAssessmentReview, h.review), kit.OK(assessment)),
+			kit.Get("getPPWRRuleCatalogue", kit.Org+"/ppwr/rules", tag, a.PPWRRead, a.CatalogView).Extension().
+				Handle(kit.Do(h.catalogue), kit.OK(kit.Ref("PPWRRuleCatalogue"))),
 			kit.Get("getPPWRSummary", kit.Org+"/catalog-items/{catalogItemId}/ppwr-summary", tag, a.PPWRRead, a.CatalogView).
 				Handle(kit.Query(h.summary), kit.OK(kit.Ref("PPWRSummary"))),
 		},
 		Models: []kit.Model{kit.ModelOf[assessmentJSON]("Assessment").Described("schema.assessment"), kit.ModelOf[outcomeJSON]("RuleOutcome"),
-			kit.ModelOf[summaryJSON]("PPWRSummary").Described("schema.ppwr_summary")},
+			kit.ModelOf[summaryJSON]("PPWRSummary").Described("schema.ppwr_summary"),
+			kit.ModelOf[catalogueJSON]("PPWRRuleCatalogue").Described("schema.rule_catalogue"), kit.ModelOf[catalogueRuleJSON]("PPWRRule")},
 	}
 }
 
 type outcomeJSON struct {
 	assessments.RuleOutcome
+	Reason     *string             `json:"reason"`
+	ReasonText *string             `json:"reason_text"`
+	Markets    []marketOutcomeJSON `json:"markets"`
+}
+
+// marketOutcomeJSON is a market or operator rule's outcome in one market.
+type marketOutcomeJSON struct {
+	assessments.MarketOutcome
 	Reason     *string `json:"reason"`
 	ReasonText *string `json:"reason_text"`
 }
 
+func (marketOutcomeJSON) Declare(s *kit.Shape) { s.Enum("outcome", rules.Outcomes...) }
+
+// reason renders a stored reason key and its arguments: the stable code
+// and its text in the locale.
+func reason(locale i18n.Locale, key *string, args []string) (code, text *string) {
+	if key == nil {
+		return nil, nil
+	}
+	anyArgs := make([]any, len(args))
+	for i, a := range args {
+		anyArgs[i] = a
+	}
+	c, t := strings.TrimPrefix(*key, "rules."), i18n.T(locale, *key, anyArgs...)
+	return &c, &t
+}
+
 func (outcomeJSON) Declare(s *kit.Shape) {
-	s.Enum("check", rules.PassFail, rules.GradedCheck, rules.Documentation, rules.Classification)
+	s.Enum("check", rules.Checks...)
+	s.Enum("level", rules.Levels...)
 	s.Enum("outcome", rules.Outcomes...)
+	s.DescribeField("level", "assessment.level")
 	s.Enum("grade", "A", "B", "C", "non_recyclable")
 	s.DescribeField("applies_from_pending_act", "assessment.pending_act")
 }
@@ -99,15 +128,16 @@ func render(locale i18n.Locale, x *assessments.Assessment, stale bool) assessmen
 	}
 	for i, r := range x.Results {
 		out.Counts[r.Outcome]++
-		out.Results[i] = outcomeJSON{RuleOutcome: r}
-		if r.Reason != nil {
-			args := make([]any, len(r.ReasonArgs))
-			for i, a := range r.ReasonArgs {
-				args[i] = a
-			}
-			code, text := strings.TrimPrefix(*r.Reason, "rules."), i18n.T(locale, *r.Reason, args...)
-			out.Results[i].Reason, out.Results[i].ReasonText = &code, &text
+		o := outcomeJSON{RuleOutcome: r, Markets: make([]marketOutcomeJSON, len(r.Markets))}
+		if rule, ok := rules.ByCode(r.Rule); ok && o.Level == "" {
+			o.Level = rule.Level // kept before rules had levels
 		}
+		o.Reason, o.ReasonText = reason(locale, r.Reason, r.ReasonArgs)
+		for j, m := range r.Markets {
+			o.Markets[j] = marketOutcomeJSON{MarketOutcome: m}
+			o.Markets[j].Reason, o.Markets[j].ReasonText = reason(locale, m.Reason, m.ReasonArgs)
+		}
+		out.Results[i] = o
 	}
 	return out
 }
@@ -200,12 +230,30 @@ type ruleDateJSON struct {
 	Pending     bool   `json:"applies_from_pending_act"`
 }
 
+// summaryRuleJSON is one rule of the catalogue on the summary's date,
+// with its outcome in the summary's assessment.
+type summaryRuleJSON struct {
+	ruleDateJSON
+	Check   string  `json:"check"`
+	Level   string  `json:"level"`
+	State   string  `json:"state" schema:"desc=summary.rule_state"`
+	Outcome *string `json:"outcome" schema:"desc=summary.rule_outcome"`
+}
+
+func (summaryRuleJSON) Declare(s *kit.Shape) {
+	s.Enum("check", rules.Checks...)
+	s.Enum("level", rules.Levels...)
+	s.Enum("state", assessments.RuleStates...)
+	s.Enum("outcome", rules.Outcomes...)
+}
+
 type summaryJSON struct {
 	Item            uuid.UUID              `json:"item"`
 	Date            string                 `json:"date" schema:"date"`
 	CatalogRevision int                    `json:"catalog_revision"`
 	Notice          string                 `json:"notice"`
 	Markets         []summaryMarketJSON    `json:"markets"`
+	Rules           []summaryRuleJSON      `json:"rules"`
 	Applicable      []ruleDateJSON         `json:"applicable"`
 	Upcoming        []ruleDateJSON         `json:"upcoming"`
 	NextDeadline    *ruleDateJSON          `json:"next_deadline"`
@@ -270,7 +318,7 @@ func (h *handlers) summary(c *gin.Context, q *summaryQuery) error {
 	locale := kit.State(c).Locale
 	out := summaryJSON{Item: s.Item.ID, Date: on.Format(time.DateOnly), CatalogRevision: s.Item.Revision,
 		Notice: i18n.T(locale, "summary.notice"), Markets: []summaryMarketJSON{}, Applicable: []ruleDateJSON{},
-		Upcoming: []ruleDateJSON{}, Registers: []coverageJSON{}, OpenIssues: []summaryIssueJSON{}}
+		Upcoming: []ruleDateJSON{}, Registers: []coverageJSON{}, OpenIssues: []summaryIssueJSON{}, Rules: []summaryRuleJSON{}}
 	for _, m := range s.Markets {
 		out.Markets = append(out.Markets, summaryMarketJSON{Scenario: m.ID, Country: m.CountryCode, EconomicRole: m.EconomicRole})
 	}
@@ -289,6 +337,15 @@ func (h *handlers) summary(c *gin.Context, q *summaryQuery) error {
 			sa.Outcomes[r.Rule] = r.Outcome
 		}
 		out.Assessment = sa
+	}
+	for _, r := range s.Rules {
+		rule := summaryRuleJSON{ruleDateJSON: ruleDate(r), Check: r.Check, Level: r.Level, State: r.State}
+		if out.Assessment != nil {
+			if o, ok := out.Assessment.Outcomes[r.Rule]; ok {
+				rule.Outcome = &o
+			}
+		}
+		out.Rules = append(out.Rules, rule)
 	}
 	for _, r := range s.Registers {
 		cov := coverageJSON{Register: r.Register, Covered: r.Covered}

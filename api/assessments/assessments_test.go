@@ -29,21 +29,38 @@ type bench struct {
 	scenario, proof string
 }
 
-func newBench(t *testing.T) *bench {
-	a := apitest.New(t)
+func newBench(t *testing.T) *bench { return newJar(t, "own_production") }
+
+// newJar is the bench whose jar reaches the organization as sourcing
+// says, on an API with the options, on the Polish market.
+func newJar(t *testing.T, sourcing string, opts ...apitest.Option) *bench {
+	b := newBenchOf(t, map[string]any{"internalCode": "JAR-" + uuid.NewString()[:8], "name": "Słoik 500 ml",
+		"sourcingType": sourcing, "massG": "184", "mainMaterialCode": "GLASS", "stockUnit": "piece",
+		"reuseType": "single_use", "foodContactStatus": "food_contact"}, opts...)
+	b.body = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Korpus", "role": "body", "materialCode": "GLASS", "massG": "180"})["id"].(string)
+	b.closure = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Zakrętka", "role": "closure", "materialCode": "PLASTIC_PP", "massG": "4"})["id"].(string)
+	b.market(t, "PL")
+	return b
+}
+
+// newBenchOf is a bench, on an API with the options, whose item is made
+// of the body given, with no component and no market yet.
+func newBenchOf(t *testing.T, item map[string]any, opts ...apitest.Option) *bench {
+	a := apitest.New(t, opts...)
 	b := &bench{API: a, tn: a.NewTenant(apitest.TenantSpec{})}
 	b.reviewer = a.AddUser(b.tn.Org, apitest.TenantSpec{Role: access.Member, Permissions: []string{
 		string(access.EvidenceReviewPerm), string(access.CatalogView), string(access.AssessmentsPublish), string(access.AssessmentsView)}})
-	b.item = b.created(t, b.tn, "/catalog-items", map[string]any{"internalCode": "JAR-" + uuid.NewString()[:8], "name": "Słoik 500 ml",
-		"sourcingType": "own_production", "massG": "184", "mainMaterialCode": "GLASS", "stockUnit": "piece",
-		"reuseType": "single_use", "foodContactStatus": "food_contact"})["id"].(string)
-	b.body = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Korpus", "role": "body", "materialCode": "GLASS", "massG": "180"})["id"].(string)
-	b.closure = b.created(t, b.tn, "/catalog-items/"+b.item+"/components", map[string]any{"name": "Zakrętka", "role": "closure", "materialCode": "PLASTIC_PP", "massG": "4"})["id"].(string)
-	res := b.send(t, b.tn, http.MethodPut, "/catalog-items/"+b.item+"/markets", map[string]any{"market_revision": b.revision(t), "markets": []string{"PL"}})
-	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
-	b.scenario = res.JSON["markets"].([]any)[0].(map[string]any)["id"].(string)
+	b.item = b.created(t, b.tn, "/catalog-items", item)["id"].(string)
 	b.proof = a.StoredVersion(b.tn.Org, documents.ReviewApproved)
 	return b
+}
+
+// market puts the item on the market of the country, its scenario.
+func (b *bench) market(t *testing.T, country string) {
+	t.Helper()
+	res := b.send(t, b.tn, http.MethodPut, "/catalog-items/"+b.item+"/markets", map[string]any{"market_revision": b.revision(t), "markets": []string{country}})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	b.scenario = res.JSON["markets"].([]any)[0].(map[string]any)["id"].(string)
 }
 
 func (b *bench) send(t *testing.T, tn apitest.Tenant, method, path string, body any) *apitest.Response {
@@ -90,35 +107,63 @@ func (b *bench) chemistry(component, pfas string) map[string]any {
 	return map[string]any{"component": component, "lab_report": b.proof, "lab_name": "Laboratorium", "sampling_date": "2026-10-01",
 		"lead": qty("10", "mg/kg"), "cadmium": qty("1", "mg/kg"), "mercury": qty("1", "mg/kg"), "chromium_vi": qty("1", "mg/kg"),
 		"pfas_max_individual": qty(pfas, "ppb"), "pfas_sum_targeted": qty("40", "ppb"), "pfas_total": qty("2", "ppm"),
-		"total_fluorine": qty("5", "mg/kg")}
+		"total_fluorine": qty("5", "mg/kg"), "no_substances_of_concern": true}
 }
 
-// complete fills every register the rules read in force today; it
-// returns the closure's chemical-safety entry.
+// complete fills every register the item's rules read in force today
+// (not the organization's compliance profile); it returns the closure's
+// chemical-safety entry.
 func (b *bench) complete(t *testing.T) string {
 	b.accepted(t, "packaging-classification", map[string]any{"packaging_function": "sales", "is_packaging": true, "reuse_type": "single_use",
 		"contact_sensitive": true, "contact_sensitive_basis": "food_contact", "food_contact": true, "annex_ii_category": 1,
 		"predominant_material": "glass", "composite": false}, "")
 	b.accepted(t, "chemical-safety", b.chemistry(b.body, "3"), "")
 	closure := b.accepted(t, "chemical-safety", b.chemistry(b.closure, "3"), "")
-	elements := []any{}
-	for _, e := range []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk"} {
-		elements = append(elements, map[string]any{"element": e, "complete": true, "document": b.proof})
-	}
-	b.accepted(t, "conformity-dossiers", map[string]any{"manufacturer": "Huta Szkła S.A.", "placed_on_market_on": "2026-09-01", "elements": elements}, "")
+	b.dossier(t)
 	b.accepted(t, "eu-declarations", map[string]any{"declaration_number": "DoC-1", "packaging_identification": "Słoik 500 ml",
 		"manufacturer": "Huta Szkła S.A.", "sole_responsibility_statement": true, "object_description": "Słoik",
 		"union_legislation": "Regulation (EU) 2025/40", "languages": "pl", "signature_status": "unsigned", "placed_on_market_on": "2026-09-01"}, "")
-	b.accepted(t, "communications", map[string]any{"identifier": "LOT-2026-11", "manufacturer_contact_marked": true}, "")
+	b.accepted(t, "communications", map[string]any{"identifier": "LOT-2026-11", "manufacturer_contact_marked": true,
+		"labels": []any{map[string]any{"type": "harmonised_material_label", "artwork": b.proof}}, "misleading_marks_checked": true}, "")
+	b.accepted(t, "minimization", b.minimised(), "")
 	b.accepted(t, "role-duties", map[string]any{"scenario": b.scenario, "economic_roles": []string{"manufacturer", "producer"},
 		"micro_enterprise": false, "epr_producer": true, "epr_registration_number": "000012345"}, "")
 	b.accepted(t, "restricted-formats", map[string]any{"plastic": false, "single_use": true, "use_context": "none"}, "")
 	return closure
 }
 
+// minimised is a complete Annex IV assessment of the jar: its mass
+// within the justified minimum and no feature that only adds volume.
+func (b *bench) minimised() map[string]any {
+	return map[string]any{"mass": qty("184", "g"), "minimum_mass": qty("180", "g"), "batch_variation": qty("3", "%"),
+		"criteria":     []any{map[string]any{"criterion": "product protection", "limiting_requirement": "drop test from 1.2 m"}},
+		"double_walls": false, "false_bottoms": false, "unnecessary_layers": false}
+}
+
+// dossier records complete, accepted technical documentation.
+func (b *bench) dossier(t *testing.T) {
+	elements := []any{}
+	for _, e := range []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk", "TD-5(6)"} {
+		elements = append(elements, map[string]any{"element": e, "complete": true, "document": b.proof})
+	}
+	b.accepted(t, "conformity-dossiers", map[string]any{"manufacturer": "Huta Szkła S.A.", "placed_on_market_on": "2026-09-01", "elements": elements}, "")
+}
+
 func (b *bench) assess(t *testing.T, date string) map[string]any {
 	t.Helper()
 	return b.created(t, b.tn, "/assessments", map[string]any{"item": b.item, "date": date})
+}
+
+// result is the assessment's result of a rule.
+func result(t *testing.T, a map[string]any, rule string) map[string]any {
+	t.Helper()
+	for _, r := range a["results"].([]any) {
+		if r := r.(map[string]any); r["rule"] == rule {
+			return r
+		}
+	}
+	t.Fatalf("no result for %s", rule)
+	return nil
 }
 
 func outcomes(a map[string]any) map[string]string {
@@ -136,6 +181,9 @@ func (b *bench) openFindings(t *testing.T) []any {
 func TestACompleteItemPassesAndAPFASFailureIsFoundAndResolved(t *testing.T) {
 	b := newBench(t)
 	closure := b.complete(t)
+	// The operator: a manufacturer that neither refills nor sells take-away.
+	b.profiled(t, map[string]any{"country": "PL", "micro_enterprise": false, "final_distributor": false, "horeca_takeaway": false,
+		"refill_offered": false}, true)
 
 	first := b.assess(t, "2026-11-26")
 	assert.Equal(t, "pass", first["status"], first)
@@ -192,9 +240,14 @@ func TestTheFirstOfJanuary2030AddsExactlyTheRulesStartingThatDay(t *testing.T) {
 			changed = append(changed, rule)
 		}
 	}
-	assert.Equal(t, []string{"R44"}, changed, "R44 starts on 1 January 2030; R08 and R41 wait for pending acts")
+	assert.ElementsMatch(t, startingOn2030, changed, "R08, R14, R41 and R49 wait for pending acts")
 	assert.Equal(t, "pass", after["R44"])
+	assert.Equal(t, "pass", after["R22"], "the jar's Annex IV assessment")
 }
+
+// startingOn2030 are the rules that start on 1 January 2030 by a date of
+// their own, in the catalogue's order.
+var startingOn2030 = []string{"R12", "R22", "R44", "R48", "R50", "R51", "R52", "R53", "R54"}
 
 func TestAnAssessmentNamesWhatIsMissing(t *testing.T) {
 	b := newBench(t)
@@ -218,7 +271,15 @@ func TestAnAssessmentNamesWhatIsMissing(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Contains(t, res.FieldErrors(), "item")
 	only := b.created(t, b.tn, "/assessments", map[string]any{"item": b.item, "rule_sets": []string{"marking"}})
-	assert.Len(t, only["results"], 2, "R36 and R37 only")
+	require.Len(t, only["results"], 62, "every rule is listed")
+	for rule, outcome := range outcomes(only) {
+		if rule == "R36" || rule == "R37" {
+			assert.Equal(t, "insufficient_data", outcome, rule)
+			continue
+		}
+		assert.Equal(t, "not_assessed", outcome, "%s: its rule set was not selected", rule)
+	}
+	assert.Equal(t, "incomplete", only["status"], "a rule not assessed never passes")
 }
 
 func TestTheSummaryOnEitherSideOf2030(t *testing.T) {
@@ -240,11 +301,16 @@ func TestTheSummaryOnEitherSideOf2030(t *testing.T) {
 			added = append(added, r)
 		}
 	}
-	assert.Equal(t, []string{"R44"}, added, "exactly the rules starting on 1 January 2030")
+	assert.Equal(t, startingOn2030, added, "exactly the rules starting on 1 January 2030")
 	assert.Contains(t, rulesOf(before["upcoming"].([]any)), "R44")
 	assert.Contains(t, rulesOf(after["upcoming"].([]any)), "R08", "a pending act keeps R08 upcoming")
-	assert.Equal(t, "R08", after["next_deadline"].(map[string]any)["rule"])
+	assert.Equal(t, "R25", after["next_deadline"].(map[string]any)["rule"], "the earliest date still waiting: the harmonised label's")
+	assert.Equal(t, "2028-08-12", after["next_deadline"].(map[string]any)["applies_from"])
 	assert.Equal(t, true, after["next_deadline"].(map[string]any)["applies_from_pending_act"])
+	require.Len(t, after["rules"], 62, "the summary lists every rule")
+	first := after["rules"].([]any)[0].(map[string]any)
+	assert.Equal(t, "R01", first["rule"])
+	assert.Equal(t, "applies", first["state"])
 
 	today := b.get(t, "/catalog-items/"+b.item+"/ppwr-summary")
 	assert.NotEmpty(t, today["notice"])
@@ -313,4 +379,24 @@ func TestAnEntryThatCannotBeReadFailsTheAssessment(t *testing.T) {
 	var stored int64
 	require.NoError(t, b.DB.Model(&assessments.Assessment{}).Where("catalog_item_id = ?", b.item).Count(&stored).Error)
 	assert.Zero(t, stored)
+}
+
+func TestTheRuleCatalogueListsEveryRuleInTheReadersLanguage(t *testing.T) {
+	b := newBench(t)
+	catalogue := b.get(t, "/ppwr/rules")
+	list := catalogue["rules"].([]any)
+	require.Len(t, list, 62)
+	first := list[0].(map[string]any)
+	assert.Equal(t, "R01", first["rule"])
+	assert.Equal(t, "aggregate", first["check"])
+	byRule := map[string]map[string]any{}
+	for _, r := range list {
+		byRule[r.(map[string]any)["rule"].(string)] = r.(map[string]any)
+	}
+	assert.Equal(t, true, byRule["R08"]["applies_from_pending_act"], "the DfR acts are not known to be in force")
+	assert.Equal(t, "operator", byRule["R56"]["level"])
+	assert.Equal(t, "2027-02-12", byRule["R56"]["applies_from"])
+	polish := b.Do(apitest.Req{Method: http.MethodGet, Path: b.tn.Path("/ppwr/rules"), Token: b.tn.Token, Headers: map[string]string{"X-Locale": "pl"}})
+	require.Equal(t, http.StatusOK, polish.Code)
+	assert.NotEqual(t, byRule["R25"]["scope"], polish.JSON["rules"].([]any)[24].(map[string]any)["scope"], "the scope decision in Polish")
 }

@@ -206,7 +206,11 @@ type flowJSON struct {
 	Reusable    bool            `json:"reusable"`
 	SupplyEvent *uuid.UUID      `json:"supply_event"`
 	Note        *string         `json:"note"`
-	CreatedAt   time.Time       `json:"created_at"`
+	// The counterparty the packaging was supplied to (PPWR Art. 22).
+	CounterpartyName    *string   `json:"counterparty_name"`
+	CounterpartyCountry *string   `json:"counterparty_country"`
+	CounterpartyAddress *string   `json:"counterparty_address"`
+	CreatedAt           time.Time `json:"created_at"`
 }
 
 func (flowJSON) Declare(s *kit.Shape) {
@@ -218,7 +222,8 @@ func flowToJSON(f *movements.Flow) flowJSON {
 	return flowJSON{
 		ID: f.ID, Item: f.CatalogItemID, DataVersion: f.DataVersionID, Kind: f.Kind, Quantity: f.Quantity, Unit: f.Unit,
 		MassG: f.MassG, Country: f.Country, EventOn: f.EventOn.Format(time.DateOnly), Reusable: f.Reusable,
-		SupplyEvent: f.SupplyEventID, Note: f.Note, CreatedAt: f.CreatedAt.UTC(),
+		SupplyEvent: f.SupplyEventID, Note: f.Note, CounterpartyName: f.CounterpartyName, CounterpartyCountry: f.CounterpartyCountry,
+		CounterpartyAddress: f.CounterpartyAddress, CreatedAt: f.CreatedAt.UTC(),
 	}
 }
 

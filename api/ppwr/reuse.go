@@ -87,8 +87,8 @@ type reuseStatisticsJSON struct{ records.ReuseStatistics }
 func (reuseStatisticsJSON) Declare(s *kit.Shape) {
 	s.Enum("formats.format", register.Article29Formats...)
 	s.Enum("formats.flow_kind", movements.FlowKinds...)
-	s.Enum("formats.targets.kind", records.TargetBinding, records.TargetEndeavour)
-	s.Enum("formats.targets.status", "met", "not_met", "not_applicable", "no_data")
+	s.Enum("formats.targets.kind", rules.TargetBinding, rules.TargetEndeavour)
+	s.Enum("formats.targets.status", rules.TargetStatuses...)
 }
 
 // statisticsQuery is the year of the statistics, and optionally one

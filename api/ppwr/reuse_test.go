@@ -1,12 +1,16 @@
 package ppwr_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"ppwr/domain/movements"
+	"ppwr/internal/rules"
 )
 
 func (o *desk) revision(t *testing.T, item string) int {
@@ -122,4 +126,50 @@ func TestReuseStatisticsComeFromTheSystemsUnitsAndTheYearsFlows(t *testing.T) {
 		"reconditioning_steps": []string{}, "items": []string{crate}, "markets": []string{"PL"}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code, res.Body.String())
 	assert.Contains(t, res.FieldErrors(), "code", "the code is taken")
+}
+
+// The target rules read the statistics per Member State: the same groups
+// of the year's flows, summed for the flows of one country. A beverage the
+// classification excludes under Art. 29(7) counts as exempt.
+func TestReuseStatisticsPerMemberState(t *testing.T) {
+	o := newDesk(t)
+	crate, bottle, milk := o.item(t, o.tn, "reusable"), o.item(t, o.tn, "single_use"), o.item(t, o.tn, "single_use")
+	o.classify(t, crate, "crate", "reusable")
+	o.classify(t, bottle, "beverage_container", "single_use")
+	o.classify(t, milk, "beverage_container", "single_use", "29(7)")
+	for _, f := range []struct {
+		item, kind, quantity, country string
+		reusable                      bool
+	}{
+		{crate, "used", "30", "PL", true}, {crate, "used", "10", "DE", true}, {crate, "used", "10", "DE", false},
+		{bottle, "placed", "90", "PL", false}, {milk, "placed", "500", "PL", false},
+	} {
+		o.ok(t, http.StatusCreated, http.MethodPost, "/flows", map[string]any{"item": f.item, "kind": f.kind, "quantity": f.quantity,
+			"unit": "piece", "mass_g": "1000", "country": f.country, "event_on": "2026-03-01", "reusable": f.reusable})
+	}
+	formats := func(list []movements.ReuseFormatStatistics) map[string]movements.ReuseFormatStatistics {
+		out := map[string]movements.ReuseFormatStatistics{}
+		for _, f := range list {
+			out[f.Format] = f
+		}
+		return out
+	}
+
+	flows, err := movements.LoadReuseFlows(context.Background(), o.DB, o.tn.Org, 2026)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"PL", "DE"}, flows.Countries())
+	pl, _ := flows.Formats("PL", 2026, rules.Acts{})
+	de, _ := flows.Formats("DE", 2026, rules.Acts{})
+	assert.Equal(t, "100", formats(pl)["crate"].ReusableShare.String())
+	assert.Equal(t, "50", formats(de)["crate"].ReusableShare.String())
+	assert.Equal(t, "0", formats(pl)["beverage_container"].ReusableShare.String(), "the milk is not counted")
+	assert.Equal(t, "500", formats(pl)["beverage_container"].ExemptUnits.String())
+	assert.Nil(t, formats(de)["beverage_container"].ReusableShare)
+
+	stats := o.ok(t, http.StatusOK, http.MethodGet, "/ppwr/reuse-statistics?year=2026", nil)
+	for _, f := range stats["formats"].([]any) {
+		if f := f.(map[string]any); f["format"] == "crate" {
+			assert.Equal(t, "80", f["reusable_share_pct"], "the organization's share sums the countries: 40 of 50")
+		}
+	}
 }

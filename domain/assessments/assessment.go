@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 	"ppwr/domain/documents"
 	"ppwr/domain/registers"
 	"ppwr/internal/dictionaries"
+	"ppwr/internal/i18n"
 	"ppwr/internal/input"
 	"ppwr/internal/register"
 	"ppwr/internal/rules"
@@ -92,6 +94,21 @@ type RuleOutcome struct {
 	Missing     []string    `json:"missing"`
 	Entries     []uuid.UUID `json:"entries"`
 	Evidence    []uuid.UUID `json:"evidence"`
+	// Level and Markets: a market or operator rule's outcome in each of
+	// the assessment's markets.
+	Level   string          `json:"level"`
+	Markets []MarketOutcome `json:"markets"`
+}
+
+// MarketOutcome is a rule's frozen outcome in one market.
+type MarketOutcome struct {
+	Market     uuid.UUID   `json:"market"`
+	Country    string      `json:"country"`
+	Outcome    string      `json:"outcome"`
+	Reason     *string     `json:"reason"`
+	ReasonArgs []string    `json:"reason_args"`
+	Missing    []string    `json:"missing"`
+	Entries    []uuid.UUID `json:"entries"`
 }
 
 // AssessmentCreate is the body of a new assessment.
@@ -101,8 +118,10 @@ type AssessmentCreate struct {
 	RuleSets input.Opt[[]string]
 	Date     input.Opt[time.Time]
 	Markets  input.Opt[[]string]
-	// run is the bulk run the assessment belongs to, set by the run.
-	run *uuid.UUID
+	// run is the bulk run the assessment belongs to, set by the run,
+	// with the organization-wide statistics its batch shares.
+	run        *uuid.UUID
+	statistics *ReuseStatisticsCache
 }
 
 // Declare names the assessment's fields.
@@ -131,7 +150,7 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 	if err != nil {
 		return nil, err
 	}
-	markets, err := in.markets(ctx, tx, org, item.ID)
+	markets, scenarios, err := in.markets(ctx, tx, org, item.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +161,11 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 	if in.Date.Set() {
 		input.On = in.Date.Value
 	}
-	selected, sets := selectRules(in.RuleSets.Value)
-	results := rules.Evaluate(selected, input)
+	input.Markets = marketsOf(scenarios, markets)
+	if err := reuseInput(ctx, tx, org, item.ID, input, in.statistics); err != nil {
+		return nil, err
+	}
+	results, sets := evaluate(in.RuleSets.Value, input)
 	dataVersion, err := catalog.CurrentDataVersion(w, item)
 	if err != nil {
 		return nil, err
@@ -153,7 +175,7 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 		AssessedOn: input.On, RuleSets: sets, Markets: markets, RunID: in.run, CreatedAt: at,
 		ReviewState: registers.NewReviewState(w, AssessmentUnreviewed, at),
 		Entries:     datatypes.JSONSlice[uuid.UUID]{}, Evidence: datatypes.JSONSlice[uuid.UUID]{}}
-	a.Results, a.Status = outcomes(selected, results, a)
+	a.Results, a.Status = outcomes(results, a)
 	if err := tx.Create(a).Error; err != nil {
 		return nil, err
 	}
@@ -165,38 +187,58 @@ func CreateAssessment(w *work.Unit, in *AssessmentCreate) (*Assessment, error) {
 }
 
 // markets are the scenarios in scope: the listed ones, each an active
-// scenario of the item, or all its active scenarios.
-func (in *AssessmentCreate) markets(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) (datatypes.JSONSlice[uuid.UUID], error) {
-	var active []uuid.UUID
-	if err := domain.Tenant(ctx, db, org).Model(&catalog.MarketScenario{}).Where("catalog_item_id = ? AND active", itemID).Order("id").
-		Pluck("id", &active).Error; err != nil {
-		return nil, err
-	}
-	if !in.Markets.Set() {
-		return append(datatypes.JSONSlice[uuid.UUID]{}, active...), nil
+// scenario of the item, or all its active scenarios; with the item's
+// active scenarios.
+func (in *AssessmentCreate) markets(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID) (datatypes.JSONSlice[uuid.UUID], []catalog.MarketScenario, error) {
+	var active []catalog.MarketScenario
+	if err := domain.Tenant(ctx, db, org).Where("catalog_item_id = ? AND active", itemID).Order("id").Find(&active).Error; err != nil {
+		return nil, nil, err
 	}
 	out := datatypes.JSONSlice[uuid.UUID]{}
+	if !in.Markets.Set() {
+		for _, m := range active {
+			out = append(out, m.ID)
+		}
+		return out, active, nil
+	}
 	for i, s := range in.Markets.Value {
 		id := uuid.MustParse(s)
-		if !slices.Contains(active, id) {
+		if !slices.ContainsFunc(active, func(m catalog.MarketScenario) bool { return m.ID == id }) {
 			in.Fail("markets."+strconv.Itoa(i), "field.not_scenario_of_item")
 		}
 		out = append(out, id)
 	}
-	return out, nil
+	return out, active, nil
 }
 
-// selectRules are the rules of the listed rule sets (all published ones
-// when none is listed), with the versions evaluated.
-func selectRules(codes []string) ([]rules.Rule, datatypes.JSONSlice[RuleSetVersion]) {
+// marketsOf are the rules' markets: the scenarios in scope, with their
+// countries.
+func marketsOf(scenarios []catalog.MarketScenario, inScope []uuid.UUID) []rules.Market {
+	var out []rules.Market
+	for _, s := range scenarios {
+		if slices.Contains(inScope, s.ID) {
+			out = append(out, rules.Market{ID: s.ID, Country: s.CountryCode})
+		}
+	}
+	return out
+}
+
+// evaluate runs every rule of the catalogue on the input: those of the
+// listed rule sets (all published ones when none is listed), each other
+// rule being listed as not assessed, so no rule is ever silently absent.
+// It answers the rule-set versions evaluated.
+func evaluate(codes []string, in *rules.Input) ([]rules.Result, datatypes.JSONSlice[RuleSetVersion]) {
 	var selected []rules.Rule
+	skipped := map[string]string{}
 	sets := datatypes.JSONSlice[RuleSetVersion]{}
 	for _, r := range rules.All {
-		if len(codes) > 0 && !slices.Contains(codes, r.RuleSet) {
-			continue
-		}
 		set, ok := dictionaries.Default().RuleSet(r.RuleSet)
-		if !ok {
+		switch {
+		case !ok:
+			skipped[r.Code] = "rules.rule_set_unpublished"
+			continue
+		case len(codes) > 0 && !slices.Contains(codes, r.RuleSet):
+			skipped[r.Code] = "rules.rule_set_not_selected"
 			continue
 		}
 		selected = append(selected, r)
@@ -204,17 +246,30 @@ func selectRules(codes []string) ([]rules.Rule, datatypes.JSONSlice[RuleSetVersi
 			sets = append(sets, RuleSetVersion{Code: set.Code, Version: set.Version})
 		}
 	}
-	return selected, sets
+	evaluated := rules.Evaluate(selected, in)
+	out := make([]rules.Result, 0, len(rules.All))
+	for _, r := range rules.All {
+		if reason, ok := skipped[r.Code]; ok {
+			out = append(out, rules.Skipped(r, in, reason))
+			continue
+		}
+		out = append(out, evaluated[0])
+		evaluated = evaluated[1:]
+	}
+	return out, sets
 }
 
-// outcomes freezes the results and fills the assessment's
-// list of entries and evidence read; the overall status is fail if any
-// rule fails, incomplete if any cannot be shown met, else pass.
-func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (datatypes.JSONSlice[RuleOutcome], string) {
+// outcomes freezes the results (in the catalogue's order) and fills the
+// assessment's list of entries and evidence read; the overall status is
+// fail if any rule fails, incomplete if any cannot be shown met, else
+// pass. Only rules that can fail count: not information, not an unknown
+// national choice, not a rule not assessed, not the aggregate R01.
+func outcomes(results []rules.Result, a *Assessment) (datatypes.JSONSlice[RuleOutcome], string) {
 	out := datatypes.JSONSlice[RuleOutcome]{}
 	status := AssessmentPass
 	for i, r := range results {
-		o := RuleOutcome{Rule: r.Rule, Article: r.Article, RuleSet: selected[i].RuleSet, Check: r.Check, Outcome: r.Outcome,
+		rule := rules.All[i]
+		o := RuleOutcome{Rule: r.Rule, Article: r.Article, RuleSet: rule.RuleSet, Check: r.Check, Level: rule.Level, Outcome: r.Outcome,
 			AppliesFrom: r.AppliesFrom.Format(time.DateOnly), Pending: r.Pending, ReasonArgs: nonNilStrings(r.ReasonArgs), Missing: nonNilStrings(r.Missing),
 			Entries: domain.NonNilIDs(r.Entries), Evidence: domain.NonNilIDs(r.Evidence)}
 		if r.Grade != "" {
@@ -223,6 +278,7 @@ func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (dat
 		if r.Reason != "" {
 			o.Reason = &r.Reason
 		}
+		o.Markets = marketOutcomes(r.Markets)
 		out = append(out, o)
 		for _, id := range r.Entries {
 			if !slices.Contains(a.Entries, id) {
@@ -235,19 +291,26 @@ func outcomes(selected []rules.Rule, results []rules.Result, a *Assessment) (dat
 			}
 		}
 		switch {
+		case rule.Check == rules.Aggregate:
 		case r.Outcome == rules.Fail:
 			status = AssessmentFail
-		case isFinding(r.Outcome) && status == AssessmentPass:
+		case rules.CanFail(r.Outcome) && status == AssessmentPass:
 			status = AssessmentIncomplete
 		}
 	}
 	return out, status
 }
 
-// isFinding: the outcome needs a person (a failure, or a rule that
-// cannot be shown met).
-func isFinding(outcome string) bool {
-	return outcome == rules.Fail || outcome == rules.InsufficientData || outcome == rules.DocumentationMissing
+func marketOutcomes(results []rules.MarketResult) []MarketOutcome {
+	out := make([]MarketOutcome, len(results))
+	for i, m := range results {
+		out[i] = MarketOutcome{Market: m.Market, Country: m.Country, Outcome: m.Outcome, ReasonArgs: nonNilStrings(m.ReasonArgs),
+			Missing: nonNilStrings(m.Missing), Entries: domain.NonNilIDs(m.Entries)}
+		if m.Reason != "" {
+			out[i].Reason = &m.Reason
+		}
+	}
+	return out
 }
 
 func nonNilStrings(s []string) []string {
@@ -263,22 +326,51 @@ func ruleSubject(itemID uuid.UUID, rule string) uuid.UUID {
 	return uuid.NewSHA1(itemID, []byte("ppwr-rule/"+rule))
 }
 
+// findingIssues opens, or restates, one issue per rule that fails or
+// cannot be shown met, saying what to record to close it, and resolves
+// those of rules that pass, grade or do not apply. R01 opens none: its
+// rules each have their own.
 func findingIssues(w *work.Unit, a *Assessment) error {
 	var met []uuid.UUID
+	var found []domain.ComplianceIssue
 	for _, r := range a.Results {
 		subject := ruleSubject(a.CatalogItemID, r.Rule)
 		switch {
-		case isFinding(r.Outcome):
-			if _, err := domain.OpenIssue(w, domain.ComplianceIssue{Kind: domain.IssueRuleFinding, Severity: findingSeverity(r.Outcome), SubjectType: "ppwr_rule",
-				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: "issue.ppwr_rule_finding",
-				MessageArgs: []any{r.Rule, r.Article, r.Outcome}}); err != nil {
-				return err
-			}
-		case r.Outcome != rules.NotYetApplicable:
+		case r.Check == rules.Aggregate:
+		case rules.CanFail(r.Outcome):
+			key, args := findingMessage(r)
+			found = append(found, domain.ComplianceIssue{Kind: domain.IssueRuleFinding, Severity: findingSeverity(r.Outcome), SubjectType: "ppwr_rule",
+				SubjectID: subject, CatalogItemID: &a.CatalogItemID, MessageKey: key, MessageArgs: args})
+		case r.Outcome == rules.Pass || r.Outcome == rules.Graded || r.Outcome == rules.NotApplicable:
 			met = append(met, subject)
 		}
 	}
+	if err := domain.RestateIssues(w, found); err != nil {
+		return err
+	}
 	return domain.ResolveIssuesOf(w, domain.IssueRuleFinding, met, "issue.resolved_by_assessment")
+}
+
+// findingMessage says what closes a finding: the values to record, each
+// named register.field (or the register alone) and, for a component,
+// @component; for a failure, the reason to correct.
+func findingMessage(r RuleOutcome) (key string, args []any) {
+	args = []any{r.Rule, r.Article, r.Outcome}
+	missing := slices.Clone(r.Missing)
+	for _, m := range r.Markets {
+		for _, what := range m.Missing {
+			if !slices.Contains(missing, what) {
+				missing = append(missing, what)
+			}
+		}
+	}
+	switch {
+	case r.Outcome == rules.Fail && r.Reason != nil:
+		return "issue.ppwr_rule_failed", append(args, i18n.Message{Key: *r.Reason})
+	case len(missing) > 0:
+		return "issue.ppwr_rule_record", append(args, strings.Join(missing, ", "))
+	}
+	return "issue.ppwr_rule_finding", args
 }
 
 func findingSeverity(outcome string) string {
@@ -295,6 +387,7 @@ func findingSeverity(outcome string) string {
 // answer wrongly.
 func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *catalog.CatalogItem) (*rules.Input, error) {
 	in := &rules.Input{Acts: rules.KnownActs(), Item: rules.Item{FoodContact: item.FoodContactStatus == "food_contact", MassG: item.MassG}}
+	designInput(in)
 	var comps []catalog.Component
 	if err := domain.Tenant(ctx, db, org).Where("catalog_item_id = ?", item.ID).Order("id").Find(&comps).Error; err != nil {
 		return nil, err
@@ -326,28 +419,13 @@ func assessmentInput(ctx context.Context, db *gorm.DB, org uuid.UUID, item *cata
 	for _, f := range facts {
 		in.Facts = append(in.Facts, rules.Fact{Code: f.Code, Component: f.ComponentID, Value: f.Value, Proposal: f.ProposalID})
 	}
-	return in, nil
-}
-
-// AssessmentStale tells, for each assessment, whether what it read has
-// changed since: a new item revision, a register entry of the item created
-// or reviewed later, or evidence about the item decided later.
-func AssessmentStale(ctx context.Context, db *gorm.DB, org uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
-	var rows []struct {
-		ID    uuid.UUID
-		Stale bool
+	if err := supplyInput(ctx, db, org, item, in); err != nil {
+		return nil, err
 	}
-	err := db.WithContext(ctx).Raw(`
-		SELECT a.id, (a.catalog_revision <> i.revision
-			OR EXISTS (SELECT 1 FROM ppwr_register_entries e WHERE e.catalog_item_id = a.catalog_item_id AND e.updated_at > a.created_at)
-			OR EXISTS (SELECT 1 FROM evidence_proposals p WHERE p.catalog_item_id = a.catalog_item_id AND p.decided_at > a.created_at)) AS stale
-		FROM assessments a JOIN catalog_items i ON i.id = a.catalog_item_id
-		WHERE a.organization_id = ? AND a.id IN ?`, org, append(ids, uuid.Nil)).Scan(&rows).Error
-	out := map[uuid.UUID]bool{}
-	for _, r := range rows {
-		out[r.ID] = r.Stale
+	if err := labellingInput(ctx, db, org, item.ID, in); err != nil {
+		return nil, err
 	}
-	return out, err
+	return in, profileInput(ctx, db, org, in)
 }
 
 // NewAssessmentReview is the body of a decision on an assessment:

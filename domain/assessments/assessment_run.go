@@ -145,14 +145,15 @@ func NextRunItems(ctx context.Context, db *gorm.DB, run *AssessmentRun, limit in
 }
 
 // AssessRunItem assesses one item for the run, unless the run already
-// did (a retried batch): it reports whether it assessed it.
-func AssessRunItem(w *work.Unit, run *AssessmentRun, itemID uuid.UUID) (bool, error) {
+// did (a retried batch): it reports whether it assessed it. The items of
+// a batch share statistics.
+func AssessRunItem(w *work.Unit, run *AssessmentRun, itemID uuid.UUID, statistics *ReuseStatisticsCache) (bool, error) {
 	var done bool
 	if err := w.Tx().Raw(`SELECT EXISTS (SELECT 1 FROM assessments WHERE run_id = ? AND catalog_item_id = ?)`, run.ID, itemID).
 		Scan(&done).Error; err != nil || done {
 		return false, err
 	}
-	in := &AssessmentCreate{Item: input.Of(itemID), Date: input.Of(run.AssessedOn), run: &run.ID}
+	in := &AssessmentCreate{Item: input.Of(itemID), Date: input.Of(run.AssessedOn), run: &run.ID, statistics: statistics}
 	if run.RuleSet != nil {
 		in.RuleSets = input.Of([]string{*run.RuleSet})
 	}

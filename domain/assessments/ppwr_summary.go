@@ -21,9 +21,13 @@ const SummaryHorizonMonths = 24
 // ItemSummary is what an ERP shows on a product page about the item's PPWR
 // position on a date. It is not a certification.
 type ItemSummary struct {
-	Item       *catalog.CatalogItem
-	On         time.Time
-	Markets    []catalog.MarketScenario
+	Item    *catalog.CatalogItem
+	On      time.Time
+	Markets []catalog.MarketScenario
+	// Rules are all the catalogue's rules with their state on the date;
+	// Applicable and Upcoming are those that apply, and those starting
+	// within SummaryHorizonMonths.
+	Rules      []RuleDate
 	Applicable []RuleDate
 	Upcoming   []RuleDate
 	// Assessment is the newest assessment that is not stale, if any.
@@ -32,11 +36,23 @@ type ItemSummary struct {
 	Issues     []domain.ComplianceIssue
 }
 
-// RuleDate is a rule with the date it applies from.
+// States of a rule on a summary's date.
+const (
+	RuleApplies  = "applies"
+	RuleUpcoming = "upcoming"
+	RuleLater    = "later"
+)
+
+// RuleStates are every state, for the API's enumeration.
+var RuleStates = []string{RuleApplies, RuleUpcoming, RuleLater}
+
+// RuleDate is a rule with the date it applies from and its state on the
+// summary's date.
 type RuleDate struct {
-	Rule, Article string
-	From          time.Time
-	Pending       bool
+	Rule, Article, Check, Level string
+	From                        time.Time
+	Pending                     bool
+	State                       string
 }
 
 // RegisterCoverage says whether a register holds a current, accepted
@@ -63,13 +79,16 @@ func SummarizeItem(ctx context.Context, db *gorm.DB, org, itemID uuid.UUID, on t
 	horizon, acts := on.AddDate(0, SummaryHorizonMonths, 0), rules.KnownActs()
 	for _, r := range rules.All {
 		from, pending := r.Start.From(acts)
-		rd := RuleDate{Rule: r.Code, Article: r.Article, From: from, Pending: pending}
+		rd := RuleDate{Rule: r.Code, Article: r.Article, Check: r.Check, Level: r.Level, From: from, Pending: pending, State: RuleLater}
 		switch {
 		case !pending && !on.Before(from):
+			rd.State = RuleApplies
 			s.Applicable = append(s.Applicable, rd)
 		case !from.After(horizon):
+			rd.State = RuleUpcoming
 			s.Upcoming = append(s.Upcoming, rd)
 		}
+		s.Rules = append(s.Rules, rd)
 	}
 	if s.Assessment, err = freshAssessment(ctx, db, org, itemID); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/domain"
+	"ppwr/domain/catalog"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
 )
@@ -64,7 +65,8 @@ var ErrOwnUpload = &domain.ForbiddenError{Code: "dual_control", Key: "error.dual
 // DecideDocumentVersion applies the review state table: approve or
 // reject a clean version that is unreviewed or in review, revoke an
 // approved one. A stale revision is a conflict; any other state is
-// refused.
+// refused. Approving or revoking a supplier's document about an item
+// refreshes the item's assessments, which read such documents.
 func DecideDocumentVersion(w *work.Unit, id uuid.UUID, in *DocumentDecision, by Reviewer) (*DocumentVersion, error) {
 	v, err := domain.LockFor[DocumentVersion](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
 	if err != nil {
@@ -103,8 +105,24 @@ func DecideDocumentVersion(w *work.Unit, id uuid.UUID, in *DocumentDecision, by 
 			return nil, err
 		}
 	}
+	if decision != DecisionRejected {
+		if err := supplierDocumentDecided(w, v); err != nil {
+			return nil, err
+		}
+	}
 	w.Touch("document_version", v.ID)
 	return v, domain.Emit(w, DocumentVersionDecided{ID: v.ID, Status: decision})
+}
+
+// supplierDocumentDecided refreshes the assessments of the item a
+// supplier's document is about.
+func supplierDocumentDecided(w *work.Unit, v *DocumentVersion) error {
+	var items []uuid.UUID
+	if err := w.Tx().Model(&Document{}).Where("id = ? AND party_id IS NOT NULL AND catalog_item_id IS NOT NULL", v.DocumentID).
+		Pluck("catalog_item_id", &items).Error; err != nil {
+		return err
+	}
+	return catalog.RefreshAssessments(w, items...)
 }
 
 // evidenceWithdrawn opens an issue for each item whose traceability

@@ -46,7 +46,12 @@ type Flow struct {
 	// direct flow.
 	SupplyEventID *uuid.UUID `gorm:"type:uuid"`
 	Note          *string
-	CreatedAt     time.Time
+	// The counterparty the packaging was supplied to (PPWR Art. 22): sent
+	// with a direct flow, the supply event's for a generated one.
+	CounterpartyName    *string
+	CounterpartyCountry *string
+	CounterpartyAddress *string
+	CreatedAt           time.Time
 }
 
 // FlowCreate is the body of a direct flow.
@@ -61,6 +66,7 @@ type FlowCreate struct {
 	EventOn  input.Opt[time.Time]
 	Reusable input.Opt[bool]
 	Note     input.Opt[string]
+	Counterparty
 }
 
 // Declare names the flow's fields.
@@ -74,6 +80,13 @@ func (in *FlowCreate) Declare(f *input.Fields) {
 	DeclareEventOn(f, &in.EventOn)
 	f.Bool("reusable", &in.Reusable, input.Bool{})
 	f.Text("note", &in.Note, input.Text{NotBlank: true, Nullable: true, Max: catalog.DescriptionMax})
+	in.Counterparty.declare(f, "schema.flow_counterparty")
+	// A counterparty is named in full or not at all, as a supply
+	// event's is.
+	for _, field := range []string{"counterparty_country", "counterparty_address"} {
+		f.RequiredWith(field, "counterparty_name")
+		f.RequiredWith("counterparty_name", field)
+	}
 }
 
 // CreateFlow records a direct flow of an active item of the organization,
@@ -106,6 +119,8 @@ func CreateFlow(w *work.Unit, in *FlowCreate) (*Flow, error) {
 		ID: domain.NewID(), OrganizationID: w.Organization(), CatalogItemID: item.ID, DataVersionID: version, Kind: in.Kind.Value,
 		Quantity: in.Quantity.Value, Unit: in.Unit.Value, MassG: in.MassG.Value, Country: in.Country.Value,
 		EventOn: in.EventOn.Value, Reusable: in.Reusable.Value, Note: domain.Optional(in.Note), CreatedAt: domain.Now(),
+		CounterpartyName: domain.Optional(in.CounterpartyName), CounterpartyCountry: domain.Optional(in.CounterpartyCountry),
+		CounterpartyAddress: domain.Optional(in.CounterpartyAddress),
 	}
 	if err := recordFlow(w, f); err != nil {
 		return nil, err
@@ -114,10 +129,17 @@ func CreateFlow(w *work.Unit, in *FlowCreate) (*Flow, error) {
 	return f, nil
 }
 
-// recordFlow writes a flow and announces it.
+// recordFlow writes a flow and announces it. A flow placing the item on
+// a market is a supply record its assessments read (rule R40): it
+// refreshes them.
 func recordFlow(w *work.Unit, f *Flow) error {
 	if err := w.Defer(f); err != nil {
 		return err
+	}
+	if f.Kind == FlowPlaced {
+		if err := catalog.RefreshAssessments(w, f.CatalogItemID); err != nil {
+			return err
+		}
 	}
 	return domain.Emit(w, FlowCreated{ID: f.ID})
 }

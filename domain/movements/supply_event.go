@@ -70,6 +70,23 @@ const (
 	TransactionReferenceMax = 200
 )
 
+// Counterparty names who supplied the packaging, or to whom it was
+// supplied: what an operator must be able to tell an authority (PPWR Art.
+// 22).
+type Counterparty struct {
+	CounterpartyName    input.Opt[string]
+	CounterpartyCountry input.Opt[string]
+	CounterpartyAddress input.Opt[string]
+}
+
+// declare names the counterparty's fields; desc, if any, says why the
+// name is asked for.
+func (c *Counterparty) declare(f *input.Fields, desc input.Msg) {
+	f.Text("counterparty_name", &c.CounterpartyName, input.Text{NotBlank: true, Nullable: true, Max: CounterpartyNameMax, Desc: desc})
+	f.Code("counterparty_country", &c.CounterpartyCountry, input.Code{Nullable: true, Known: dictionaries.Default().HasCountry})
+	f.Text("counterparty_address", &c.CounterpartyAddress, input.Text{NotBlank: true, Nullable: true, Max: catalog.PartyAddressMax})
+}
+
 // SupplyEvent is one physical movement of an item.
 type SupplyEvent struct {
 	ID              uuid.UUID `gorm:"type:uuid;primaryKey"`
@@ -102,15 +119,13 @@ type SupplyEvent struct {
 // SupplyEventCreate is the body of a new supply event.
 type SupplyEventCreate struct {
 	input.Errors
-	CatalogRevision      input.Opt[int]
-	DataVersion          input.Opt[uuid.UUID]
-	Direction            input.Opt[string]
-	Quantity             input.Opt[decimal.Decimal]
-	Unit                 input.Opt[string]
-	QuantityUnits        input.Opt[decimal.Decimal]
-	CounterpartyName     input.Opt[string]
-	CounterpartyCountry  input.Opt[string]
-	CounterpartyAddress  input.Opt[string]
+	CatalogRevision input.Opt[int]
+	DataVersion     input.Opt[uuid.UUID]
+	Direction       input.Opt[string]
+	Quantity        input.Opt[decimal.Decimal]
+	Unit            input.Opt[string]
+	QuantityUnits   input.Opt[decimal.Decimal]
+	Counterparty
 	UsageChannel         input.Opt[string]
 	TransactionReference input.Opt[string]
 	Note                 input.Opt[string]
@@ -129,9 +144,7 @@ func (in *SupplyEventCreate) Declare(f *input.Fields) {
 	f.Decimal("quantity", &in.Quantity, input.Decimal{Positive: true})
 	declareUnit(f, &in.Unit, false)
 	f.Decimal("quantity_units", &in.QuantityUnits, input.Decimal{Positive: true})
-	f.Text("counterparty_name", &in.CounterpartyName, input.Text{NotBlank: true, Nullable: true, Max: CounterpartyNameMax})
-	f.Code("counterparty_country", &in.CounterpartyCountry, input.Code{Nullable: true, Known: countries})
-	f.Text("counterparty_address", &in.CounterpartyAddress, input.Text{NotBlank: true, Nullable: true, Max: catalog.PartyAddressMax})
+	in.Counterparty.declare(f, "")
 	f.Enum("usage_channel", &in.UsageChannel, input.Enum{Values: UsageChannels})
 	f.Text("transaction_reference", &in.TransactionReference, input.Text{NotBlank: true, Nullable: true, Max: TransactionReferenceMax})
 	f.Text("note", &in.Note, input.Text{NotBlank: true, Nullable: true, Max: catalog.DescriptionMax})
@@ -252,11 +265,18 @@ func CreateSupplyEvent(w *work.Unit, itemID uuid.UUID, in *SupplyEventCreate) (*
 			ID: domain.NewID(), OrganizationID: e.OrganizationID, CatalogItemID: item.ID, DataVersionID: version, Kind: kind,
 			Quantity: quantity, Unit: item.StockUnit, MassG: e.MassG, Country: *country, EventOn: e.EventOn,
 			Reusable: e.ReusableAtEvent == ReuseReusable, SupplyEventID: &e.ID, CreatedAt: e.CreatedAt,
+			CounterpartyName: e.CounterpartyName, CounterpartyCountry: e.CounterpartyCountry, CounterpartyAddress: e.CounterpartyAddress,
 		}
 		e.FlowID = &flow.ID
 	}
 	if err := w.Defer(e); err != nil {
 		return nil, nil, err
+	}
+	if e.Direction == DirectionReceived {
+		// A receipt is a supply record the item's assessments read (R40).
+		if err := catalog.RefreshAssessments(w, item.ID); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := domain.Emit(w, SupplyEventCreated{ID: e.ID}); err != nil {
 		return nil, nil, err

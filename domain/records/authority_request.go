@@ -20,6 +20,7 @@ import (
 	"ppwr/domain/registers"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
+	"ppwr/internal/rules"
 	"ppwr/internal/work"
 )
 
@@ -38,18 +39,18 @@ const (
 	BundleFailed   = "failed"
 )
 
-// Deadline statuses, derived from the dates.
+// Deadline statuses, derived from the dates as rule R38 derives them.
 const (
-	DeadlineOpen           = "open"
-	DeadlineOverdue        = "overdue"
-	DeadlineAnsweredInTime = "answered_in_time"
-	DeadlineAnsweredLate   = "answered_late"
+	DeadlineOpen           = rules.DeadlineOpen
+	DeadlineOverdue        = rules.DeadlineOverdue
+	DeadlineAnsweredInTime = rules.DeadlineAnsweredInTime
+	DeadlineAnsweredLate   = rules.DeadlineAnsweredLate
 )
 
 // Vocabularies of authority requests.
 var (
 	BundleStatuses   = []string{BundleBuilding, BundleReady, BundleFailed}
-	DeadlineStatuses = []string{DeadlineOpen, DeadlineOverdue, DeadlineAnsweredInTime, DeadlineAnsweredLate}
+	DeadlineStatuses = rules.DeadlineStatuses
 )
 
 // Answered tells the deadline statuses of a request that was answered.
@@ -140,15 +141,7 @@ func (r *AuthorityRequest) BundleFileName() string {
 // DeadlineStatus says where the request stands against its due date on
 // the day today.
 func (r *AuthorityRequest) DeadlineStatus(today time.Time) string {
-	switch {
-	case r.AnsweredOn != nil && r.AnsweredOn.After(r.DueOn):
-		return DeadlineAnsweredLate
-	case r.AnsweredOn != nil:
-		return DeadlineAnsweredInTime
-	case today.After(r.DueOn):
-		return DeadlineOverdue
-	}
-	return DeadlineOpen
+	return rules.DeadlineStatus(r.DueOn, r.AnsweredOn, today)
 }
 
 // AuthorityRequestInput names the request a workflow works for, with
@@ -208,7 +201,8 @@ func (in *AuthorityRequestCreate) Declare(f *input.Fields) {
 
 // CreateAuthorityRequest records a request about items of the unit's
 // organization, its due date computed from receipt, and the start of the
-// workflow that builds its bundle and keeps its deadline.
+// workflow that builds its bundle and keeps its deadline; it refreshes
+// the items' assessments.
 func CreateAuthorityRequest(w *work.Unit, in *AuthorityRequestCreate) (*AuthorityRequest, error) {
 	var refs domain.References
 	items := datatypes.JSONSlice[uuid.UUID]{}
@@ -234,6 +228,9 @@ func CreateAuthorityRequest(w *work.Unit, in *AuthorityRequestCreate) (*Authorit
 	if err := w.Tx().Create(r).Error; err != nil {
 		return nil, err
 	}
+	if err := catalog.RefreshAssessments(w, r.Items...); err != nil {
+		return nil, err
+	}
 	w.Touch("authority_request", r.ID)
 	if err := domain.Emit(w, AuthorityRequestCreated{ID: r.ID, DueOn: r.DueOn.Format(time.DateOnly)}); err != nil {
 		return nil, err
@@ -253,10 +250,10 @@ func (r *AuthorityRequest) WorkflowInput() AuthorityRequestInput {
 }
 
 // MarkAuthorityRequestAnswered records the day the organization answered
-// the request and resolves its reminder issue, and records the start of
-// the workflow that stops the request's wait for its deadline (the
-// answered signal); the reminder checks the record as well, so a signal
-// that comes late changes nothing.
+// the request, refreshes its items' assessments, resolves its reminder
+// issue, and records the start of the workflow that stops the request's
+// wait for its deadline (the answered signal); the reminder checks the
+// record as well, so a signal that comes late changes nothing.
 func MarkAuthorityRequestAnswered(w *work.Unit, id uuid.UUID, on time.Time) (*AuthorityRequest, error) {
 	r, err := domain.LockFor[AuthorityRequest](w.Context(), w.Tx(), w.Organization(), id, "NO KEY UPDATE")
 	if err != nil {
@@ -272,6 +269,9 @@ func MarkAuthorityRequestAnswered(w *work.Unit, id uuid.UUID, on time.Time) (*Au
 	}
 	r.AnsweredOn, r.UpdatedAt = &on, domain.Now()
 	if err := w.Tx().Model(r).Select("answered_on", "updated_at").Updates(r).Error; err != nil {
+		return nil, err
+	}
+	if err := catalog.RefreshAssessments(w, r.Items...); err != nil {
 		return nil, err
 	}
 	w.Touch("authority_request", r.ID)

@@ -8,6 +8,7 @@ import (
 	"gorm.io/datatypes"
 
 	"ppwr/domain"
+	"ppwr/domain/catalog"
 	"ppwr/domain/registers"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
@@ -122,7 +123,8 @@ func NewDepositReview() *registers.ReviewBody {
 var ErrRecordDecided = &domain.RuleError{Code: "record_already_reviewed", Key: "error.record_already_reviewed"}
 
 // ReviewDepositScheme records the one review decision of a scheme record,
-// by someone other than its creator.
+// by someone other than its creator. Its acceptance refreshes the
+// assessments of its items, which read accepted schemes only.
 func ReviewDepositScheme(w *work.Unit, id uuid.UUID, in *registers.ReviewBody) (*DepositScheme, error) {
 	s, err := registers.ReviewOnce(w, domain.Tenant(w.Context(), w.Tx(), w.Organization()).Where("id = ?", id), in, func(s *DepositScheme) error {
 		if s.ReviewStatus != registers.EntryUnreviewed {
@@ -132,6 +134,11 @@ func ReviewDepositScheme(w *work.Unit, id uuid.UUID, in *registers.ReviewBody) (
 	})
 	if err != nil {
 		return nil, err
+	}
+	if s.ReviewStatus == registers.EntryAccepted {
+		if err := catalog.RefreshAssessments(w, s.Items...); err != nil {
+			return nil, err
+		}
 	}
 	w.Touch("deposit_scheme", s.ID)
 	return s, domain.Emit(w, DepositSchemeReviewed{ID: s.ID, Status: s.ReviewStatus})

@@ -19,6 +19,7 @@ import (
 	"ppwr/domain/registers"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
+	"ppwr/internal/rules"
 	"ppwr/internal/work"
 )
 
@@ -34,14 +35,14 @@ import (
 
 // Forms, line sources and review states of a report.
 const (
-	EPRSimplified = "simplified"
-	EPRFull       = "full"
+	EPRSimplified = rules.EPRSimplified
+	EPRFull       = rules.EPRFull
 
 	EPRFromFlows = "flows"
 	EPRManual    = "manual"
 
 	EPRUnreviewed = "unreviewed"
-	EPRApproved   = "approved"
+	EPRApproved   = rules.EPRApproved
 	EPRRejected   = "rejected"
 )
 
@@ -55,10 +56,9 @@ var (
 	EPRWarnings = []string{WarningNoCategory}
 )
 
-// EPRSimplifiedBelowT is the threshold of Art. 44(8) in tonnes: a total
-// below it is reported in the simplified form, a total at or above it in
-// the full form ("less than 10 tonnes").
-const EPRSimplifiedBelowT = 10
+// EPRSimplifiedBelowT is the threshold of Art. 44(8) in tonnes, which
+// rule R59 checks the reports' form against.
+const EPRSimplifiedBelowT = rules.EPRSimplifiedBelowT
 
 // EPRFormBasis is the rule of the form, recorded on every report.
 const EPRFormBasis = "PPWR Art. 44(8), Annex IX Part B point 2: simplified when the exact total is below 10 tonnes, full at 10 tonnes or more"
@@ -125,14 +125,6 @@ func GramsToKg(g decimal.Decimal) decimal.Decimal { return g.Shift(-3).Round(epr
 
 // GramsToT is grams in tonnes as a report shows them.
 func GramsToT(g decimal.Decimal) decimal.Decimal { return bdo.GramsToMg(g).Round(eprTDecimals) }
-
-// eprForm is the form of a total.
-func eprForm(totalG decimal.Decimal) string {
-	if bdo.GramsToMg(totalG).LessThan(decimal.NewFromInt(EPRSimplifiedBelowT)) {
-		return EPRSimplified
-	}
-	return EPRFull
-}
 
 // EPRWarning says what the reviewer should look at, how many flows it
 // concerns, and the keys of some of them.
@@ -264,7 +256,7 @@ func CreateEPRReport(w *work.Unit, in *EPRReportCreate) (*EPRReport, []EPRReport
 		r.TotalG = r.TotalG.Add(s.MassG)
 		r.FlowCount += s.FlowCount
 	}
-	r.Form, r.LineCount, r.Warnings = eprForm(r.TotalG), len(lines), eprWarnings(lines)
+	r.Form, r.LineCount, r.Warnings = rules.EPRForm(r.TotalG), len(lines), eprWarnings(lines)
 	if err := w.Tx().Create(r).Error; err != nil {
 		return nil, nil, domain.FromDatabase(err)
 	}
@@ -328,7 +320,7 @@ func AddEPRReportLine(w *work.Unit, reportID uuid.UUID, in *EPRLineCreate) (*EPR
 		return nil, nil, domain.FromDatabase(err)
 	}
 	r.TotalG = r.TotalG.Add(l.MassG)
-	r.Form, r.LineCount = eprForm(r.TotalG), r.LineCount+1
+	r.Form, r.LineCount = rules.EPRForm(r.TotalG), r.LineCount+1
 	r.ReviewStatus, r.ReviewReason, r.ReviewedBy, r.ReviewedAt = EPRUnreviewed, nil, nil, nil
 	r.Revision++
 	r.UpdatedAt = at

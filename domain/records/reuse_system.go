@@ -9,6 +9,7 @@ import (
 
 	"ppwr/domain"
 	"ppwr/domain/carbon"
+	"ppwr/domain/catalog"
 	"ppwr/domain/registers"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
@@ -95,7 +96,7 @@ func (in *ReuseSystemCreate) Declare(f *input.Fields) {
 
 // CreateReuseSystem records a system: its items must be the
 // organization's, participants' confirmations approved document versions
-// of it, and its code unused.
+// of it, and its code unused. It refreshes its items' assessments.
 func CreateReuseSystem(w *work.Unit, in *ReuseSystemCreate) (*ReuseSystem, error) {
 	refs := registers.NewRefCheck(&in.Errors, uuid.Nil)
 	refs.Refs("items", "item", in.Items.Value)
@@ -119,6 +120,9 @@ func CreateReuseSystem(w *work.Unit, in *ReuseSystemCreate) (*ReuseSystem, error
 		CreatedBy: w.Actor().UserID, Revision: 1, CreatedAt: at, UpdatedAt: at}
 	if err := w.Tx().Create(s).Error; err != nil {
 		return nil, domain.FromDatabase(err)
+	}
+	if err := catalog.RefreshAssessments(w, s.Items...); err != nil {
+		return nil, err
 	}
 	w.Touch("reuse_system", s.ID)
 	return s, domain.Emit(w, ReuseSystemCreated{ID: s.ID})

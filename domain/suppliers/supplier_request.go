@@ -310,7 +310,9 @@ func lockRequest(w *work.Unit, id uuid.UUID, revision int, in interface {
 }
 
 // CancelSupplierRequest cancels an open request; its lines and files stay.
-// Its first send's wait for the due date is stopped.
+// Its first send's wait for the due date is stopped. The items of its
+// answered lines have their assessments refreshed: an answer not
+// accepted by now never will be.
 func CancelSupplierRequest(w *work.Unit, id uuid.UUID, in *domain.RevisionRequired) (*SupplierRequest, error) {
 	r, err := lockRequest(w, id, in.Revision.Value, in)
 	if err != nil {
@@ -323,6 +325,14 @@ func CancelSupplierRequest(w *work.Unit, id uuid.UUID, in *domain.RevisionRequir
 	r.Status, r.CancelledAt, r.UpdatedAt = RequestCancelled, &at, at
 	r.Revision++
 	if err := w.Tx().Model(r).Select("status", "cancelled_at", "updated_at", "revision").Updates(r).Error; err != nil {
+		return nil, err
+	}
+	var answered []uuid.UUID
+	if err := w.Tx().Model(&SupplierRequestLine{}).Where("request_id = ? AND status = ?", r.ID, LineAnswered).
+		Distinct().Pluck("catalog_item_id", &answered).Error; err != nil {
+		return nil, err
+	}
+	if err := catalog.RefreshAssessments(w, answered...); err != nil {
 		return nil, err
 	}
 	w.Touch("supplier_request", r.ID)
@@ -448,7 +458,7 @@ type answerSource struct {
 }
 
 // attachAnswer files a version as an answer to the request (and line);
-// an open line becomes answered.
+// an open line becomes answered, which refreshes its item's assessments.
 func attachAnswer(w *work.Unit, a *requestAnswer, versionID uuid.UUID, src answerSource) error {
 	doc := SupplierRequestDocument{RequestID: a.request.ID, DocumentVersionID: versionID, OrganizationID: a.request.OrganizationID,
 		Source: src.kind, Sender: src.sender, ReplyID: src.reply, Flag: src.flag, Flagged: src.flag != nil, CreatedAt: domain.Now()}
@@ -458,7 +468,11 @@ func attachAnswer(w *work.Unit, a *requestAnswer, versionID uuid.UUID, src answe
 	if err := w.Tx().Create(&doc).Error; err != nil || a.line == nil {
 		return err
 	}
-	return w.Tx().Model(&SupplierRequestLine{}).Where("id = ? AND status = ?", a.line.ID, LineOpen).Update("status", LineAnswered).Error
+	res := w.Tx().Model(&SupplierRequestLine{}).Where("id = ? AND status = ?", a.line.ID, LineOpen).Update("status", LineAnswered)
+	if res.Error != nil || res.RowsAffected == 0 {
+		return res.Error
+	}
+	return catalog.RefreshAssessments(w, a.line.CatalogItemID)
 }
 
 // Line review decisions.
@@ -490,8 +504,9 @@ func (in *LineReview) Declare(f *input.Fields) {
 // a rejected line is reviewed again once the supplier sends a new file.
 // An acceptance needs what the line asks for: an approved document (of the
 // type asked) attached to the line, and accepted evidence of each code
-// from the line's documents. A rejection opens a compliance issue. The
-// request is completed once every line is accepted.
+// from the line's documents. A rejection opens a compliance issue; either
+// decision refreshes the line's item's assessments. The request is
+// completed once every line is accepted.
 func ReviewLine(w *work.Unit, requestID, lineID uuid.UUID, in *LineReview) (*SupplierRequest, *SupplierRequestLine, error) {
 	r, err := lockRequest(w, requestID, in.Revision.Value, in)
 	if err != nil {
@@ -522,6 +537,9 @@ func ReviewLine(w *work.Unit, requestID, lineID uuid.UUID, in *LineReview) (*Sup
 		return nil, nil, err
 	}
 	if err := lineIssue(w, l); err != nil {
+		return nil, nil, err
+	}
+	if err := catalog.RefreshAssessments(w, l.CatalogItemID); err != nil {
 		return nil, nil, err
 	}
 	r.Revision++

@@ -11,6 +11,7 @@ import (
 	"ppwr/domain/movements"
 	"ppwr/domain/packing"
 	"ppwr/domain/passports"
+	"ppwr/domain/profiles"
 	"ppwr/domain/records"
 	"ppwr/domain/registers"
 	"ppwr/domain/suppliers"
@@ -37,6 +38,7 @@ var EventCatalogue = []domain.Payload{
 	records.RefillStationCreated{}, records.DepositSchemeCreated{}, records.DepositSchemeReviewed{}, records.ReuseSystemCreated{},
 	records.AuthorityRequestCreated{}, records.AuthorityRequestBundleReady{}, records.AuthorityRequestBundleFailed{}, records.AuthorityRequestAnswered{},
 	records.EPRReportCreated{}, records.EPRReportLineAdded{}, records.EPRReportReviewed{},
+	profiles.ProfileEntryCreated{}, profiles.ProfileEntryReviewed{},
 	passports.PassportCreated{}, passports.PassportPublishedEvent{}, passports.PassportShared{}, passports.SharingGrantReceived{}, passports.SharingGrantRevoked{},
 }
 

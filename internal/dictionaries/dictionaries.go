@@ -130,6 +130,19 @@ func (s *Set) IsMemberState(code string) bool {
 	return i >= 0 && *s.countries[i].EUMember
 }
 
+// MemberStates are the country codes of the Member States of the EU,
+// sorted.
+func (s *Set) MemberStates() []string {
+	var out []string
+	for _, c := range s.countries {
+		if *c.EUMember {
+			out = append(out, c.Code)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // HasMaterial reports whether code is a known material or material group.
 func (s *Set) HasMaterial(code string) bool { return has(s.materialCodes, code) }
 

@@ -89,12 +89,30 @@ func T(l Locale, key string, args ...any) string {
 	localized := make([]any, len(args))
 	for i, arg := range args {
 		localized[i] = arg
-		if c, ok := arg.(Count); ok {
-			localized[i] = c.in(l)
+		switch a := arg.(type) {
+		case Count:
+			localized[i] = a.in(l)
+		case Message:
+			localized[i] = T(l, a.Key)
+		case map[string]any:
+			// A Message kept in JSON (a stored issue's arguments) comes back
+			// as its object.
+			if key, ok := a[messageField].(string); ok && len(a) == 1 {
+				localized[i] = T(l, key)
+			}
 		}
 	}
 	return fmt.Sprintf(tmpl, localized...)
 }
+
+// Message is an argument that is itself a message, rendered in the
+// locale of the message that holds it: an issue names the reason of a
+// failure in the reader's language. In JSON it is {"message": key}.
+type Message struct {
+	Key string `json:"message"`
+}
+
+const messageField = "message"
 
 // Count is a number with the noun it counts ("5 seconds"), an argument of
 // a message that T renders in the message's locale, in the plural form

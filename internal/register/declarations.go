@@ -28,9 +28,24 @@ var (
 	CarrierBagClasses = []string{"very_lightweight", "lightweight", "thick", "very_thick"}
 	// DossierElements are the Annex VII technical-documentation elements.
 	DossierElements = []string{"TD-a", "TD-b", "TD-c", "TD-d", "TD-e", "TD-f", "TD-risk"}
+	// DossierInclusions are what other articles put into the technical
+	// documentation (ppwr-facts §1.5), each named by its article: they are
+	// required only where that article applies to the item, so they are
+	// not among an incomplete dossier's missing_elements.
+	DossierInclusions = []string{"TD-5(6)", "TD-7(6)", "TD-9(4)", "TD-10(4)", "TD-11(3)", "TD-14", "TD-26(2)"}
+	// RecycledContentExemptions are the bases of the Art. 7(4) exemptions
+	// from the minimum recycled content (ppwr-facts §1.1, R16).
+	RecycledContentExemptions = []string{"medicinal_immediate", "medicinal_outer", "medicinal_manufacturing_supply", "medical_device",
+		"compostable_plastic", "dangerous_goods", "infant_food", "food_contact_health_risk"}
 	// CompostableFormats are the formats Art. 9(1) requires to be
 	// compostable.
 	CompostableFormats = []string{"tea_coffee_bag", "soft_single_serve_pod", "fruit_vegetable_sticky_label"}
+	// Exemptions are the articles whose exemptions a classification can
+	// claim.
+	// 29(7) marks a beverage the re-use target of 29(6) excludes (highly
+	// perishable drinks, milk, wine, aromatised wine, fermented fruit
+	// drinks, spirits).
+	Exemptions = []string{"6(11)", "7(4)", "7(5)", "12(11)", "24(5)", "29(4)", "29(7)", "50(4)"}
 	// ReusabilityCriteria are the points of Art. 11(1).
 	ReusabilityCriteria = []string{"11(1)(a)", "11(1)(b)", "11(1)(c)", "11(1)(d)", "11(1)(e)", "11(1)(f)", "11(1)(g)", "11(1)(h)", "11(1)(i)"}
 	// ReconditioningSteps are the steps of Annex VI Part B.
@@ -96,7 +111,8 @@ var hundred = decimal.NewFromInt(100)
 
 var packagingClassification = &Register{
 	Slug: "packaging-classification", Reviewable: true,
-	Articles: []string{"Art. 3(1)", "Annex I", "Annex II Table 1", "Art. 6(11)", "Art. 7(4)-(5)", "Art. 24(5)", "Art. 29(4)"},
+	Articles: []string{"Art. 3(1)", "Annex I", "Annex II Table 1", "Art. 6(11)", "Art. 7(4)-(5)", "Art. 12(11)", "Art. 24(5)", "Art. 29(4)", "Art. 29(7)",
+		"Art. 50(1), 50(4)"},
 	Fields: []Field{
 		must(enum("packaging_function", PackagingFunctions...)),
 		must(boolean("is_packaging")),
@@ -111,12 +127,17 @@ var packagingClassification = &Register{
 		must(boolean("composite")),
 		quantity("minor_material_share", Percent),
 		boolean("sup_beverage_bottle"),
+		// A beverage container of any material: with a metal predominant
+		// material it is a format of Art. 50(1)(b).
+		boolean("beverage_container"),
 		quantity("capacity", Litres),
 		boolean("drs_covered"),
 		quantity("carrier_bag_wall_thickness", Micrometres),
 		boolean("innovative"),
-		enums("exemptions", "6(11)", "7(4)", "7(5)", "24(5)", "29(4)"),
+		enums("exemptions", Exemptions...),
+		enum("recycled_content_exemption", RecycledContentExemptions...),
 		enum("art_9_format", CompostableFormats...),
+		boolean("non_metal_machine_pod"),
 		enum("article_29_format", Article29Formats...),
 	},
 	Derived: []Derived{
@@ -149,6 +170,7 @@ var packagingClassification = &Register{
 		whenTrue("contact_sensitive_basis", "contact_sensitive"),
 		whenTrue("minor_material_share", "composite"),
 		whenTrue("capacity", "sup_beverage_bottle"),
+		whenTrue("capacity", "beverage_container"),
 	},
 	Rules: []Rule{
 		func(v Values, _ Subject, fail Fail) {
@@ -205,6 +227,9 @@ var chemicalSafety = &Register{
 		document("fluorine_proof"),
 		objects("substances_of_concern", 200,
 			must(text("name", 300)), text("cas_number", 12), must(quantity("concentration", MgPerKg)), text("material", 100)),
+		// A stored entry always has a list, so an empty one cannot tell
+		// "none" from "not listed": the statement says none.
+		boolean("no_substances_of_concern"),
 		enum("derogation", "2001/171/EC", "2009/292/EC"),
 	},
 	Derived: []Derived{
@@ -222,6 +247,9 @@ var chemicalSafety = &Register{
 			// must prove whether it is PFAS.
 			if f, ok := v.Quantity("total_fluorine"); ok && f.GreaterThan(decimal.NewFromInt(50)) && !v.Has("fluorine_proof") {
 				fail("fluorine_proof", "field.fluorine_proof_required")
+			}
+			if v.Bool("no_substances_of_concern") && len(v.List("substances_of_concern")) > 0 {
+				fail("no_substances_of_concern", "field.substances_listed")
 			}
 			for i, s := range v.List("substances_of_concern") {
 				if cas := s.String("cas_number"); cas != "" && !casNumber.MatchString(cas) {
@@ -270,6 +298,7 @@ var recyclability = &Register{
 			"natural_material_sales_packaging"),
 		boolean("innovative"),
 		document("innovative_notification"),
+		date("first_placed_on"),
 	},
 	Derived: []Derived{
 		{Name: "grade", Kind: Enum, Values: RecyclabilityGrades, Compute: func(v Values, _ Subject) Value {
@@ -283,6 +312,7 @@ var recyclability = &Register{
 	Requires: []Requirement{
 		unlessGiven("dfr_score", "exemption"),
 		whenTrue("innovative_notification", "innovative"),
+		whenTrue("first_placed_on", "innovative"),
 	},
 }
 
@@ -544,16 +574,51 @@ var communications = &Register{
 	Slug: "communications", Reviewable: true,
 	Articles: []string{"Art. 12", "Art. 14", "Art. 15(5)-(7)", "Art. 18(3)-(4)", "Art. 55(1)"},
 	Fields: []Field{
+		// The labels are the item's inventory of labels, marks and
+		// symbols (Art. 12(8)): other_mark is any the Regulation does not
+		// name.
 		objects("labels", 50,
 			must(enum("type", "harmonised_material_label", "reusable_label", "recycled_content_label", "biobased_content_label",
-				"drs_label", "epr_symbol", "compostable_label")),
+				"drs_label", "epr_symbol", "compostable_label", "other_mark")),
 			must(document("artwork")), text("languages", 100)),
 		text("data_carrier_url", 1000),
+		// Art. 12(1) 2nd subpara: the data carrier marks the substances of
+		// concern.
+		boolean("soc_digital_marking"),
+		objects("languages_by_market", len(MemberStates),
+			must(enum("country", MemberStates...)), must(enums("label_languages", LabelLanguages...))),
+		boolean("sold_online"),
+		boolean("label_information_online"),
+		truth("misleading_marks_checked", "field.misleading_marks_checked"),
 		text("identifier", 200),
 		must(boolean("manufacturer_contact_marked")),
 		boolean("importer_contact_marked"),
 		objects("claims", 50,
-			must(text("text", 2000)), must(enum("scope", "unit", "part", "all_packaging")), must(document("substantiation"))),
+			must(text("text", 2000)), must(enum("scope", "unit", "part", "all_packaging")), must(document("substantiation")),
+			boolean("exceeds_legal_minimum")),
+		// The lots still made available, for the sell-off window of
+		// Art. 12(12): stock is not split into lots (package stock).
+		objects("lots", 500,
+			must(text("lot", 200)), must(date("made_or_imported_on")), must(boolean("harmonised_label")), date("last_made_available_on")),
+	},
+	Rules: []Rule{
+		func(v Values, _ Subject, fail Fail) {
+			seen := map[string]bool{}
+			for i, m := range v.List("languages_by_market") {
+				if c := m.String("country"); seen[c] {
+					fail("languages_by_market."+itoa(i)+".country", "field.duplicate")
+				} else {
+					seen[c] = true
+				}
+			}
+			for i, l := range v.List("lots") {
+				made, ok := l.Date("made_or_imported_on")
+				last, ok2 := l.Date("last_made_available_on")
+				if ok && ok2 && last.Before(made) {
+					fail("lots."+itoa(i)+".last_made_available_on", "field.before_made_or_imported_on")
+				}
+			}
+		},
 	},
 }
 
@@ -562,7 +627,8 @@ var conformityDossiers = &Register{
 	Articles: []string{"Art. 15(2)-(4)", "Art. 38", "Annex VII", "Art. 5(6)", "Art. 7(6)", "Art. 9(4)", "Art. 10(4)", "Art. 11(3)", "Art. 14", "Art. 26(2)"},
 	Fields: []Field{
 		must(objects("elements", 50,
-			must(enum("element", DossierElements...)), must(boolean("complete")), document("document"), text("note", 2000))),
+			must(enum("element", append(slices.Clone(DossierElements), DossierInclusions...)...)), must(boolean("complete")), document("document"),
+			text("note", 2000))),
 		text("standards", 2000),
 		document("risk_analysis"),
 		must(text("manufacturer", 500)),
@@ -588,18 +654,24 @@ var conformityDossiers = &Register{
 	},
 }
 
-// retentionUntil is the end of the 5-year (single-use) or 10-year
-// (reusable) retention of Art. 15(3), counted from placing on the market.
+// RetentionYears is how long an operator keeps the records of its
+// packaging: 5 years for single-use packaging, 10 for reusable (the
+// technical documentation of Art. 15(3), the supply chain of Art. 22).
+func RetentionYears(reusable bool) int {
+	if reusable {
+		return 10
+	}
+	return 5
+}
+
+// retentionUntil is the end of the retention of Art. 15(3), counted from
+// placing on the market.
 func retentionUntil(v Values, s Subject) Value {
 	placed, ok := v.Date("placed_on_market_on")
 	if !ok {
 		return nil
 	}
-	years := 5
-	if s.Reusable {
-		years = 10
-	}
-	return TextValue(placed.AddDate(years, 0, 0).Format(dateOnly))
+	return TextValue(placed.AddDate(RetentionYears(s.Reusable), 0, 0).Format(dateOnly))
 }
 
 var euDeclarations = &Register{

@@ -2,6 +2,7 @@ package register
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -22,7 +23,7 @@ func TestEveryValueHasALabelInBothLanguages(t *testing.T) {
 			walk(f.Fields)
 		}
 	}
-	for _, r := range All {
+	for _, r := range append(slices.Clone(All), ComplianceProfile) {
 		walk(r.Fields)
 		for _, d := range r.Derived {
 			walk([]Field{{Name: d.Name}})
@@ -149,3 +150,35 @@ type entryBody struct {
 }
 
 func (b *entryBody) Declare(f *input.Fields) { b.reg.Declare(f, Values{}) }
+
+// The compliance profile is bound like a register: a Member State of the
+// dictionaries, areas in m², and its cross-field rules checked.
+func TestTheComplianceProfileChecksItsValues(t *testing.T) {
+	v, errs := bind(t, ComplianceProfile, `{"country": "PL", "micro_enterprise": false, "sales_area": {"value": "0.05", "unit": "m2"},
+		"refill_area": {"value": "500", "unit": "m²"}}`)
+	require.False(t, errs.Failed(), errs.Err())
+	area, _ := v.Quantity("sales_area")
+	assert.Equal(t, "0.05", area.String())
+	assert.True(t, v.Has("micro_enterprise"), "false is a known value")
+	assert.False(t, v.Has("final_distributor"), "a value left out is unknown")
+	failed := map[string]string{}
+	ComplianceProfile.Check(v, Subject{}, func(field, key string, _ ...any) { failed[field] = key })
+	assert.Equal(t, map[string]string{"refill_area": "field.exceeds_sales_area"}, failed)
+
+	_, errs = bind(t, ComplianceProfile, `{"country": "NO", "micro_enterprise": false}`)
+	assert.True(t, errs.Has("country"), "Norway is no Member State")
+	_, errs = bind(t, ComplianceProfile, `{"country": "DE"}`)
+	assert.True(t, errs.Has("micro_enterprise"), "required")
+
+	v, errs = bind(t, ComplianceProfile, `{"country": "DE", "micro_enterprise": true, "final_distributor": false, "horeca_takeaway": true,
+		"reuse_reports": [{"year": 2030, "submitted_on": "2031-06-01"}, {"year": 2030, "submitted_on": "2031-06-02"}]}`)
+	require.False(t, errs.Failed(), errs.Err())
+	failed = map[string]string{}
+	ComplianceProfile.Check(v, Subject{}, func(field, key string, _ ...any) { failed[field] = key })
+	assert.Equal(t, map[string]string{"horeca_takeaway": "field.requires_final_distributor",
+		"reuse_reports.1.year": "field.duplicate"}, failed)
+	_, errs = bind(t, ComplianceProfile, `{"country": "DE", "micro_enterprise": true, "sales_area": {"value": "-1", "unit": "m2"},
+		"reuse_reports": [{"year": 2029, "submitted_on": "2030-06-01"}]}`)
+	assert.True(t, errs.Has("reuse_reports.0.year"), "2030 is the first year reported")
+	assert.True(t, errs.Has("sales_area.value"), "an area is not negative")
+}

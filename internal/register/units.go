@@ -29,4 +29,6 @@ var (
 	Grams       = unit("g", "kg", "1000")
 	Micrometres = unit("µm", "mm", "1000")
 	Litres      = unit("l", "ml", "0.001", "dm3", "1")
+	// SquareMetres measure sales areas (Art. 28(5), 29(10)).
+	SquareMetres = unit("m2", "m²", "1")
 )

@@ -74,6 +74,9 @@ func (v Values) Bool(name string) bool { b, _ := v[name].(boolValue); return boo
 // String is a text, enumeration or date value, "" when absent.
 func (v Values) String(name string) string { s, _ := v[name].(textValue); return string(s) }
 
+// Int is an integer value.
+func (v Values) Int(name string) (int, bool) { n, ok := v[name].(intValue); return int(n), ok }
+
 // Date is a date value.
 func (v Values) Date(name string) (time.Time, bool) {
 	d, err := time.Parse(time.DateOnly, v.String(name))

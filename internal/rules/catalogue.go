@@ -26,9 +26,29 @@ var (
 	esrLimit            = decimal.NewFromInt(50)  // %
 )
 
-// All are the rules evaluated from data, in the order of the master
-// table.
-var All = []Rule{
+// All are the 62 rules of the master table (ppwr-facts §1.1), in its
+// order.
+var All = catalogue(registerRules, aggregateRules, designRules, labellingRules, reuseRules, targetRules, supplyRules)
+
+// catalogue joins the chapters in the master table's order; a rule whose
+// level is not given is the item's.
+func catalogue(chapters ...[]Rule) []Rule {
+	var all []Rule
+	for _, c := range chapters {
+		for _, r := range c {
+			if r.Level == "" {
+				r.Level = ItemLevel
+			}
+			all = append(all, r)
+		}
+	}
+	slices.SortFunc(all, func(a, b Rule) int { return strings.Compare(a.Code, b.Code) })
+	return all
+}
+
+// registerRules are the rules read from the item's registers and
+// evidence alone.
+var registerRules = []Rule{
 	{Code: "R03", Article: "Art. 5(4)", RuleSet: "substances_heavy_metals", Check: PassFail, Start: generalApplication,
 		Reads: []string{"chemical-safety"}, eval: heavyMetals},
 	{Code: "R04", Article: "Art. 5(5)(a)", RuleSet: "substances_food_contact_pfas", Check: PassFail, Start: generalApplication,
@@ -44,7 +64,7 @@ var All = []Rule{
 		Reads: []string{"packaging-classification", "recyclability"}, eval: recyclabilityGrade(true)},
 	{Code: "R14", Article: "Art. 7(1), 7(4)-(5)", RuleSet: "recycled_content_plastic", Check: PassFail,
 		Start: Start{Fixed: day("2030-01-01"), Act: "recycled_content_method", OffsetMonths: 36},
-		Reads: []string{"packaging-classification", "RECYCLED_CONTENT_PCT"}, eval: recycledContent},
+		Reads: []string{"packaging-classification", "RECYCLED_CONTENT_PCT"}, eval: recycledContent(pcr2030)},
 	{Code: "R19", Article: "Art. 9(1)", RuleSet: "compostability", Check: PassFail, Start: Start{Fixed: day("2028-02-12")},
 		Reads: []string{"packaging-classification", "compostability"}, eval: compostable},
 	{Code: "R33", Article: "Art. 15(2), 38, Annex VII", RuleSet: "conformity_documentation", Check: Documentation, Start: generalApplication,
@@ -62,11 +82,11 @@ var All = []Rule{
 		Reads: []string{"packaging-classification", "empty-space"}, eval: emptySpaceRatio},
 	{Code: "R44", Article: "Art. 25, Annex V", RuleSet: "restricted_formats", Check: PassFail, Start: from2030,
 		Reads: []string{"restricted-formats"}, eval: restrictedFormat},
-	{Code: "R58", Article: "Art. 44(2), 44(4)", RuleSet: "economic_operators", Check: PassFail, Start: generalApplication,
+	{Code: "R58", Article: "Art. 44(2), 44(4)", RuleSet: "economic_operators", Check: PassFail, Level: MarketLevel, Start: generalApplication,
 		Reads: []string{"role-duties"}, eval: eprRegistration},
 	// A Commission proposal (COM(2025) 982) would suspend Art. 45(3); its
 	// adoption is unverified, so the rule applies from the general date.
-	{Code: "R60", Article: "Art. 45(3)", RuleSet: "economic_operators", Check: PassFail, Start: generalApplication,
+	{Code: "R60", Article: "Art. 45(3)", RuleSet: "economic_operators", Check: PassFail, Level: MarketLevel, Start: generalApplication,
 		Reads: []string{"role-duties"}, eval: eprRepresentative},
 }
 
@@ -83,6 +103,11 @@ func exempt(c Entry, article string) bool {
 // component of the item; a component without one is missing data.
 func perComponent(in *Input, reg string, check func(v *verdict, e Entry)) Result {
 	v := &verdict{}
+	v.eachComponent(in, reg, check)
+	return v.result()
+}
+
+func (v *verdict) eachComponent(in *Input, reg string, check func(v *verdict, e Entry)) {
 	if len(in.Item.Components) == 0 {
 		v.missing("components")
 	}
@@ -95,7 +120,6 @@ func perComponent(in *Input, reg string, check func(v *verdict, e Entry)) Result
 		v.uses(e)
 		check(v, e)
 	}
-	return v.result()
 }
 
 func heavyMetals(in *Input) Result {
@@ -348,65 +372,101 @@ func perMarket(in *Input, notApplicableReason string, applies, met func(register
 	return v.result()
 }
 
-// Minimum post-consumer recycled content from 2030 by plastic category
-// (Art. 7(1); ppwr-facts §1.2), in per cent.
+// pcrMinimums are the minimum post-consumer recycled contents of plastic
+// parts by category (ppwr-facts §1.2), in per cent.
+type pcrMinimums struct {
+	contactSensitivePET   decimal.Decimal // RC_A
+	contactSensitiveOther decimal.Decimal // RC_B
+	beverageBottle        decimal.Decimal // RC_C
+	other                 decimal.Decimal // RC_D
+}
+
 var (
-	pcrContactSensitivePET   = decimal.NewFromInt(30) // RC_A
-	pcrContactSensitiveOther = decimal.NewFromInt(10) // RC_B
-	pcrBeverageBottle        = decimal.NewFromInt(30) // RC_C
-	pcrOther                 = decimal.NewFromInt(35) // RC_D
+	pcr2030 = pcrMinimums{decimal.NewFromInt(30), decimal.NewFromInt(10), decimal.NewFromInt(30), decimal.NewFromInt(35)} // Art. 7(1)
+	pcr2040 = pcrMinimums{decimal.NewFromInt(50), decimal.NewFromInt(25), decimal.NewFromInt(65), decimal.NewFromInt(65)} // Art. 7(2)
 	// minorPartShare: a plastic part under 5 % of the unit's mass has no
 	// minimum (Art. 7(5)).
 	minorPartShare = decimal.NewFromInt(5)
 )
 
-// pcrMinimum is the 2030 minimum of a plastic part, by the category the
+// of is the minimum of a plastic part, by the category the
 // classification gives the packaging and the part's polymer.
-func pcrMinimum(c Entry, material string) decimal.Decimal {
+func (m pcrMinimums) of(c Entry, material string) decimal.Decimal {
 	switch {
 	case c.Values.Bool("sup_beverage_bottle"):
-		return pcrBeverageBottle
+		return m.beverageBottle
 	case c.Values.Bool("contact_sensitive") && material == "PLASTIC_PET":
-		return pcrContactSensitivePET
+		return m.contactSensitivePET
 	case c.Values.Bool("contact_sensitive"):
-		return pcrContactSensitiveOther
+		return m.contactSensitiveOther
 	}
-	return pcrOther
+	return m.other
 }
 
-func recycledContent(in *Input) Result {
+// pcrParts are the classification and the plastic parts a minimum
+// recycled content applies to, those of at least 5 % of the unit's mass;
+// without such parts to read, the result says why.
+func pcrParts(in *Input) (Entry, []Component, *Result) {
 	c, ok := in.classified()
 	if !ok {
-		return Result{Outcome: InsufficientData, Missing: []string{"packaging-classification"}}
+		return c, nil, &Result{Outcome: InsufficientData, Missing: []string{"packaging-classification"}}
 	}
 	if exempt(c, "7(4)") || exempt(c, "7(5)") {
-		return notApplicable("rules.exempt_7_4", c)
+		res := notApplicable("rules.exempt_7_4", c)
+		return c, nil, &res
 	}
-	v := &verdict{}
-	v.uses(c)
-	plastic := 0
+	parts, plastic := plasticParts(in)
+	if !plastic {
+		res := notApplicable("rules.no_plastic_part", c)
+		return c, nil, &res
+	}
+	return c, parts, nil
+}
+
+// plasticParts are the item's plastic parts of at least 5 % of the
+// unit's mass (Art. 7(5)), and whether it has any plastic part.
+func plasticParts(in *Input) (parts []Component, plastic bool) {
 	for _, part := range in.Item.Components {
 		if !strings.HasPrefix(part.Material, "PLASTIC") {
 			continue
 		}
-		plastic++
-		if in.Item.MassG.IsPositive() && part.MassG.Mul(hundred).Div(in.Item.MassG).LessThan(minorPartShare) {
-			continue
+		plastic = true
+		if !in.Item.MassG.IsPositive() || !part.MassG.Mul(hundred).Div(in.Item.MassG).LessThan(minorPartShare) {
+			parts = append(parts, part)
 		}
+	}
+	return parts, plastic
+}
+
+func recycledContent(minimum pcrMinimums) func(in *Input) Result {
+	return func(in *Input) Result {
+		c, parts, res := pcrParts(in)
+		if res != nil {
+			return *res
+		}
+		v := &verdict{}
+		v.uses(c)
+		v.recycledContent(in, parts, func(part Component, pct decimal.Decimal) {
+			if pct.LessThan(minimum.of(c, part.Material)) {
+				v.fail("rules.recycled_content_below_minimum")
+			}
+		})
+		return v.result()
+	}
+}
+
+// recycledContent cites each part's accepted recycled content and checks
+// it; a part without one is missing data.
+func (v *verdict) recycledContent(in *Input, parts []Component, check func(part Component, pct decimal.Decimal)) {
+	for _, part := range parts {
 		fact, ok := in.fact("RECYCLED_CONTENT_PCT", part.ID)
 		if !ok {
 			v.missing("RECYCLED_CONTENT_PCT@" + part.ID.String())
 			continue
 		}
 		v.Evidence = append(v.Evidence, fact.Proposal)
-		if fact.Value.LessThan(pcrMinimum(c, part.Material)) {
-			v.fail("rules.recycled_content_below_minimum")
-		}
+		check(part, fact.Value)
 	}
-	if plastic == 0 {
-		return notApplicable("rules.no_plastic_part", c)
-	}
-	return v.result()
 }
 
 var hundred = decimal.NewFromInt(100)

@@ -26,10 +26,28 @@ const (
 	NotYetApplicable     = "not_yet_applicable"
 	InsufficientData     = "insufficient_data"
 	DocumentationMissing = "documentation_missing"
+	// Informational: the law sets no obligation the data could meet or
+	// miss (a review, an "endeavour" target); the outcome reports what
+	// the data shows and is never a pass or a failure.
+	Informational = "information"
+	// NationalChoiceUnknown: the obligation is a Member State's option,
+	// and no verified national choice is known for the market.
+	NationalChoiceUnknown = "national_choice_unknown"
+	// NotAssessed: the rule's rule set was not selected for the
+	// assessment, or is not published.
+	NotAssessed = "not_assessed"
 )
 
 // Outcomes are every outcome, for the API's enumeration.
-var Outcomes = []string{Pass, Fail, Graded, NotApplicable, NotYetApplicable, InsufficientData, DocumentationMissing}
+var Outcomes = []string{Pass, Fail, Graded, NotApplicable, NotYetApplicable, InsufficientData, DocumentationMissing,
+	Informational, NationalChoiceUnknown, NotAssessed}
+
+// CanFail reports whether an outcome counts toward an assessment's
+// status: a failure, or a rule that cannot be shown met. Information, an
+// unknown national choice and a rule not assessed never do.
+func CanFail(outcome string) bool {
+	return outcome == Fail || outcome == InsufficientData || outcome == DocumentationMissing
+}
 
 // Check types (ppwr-facts §1.1).
 const (
@@ -37,19 +55,51 @@ const (
 	GradedCheck    = "graded"
 	Documentation  = "documentation"
 	Classification = "classification"
+	Information    = "information"
+	Aggregate      = "aggregate"
 )
 
-// Rule is one executable obligation.
+// Checks are every check type, for the API's enumeration.
+var Checks = []string{PassFail, GradedCheck, Documentation, Classification, Information, Aggregate}
+
+// Levels say whose obligation a rule is: the item's (its design, its
+// documents), the item's in each of its markets, or the operator's (the
+// organization's, read from its compliance profile) in each market.
+const (
+	ItemLevel     = "item"
+	MarketLevel   = "market"
+	OperatorLevel = "operator"
+)
+
+// Levels are every level, for the API's enumeration.
+var Levels = []string{ItemLevel, MarketLevel, OperatorLevel}
+
+// Rule is one obligation of the master table (ppwr-facts §1.1).
 type Rule struct {
 	Code    string
 	Article string
 	RuleSet string
 	Check   string
+	Level   string
 	Start   Start
-	// Reads names the registers and evidence codes the rule reads.
+	// Reads names the registers, records and evidence codes the rule
+	// reads.
 	Reads []string
 	eval  func(in *Input) Result
 }
+
+// ByCode is the catalogue's rule with the code.
+func ByCode(code string) (Rule, bool) {
+	i := slices.IndexFunc(All, func(r Rule) bool { return r.Code == code })
+	if i < 0 {
+		return Rule{}, false
+	}
+	return All[i], true
+}
+
+// ScopeKey is the i18n key of the rule's scope decision: which packaging
+// or operators it binds, in words.
+func (r Rule) ScopeKey() string { return "rules.scope." + r.Code }
 
 // Result is one rule's outcome on one input.
 type Result struct {
@@ -71,6 +121,21 @@ type Result struct {
 	// proposals the outcome rests on.
 	Entries  []uuid.UUID
 	Evidence []uuid.UUID
+	// Markets are the outcomes per market of a market or operator rule,
+	// the overall outcome being the worst of them.
+	Markets []MarketResult
+}
+
+// MarketResult is a market or operator rule's outcome in one market.
+type MarketResult struct {
+	Market  uuid.UUID // the item's market scenario
+	Country string
+	Outcome string
+	Reason  string
+	// ReasonArgs are the reason's arguments (the values it quotes).
+	ReasonArgs []string
+	Missing    []string
+	Entries    []uuid.UUID
 }
 
 // Item is what the rules read of the catalogue item itself.
@@ -106,29 +171,83 @@ type Fact struct {
 	Proposal  uuid.UUID
 }
 
+// Market is one of the item's active market scenarios in the
+// assessment.
+type Market struct {
+	ID      uuid.UUID
+	Country string
+}
+
 // Input is everything the rules read about one item on one date.
 type Input struct {
 	On      time.Time
 	Item    Item
+	Markets []Market
 	Entries []Entry // newest first
 	Facts   []Fact
 	Acts    Acts
+	// Profile is the organization's accepted compliance profile, one
+	// entry per Member State.
+	Profile []ProfileEntry
+
+	// Design chapter: the verified Member State choices of Art. 9(2)
+	// (KnownNationalChoices).
+	NationalChoices []NationalChoice
+	// Labelling (R25, R29, R31, R62): the organization's accepted
+	// deposit-scheme records naming the item.
+	DepositSchemes []DepositScheme
+	// Supply chain (supply.go): how the item reaches the organization
+	// (its catalogue sourcing and reuse types), the authority requests
+	// naming it, its suppliers' answers and documents, its supply records
+	// per day, and the organization's annual EPR reports.
+	Sourcing          string
+	ReuseType         string
+	AuthorityRequests []AuthorityRequest // by due date
+	SupplierAnswers   []SupplierAnswer
+	SupplierDocuments []SupplierDocument
+	SupplyDays        []SupplyDay
+	EPRReports        []EPRReport // newest first
+	// Reusable packaging and re-use targets (reuse.go,
+	// reuse_targets.go): the organization's re-use systems that list the
+	// item, and the re-use statistics of the year ReuseYear gives, per
+	// Member State and Art. 29 format (loaded only when a rule reading
+	// them applies on the date).
+	ReuseSystems []ReuseSystem
+	ReuseShares  []ReuseShare
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the
-// date (or whose date waits for a pending act) is not evaluated.
+// date (or whose date waits for a pending act) is not evaluated, and an
+// aggregate rule is evaluated over the results of the others.
 func Evaluate(rules []Rule, in *Input) []Result {
-	out := make([]Result, 0, len(rules))
-	for _, r := range rules {
+	out := make([]Result, len(rules))
+	var aggregates []int
+	for i, r := range rules {
 		from, pending := r.Start.From(in.Acts)
 		res := Result{Outcome: NotYetApplicable}
-		if !pending && !in.On.Before(from) {
+		switch {
+		case pending || in.On.Before(from):
+		case r.Check == Aggregate:
+			aggregates = append(aggregates, i)
+		default:
 			res = r.eval(in)
 		}
 		res.Rule, res.Article, res.Check, res.AppliesFrom, res.Pending = r.Code, r.Article, r.Check, from, pending
-		out = append(out, res)
+		out[i] = res
+	}
+	for _, i := range aggregates {
+		res := aggregate(rules, out)
+		res.Rule, res.Article, res.Check, res.AppliesFrom = out[i].Rule, out[i].Article, out[i].Check, out[i].AppliesFrom
+		out[i] = res
 	}
 	return out
+}
+
+// Skipped is the result of a rule an assessment does not evaluate,
+// with the reason.
+func Skipped(r Rule, in *Input, reason string) Result {
+	from, pending := r.Start.From(in.Acts)
+	return Result{Rule: r.Code, Article: r.Article, Check: r.Check, Outcome: NotAssessed, Reason: reason, AppliesFrom: from, Pending: pending}
 }
 
 // usable are the accepted entries of a register resting on the item's

@@ -1,9 +1,13 @@
 package rules
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -266,9 +270,17 @@ func TestEveryRuleBelongsToAPublishedRuleSet(t *testing.T) {
 
 // Every reason a rule gives is a message in both languages.
 func TestReasonsAreTranslated(t *testing.T) {
-	src, err := os.ReadFile("catalogue.go")
+	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	reasons := regexp.MustCompile(`"(rules\.[a-z0-9_]+)"`).FindAllStringSubmatch(string(src), -1)
+	var reasons [][]string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		reasons = append(reasons, regexp.MustCompile(`"(rules\.[a-z0-9_]+)"`).FindAllStringSubmatch(string(src), -1)...)
+	}
 	require.NotEmpty(t, reasons)
 	for _, m := range reasons {
 		for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {
@@ -352,4 +364,54 @@ func TestEPRRepresentativeForDirectSalesFromAnotherMemberState(t *testing.T) {
 	assert.Equal(t, Fail, outcome(t, "R60", itemOn(general, market(pl, false, ""), market(de, true, ""))).Outcome)
 	assert.Equal(t, Pass, outcome(t, "R60", itemOn(general, market(pl, false, ""), market(de, true, "EPR Rep GmbH"))).Outcome)
 	assert.Equal(t, InsufficientData, outcome(t, "R60", itemOn(general)).Outcome)
+}
+
+func TestTheCatalogueHoldsEveryRuleOfTheMasterTable(t *testing.T) {
+	require.Len(t, All, 62)
+	acts := map[string]bool{}
+	var doc struct{ Acts []struct{ Code string } }
+	require.NoError(t, json.Unmarshal(actsJSON, &doc))
+	for _, a := range doc.Acts {
+		acts[a.Code] = true
+	}
+	for i, r := range All {
+		assert.Equal(t, fmt.Sprintf("R%02d", i+1), r.Code, "in the master table's order")
+		assert.NotEmpty(t, r.Article, r.Code)
+		assert.Contains(t, Checks, r.Check, r.Code)
+		assert.Contains(t, Levels, r.Level, r.Code)
+		assert.NotEmpty(t, r.Reads, r.Code)
+		set, ok := dictionaries.Default().RuleSet(r.RuleSet)
+		assert.True(t, ok, "%s: rule set %s is published", r.Code, r.RuleSet)
+		if ok && r.Start.Act == "" {
+			assert.False(t, set.EffectiveFrom.After(r.Start.Fixed), "%s: its rule set is in effect from its date", r.Code)
+		}
+		if r.Start.Act != "" {
+			assert.True(t, acts[r.Start.Act], "%s waits for %s, which acts.json lists", r.Code, r.Start.Act)
+		}
+		for _, l := range []i18n.Locale{i18n.EN, i18n.PL} {
+			assert.NotEqual(t, r.ScopeKey(), i18n.T(l, r.ScopeKey()), "%s: scope decision in %s", r.Code, l)
+		}
+		assert.Equal(t, r.Check == Aggregate, r.eval == nil, "%s: evaluated from data", r.Code)
+	}
+}
+
+// Absence of data never passes: an item with nothing recorded, on a date
+// every rule applies with every act in force, passes no rule, and an
+// information rule only informs.
+func TestAbsenceOfDataNeverPasses(t *testing.T) {
+	acts := Acts{}
+	var doc struct{ Acts []struct{ Code string } }
+	require.NoError(t, json.Unmarshal(actsJSON, &doc))
+	for _, a := range doc.Acts {
+		acts[a.Code] = day("2026-01-01")
+	}
+	in := itemOn(day("2045-01-01"))
+	in.Acts, in.Markets = acts, []Market{{ID: uuid.New(), Country: "PL"}}
+	for _, res := range Evaluate(All, in) {
+		assert.NotEqual(t, NotYetApplicable, res.Outcome, res.Rule)
+		assert.NotContains(t, []string{Pass, Graded}, res.Outcome, "%s: absence of data never passes", res.Rule)
+		if rule, _ := ByCode(res.Rule); rule.Check == Information {
+			assert.Equal(t, Informational, res.Outcome, res.Rule)
+		}
+	}
 }
