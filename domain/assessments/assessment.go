@@ -228,7 +228,6 @@ func marketsOf(scenarios []catalog.MarketScenario, inScope []uuid.UUID) []rules.
 // rule being listed as not assessed, so no rule is ever silently absent.
 // It answers the rule-set versions evaluated.
 func evaluate(codes []string, in *rules.Input) ([]rules.Result, datatypes.JSONSlice[RuleSetVersion]) {
-	var selected []rules.Rule
 	skipped := map[string]string{}
 	sets := datatypes.JSONSlice[RuleSetVersion]{}
 	for _, r := range rules.All {
@@ -236,27 +235,13 @@ func evaluate(codes []string, in *rules.Input) ([]rules.Result, datatypes.JSONSl
 		switch {
 		case !ok:
 			skipped[r.Code] = "rules.rule_set_unpublished"
-			continue
 		case len(codes) > 0 && !slices.Contains(codes, r.RuleSet):
 			skipped[r.Code] = "rules.rule_set_not_selected"
-			continue
-		}
-		selected = append(selected, r)
-		if !slices.ContainsFunc(sets, func(s RuleSetVersion) bool { return s.Code == set.Code }) {
+		case !slices.ContainsFunc(sets, func(s RuleSetVersion) bool { return s.Code == set.Code }):
 			sets = append(sets, RuleSetVersion{Code: set.Code, Version: set.Version})
 		}
 	}
-	evaluated := rules.Evaluate(selected, in)
-	out := make([]rules.Result, 0, len(rules.All))
-	for _, r := range rules.All {
-		if reason, ok := skipped[r.Code]; ok {
-			out = append(out, rules.Skipped(r, in, reason))
-			continue
-		}
-		out = append(out, evaluated[0])
-		evaluated = evaluated[1:]
-	}
-	return out, sets
+	return rules.Evaluate(rules.All, in, skipped), sets
 }
 
 // outcomes freezes the results (in the catalogue's order) and fills the

@@ -217,15 +217,20 @@ type Input struct {
 }
 
 // Evaluate runs each rule on the input: a rule not applicable yet on the
-// date (or whose date waits for a pending act) is not evaluated, and an
-// aggregate rule is evaluated over the results of the others.
-func Evaluate(rules []Rule, in *Input) []Result {
+// date (or whose date waits for a pending act) is not evaluated, a rule
+// skip names is listed as not assessed with the reason it gives, and an
+// aggregate rule is evaluated over the results of the others, the rules
+// not assessed included, so it never passes over rules left out.
+func Evaluate(rules []Rule, in *Input, skip map[string]string) []Result {
 	out := make([]Result, len(rules))
 	var aggregates []int
 	for i, r := range rules {
 		from, pending := r.Start.From(in.Acts)
 		res := Result{Outcome: NotYetApplicable}
+		reason, skipped := skip[r.Code]
 		switch {
+		case skipped:
+			res = Result{Outcome: NotAssessed, Reason: reason}
 		case pending || in.On.Before(from):
 		case r.Check == Aggregate:
 			aggregates = append(aggregates, i)
@@ -241,13 +246,6 @@ func Evaluate(rules []Rule, in *Input) []Result {
 		out[i] = res
 	}
 	return out
-}
-
-// Skipped is the result of a rule an assessment does not evaluate,
-// with the reason.
-func Skipped(r Rule, in *Input, reason string) Result {
-	from, pending := r.Start.From(in.Acts)
-	return Result{Rule: r.Code, Article: r.Article, Check: r.Check, Outcome: NotAssessed, Reason: reason, AppliesFrom: from, Pending: pending}
 }
 
 // usable are the accepted entries of a register resting on the item's

@@ -61,7 +61,7 @@ func rule(t *testing.T, code string) Rule {
 
 func outcome(t *testing.T, code string, in *Input) Result {
 	t.Helper()
-	res := Evaluate([]Rule{rule(t, code)}, in)
+	res := Evaluate([]Rule{rule(t, code)}, in, nil)
 	require.Len(t, res, 1)
 	return res[0]
 }
@@ -407,11 +407,28 @@ func TestAbsenceOfDataNeverPasses(t *testing.T) {
 	}
 	in := itemOn(day("2045-01-01"))
 	in.Acts, in.Markets = acts, []Market{{ID: uuid.New(), Country: "PL"}}
-	for _, res := range Evaluate(All, in) {
+	for _, res := range Evaluate(All, in, nil) {
 		assert.NotEqual(t, NotYetApplicable, res.Outcome, res.Rule)
 		assert.NotContains(t, []string{Pass, Graded}, res.Outcome, "%s: absence of data never passes", res.Rule)
 		if rule, _ := ByCode(res.Rule); rule.Check == Information {
 			assert.Equal(t, Informational, res.Outcome, res.Rule)
 		}
 	}
+}
+
+// R01 never passes over rules an assessment left out: with every other
+// rule skipped, it is not assessed either, naming them.
+func TestTheAggregateDoesNotPassOverRulesLeftOut(t *testing.T) {
+	skip := map[string]string{}
+	for _, r := range All {
+		if r.Code != "R01" {
+			skip[r.Code] = "rules.rule_set_not_selected"
+		}
+	}
+	res := Evaluate(All, itemOn(general), skip)
+	assert.Equal(t, NotAssessed, res[0].Outcome, "R01")
+	assert.Equal(t, "rules.aggregate_partial", res[0].Reason)
+	assert.Contains(t, res[0].ReasonArgs[0], "R03")
+	assert.Equal(t, NotAssessed, res[2].Outcome, "R03 is listed, not evaluated")
+	assert.Equal(t, "rules.rule_set_not_selected", res[2].Reason)
 }
