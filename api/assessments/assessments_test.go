@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -399,4 +400,28 @@ func TestTheRuleCatalogueListsEveryRuleInTheReadersLanguage(t *testing.T) {
 	polish := b.Do(apitest.Req{Method: http.MethodGet, Path: b.tn.Path("/ppwr/rules"), Token: b.tn.Token, Headers: map[string]string{"X-Locale": "pl"}})
 	require.Equal(t, http.StatusOK, polish.Code)
 	assert.NotEqual(t, byRule["R25"]["scope"], polish.JSON["rules"].([]any)[24].(map[string]any)["scope"], "the scope decision in Polish")
+}
+
+// A finding stays one issue while its rule stays unmet, and a later
+// assessment restates what closes it.
+func TestALaterAssessmentRestatesWhatClosesAFinding(t *testing.T) {
+	b := newBench(t)
+	r33 := func() map[string]any {
+		t.Helper()
+		b.assess(t, "2026-11-26")
+		for _, f := range b.openFindings(t) {
+			if f := f.(map[string]any); strings.Contains(f["message"].(string), "R33") {
+				return f
+			}
+		}
+		t.Fatal("no open finding of R33")
+		return nil
+	}
+	first := r33()
+	assert.Contains(t, first["message"], "record: conformity-dossiers.")
+	b.accepted(t, "conformity-dossiers", map[string]any{"manufacturer": "Huta Szkła S.A.", "placed_on_market_on": "2026-09-01",
+		"elements": []any{map[string]any{"element": "TD-a", "complete": true, "document": b.proof}}}, "")
+	second := r33()
+	assert.Equal(t, first["id"], second["id"], "the same issue, not a second one")
+	assert.Contains(t, second["message"], "conformity-dossiers.TD-b", "it now names the missing Annex VII elements")
 }
