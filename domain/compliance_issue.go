@@ -130,6 +130,14 @@ func ResolveIssues(w *work.Unit, kind string, subject uuid.UUID, resolution stri
 	return ResolveIssuesOf(w, kind, []uuid.UUID{subject}, resolution)
 }
 
+// resolveOpenIssues resolves the open issues of an organization, a kind
+// and a list of subjects. status = 'open' is written out, not bound: only
+// then may PostgreSQL use the partial index of open issues once it plans
+// the statement generically, instead of reading every issue of the
+// organization.
+const resolveOpenIssues = `UPDATE compliance_issues SET status = ?, resolved_at = ?, resolution_key = ?
+	WHERE organization_id = ? AND kind = ? AND subject_id IN ? AND status = 'open' RETURNING id`
+
 // ResolveIssuesOf resolves the open issues of a kind about any of the
 // subjects, in one statement.
 func ResolveIssuesOf(w *work.Unit, kind string, subjects []uuid.UUID, resolution string) error {
@@ -137,12 +145,7 @@ func ResolveIssuesOf(w *work.Unit, kind string, subjects []uuid.UUID, resolution
 		return nil
 	}
 	var resolved []uuid.UUID
-	// status = 'open' is written out, not bound: only then may PostgreSQL
-	// use the partial index of open issues once it plans the statement
-	// generically, instead of reading every issue of the organization.
-	err := w.Tx().Raw(`UPDATE compliance_issues SET status = ?, resolved_at = ?, resolution_key = ?
-		WHERE organization_id = ? AND kind = ? AND subject_id IN ? AND status = 'open' RETURNING id`,
-		IssueResolved, Now(), resolution, w.Organization(), kind, subjects).Scan(&resolved).Error
+	err := w.Tx().Raw(resolveOpenIssues, IssueResolved, Now(), resolution, w.Organization(), kind, subjects).Scan(&resolved).Error
 	if err != nil {
 		return err
 	}
