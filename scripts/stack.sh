@@ -25,6 +25,11 @@
 #   PPWR_S3_SIDECAR=1           keep S3 metadata in files instead of extended attributes
 #   PPWR_CLAMD_BIN              clamd binary (/usr/sbin/clamd; Debian's clamav-daemon is
 #                               installed when it is missing and this runs as root)
+#   PPWR_CHROMIUM_BIN           the browser tests' Chromium (/usr/bin/chromium; Debian's
+#                               chromium is installed by `test` when it is missing)
+#   PPWR_AXE_JS                 axe-core's axe.min.js for the browser tests (default: installed
+#                               by `test` with npm into bin/npm, at the version
+#                               scripts/npm/package-lock.json pins)
 #   PPWR_BIN                    run this ppwr binary instead of building ./cmd/ppwr
 #   GOTESTFLAGS                 extra flags for go test, e.g. "-run TestImport -v"
 #   PPWR_FUZZTIME               how much make test fuzzes the write pipeline (3000x:
@@ -57,6 +62,7 @@ TEMPORAL_UI_PORT="${PPWR_TEMPORAL_UI_PORT:-8233}"
 : "${TEMPORAL_ADDRESS:=127.0.0.1:7233}"
 : "${TEMPORAL_NAMESPACE:=default}"
 : "${TEMPORAL_TASK_QUEUE:=ppwr}"
+: "${TEMPORAL_UI_URL:=http://${TEMPORAL_ADDRESS%:*}:$TEMPORAL_UI_PORT}"
 : "${S3_ENDPOINT:=http://127.0.0.1:7070}"
 : "${S3_BUCKET:=ppwr}"
 : "${S3_REGION:=us-east-1}"
@@ -70,11 +76,14 @@ TEMPORAL_UI_PORT="${PPWR_TEMPORAL_UI_PORT:-8233}"
 : "${CLAMD_ADDRESS:=127.0.0.1:3310}"
 # Local receivers (an ERP on the developer's machine) are plain http.
 : "${WEBHOOK_ALLOW_HTTP_LOOPBACK:=true}"
-export HTTP_ADDR DATABASE_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_TASK_QUEUE \
+export HTTP_ADDR DATABASE_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_TASK_QUEUE TEMPORAL_UI_URL \
 	S3_ENDPOINT S3_BUCKET S3_REGION AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY \
 	SMTP_URL MAIL_FROM MAIL_REPLY_ADDRESS INBOUND_SMTP_ADDR PUBLIC_BASE_URL CLAMD_ADDRESS WEBHOOK_ALLOW_HTTP_LOOPBACK
 
 CLAMD_BIN="${PPWR_CLAMD_BIN:-/usr/sbin/clamd}"
+CHROMIUM_BIN="${PPWR_CHROMIUM_BIN:-/usr/bin/chromium}"
+NPM_DIR="$BIN/npm"
+AXE_JS="${PPWR_AXE_JS:-$NPM_DIR/node_modules/axe-core/axe.min.js}"
 
 # Services in start order; they are stopped in reverse.
 SERVICES=(temporal versitygw smtp-sink clamd ppwr)
@@ -446,6 +455,33 @@ ensure_clamd() {
 	ensure_debian_package clamav-daemon "$CLAMD_BIN"
 }
 
+# ensure_chromium installs the headless browser the end-to-end tests of web
+# pages drive.
+ensure_chromium() {
+	[[ -x $CHROMIUM_BIN ]] && return 0
+	[[ -z ${PPWR_CHROMIUM_BIN:-} ]] || die "PPWR_CHROMIUM_BIN=$PPWR_CHROMIUM_BIN is not an executable chromium"
+	ensure_debian_package chromium "$CHROMIUM_BIN"
+}
+
+# ensure_axe installs axe-core, which the browser tests inject into pages to
+# check their accessibility, with npm into bin/npm at the versions that
+# scripts/npm/package-lock.json pins. A changed lock file reinstalls them.
+ensure_axe() {
+	if [[ -n ${PPWR_AXE_JS:-} ]]; then
+		[[ -f $PPWR_AXE_JS ]] || die "PPWR_AXE_JS=$PPWR_AXE_JS is not a file"
+		return 0
+	fi
+	[[ -f $AXE_JS ]] && cmp -s scripts/npm/package-lock.json "$NPM_DIR/package-lock.json" && return 0
+	command -v npm >/dev/null || ensure_debian_package npm /usr/bin/npm
+	mkdir -p "$NPM_DIR" "$LOGS"
+	cp scripts/npm/package.json scripts/npm/package-lock.json "$NPM_DIR/"
+	local log="$LOGS/npm.log"
+	say "installing the tests' npm packages (axe-core) into bin/npm (output in ${log#"$ROOT"/})"
+	npm ci --prefix "$NPM_DIR" --ignore-scripts --no-audit --no-fund >>"$log" 2>&1 ||
+		die_log "npm ci in bin/npm failed" "$log"
+	[[ -f $AXE_JS ]] || die "npm installed bin/npm but $AXE_JS is still missing"
+}
+
 # ensure_poppler installs poppler's pdftotext, the independent PDF reader
 # the tests of generated PDFs read them back with.
 ensure_poppler() { ensure_debian_package poppler-utils /usr/bin/pdftotext; }
@@ -763,7 +799,8 @@ cmd_status() {
 # admin database (the test harness creates one database per package from it)
 # and stops the private cluster afterwards if it was started for this.
 with_test_pg() {
-	export PPWR_TEMPORAL_BIN="$BIN/temporal" PPWR_VERSITYGW_BIN="$BIN/versitygw" PPWR_CLAMD_BIN="$CLAMD_BIN"
+	export PPWR_TEMPORAL_BIN="$BIN/temporal" PPWR_VERSITYGW_BIN="$BIN/versitygw" PPWR_CLAMD_BIN="$CLAMD_BIN" \
+		PPWR_CHROMIUM_BIN="$CHROMIUM_BIN" PPWR_AXE_JS="$AXE_JS"
 	if [[ -n $USER_TEST_DATABASE_URL ]]; then
 		say "using TEST_DATABASE_URL from the environment"
 		export TEST_DATABASE_URL="$USER_TEST_DATABASE_URL"
@@ -805,12 +842,15 @@ run_checks() {
 }
 
 # The tests start private clamds of their own; they need only the binary,
-# pdftotext to read generated PDFs back and openpyxl to read XLSX exports.
+# pdftotext to read generated PDFs back, openpyxl to read XLSX exports, and
+# Chromium with axe-core to drive and check web pages.
 cmd_test() {
 	require_tools
 	ensure_clamd
 	ensure_poppler
 	ensure_openpyxl
+	ensure_chromium
+	ensure_axe
 	with_test_pg run_checks
 }
 

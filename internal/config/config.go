@@ -24,6 +24,7 @@ type Config struct {
 	TemporalAddress   string
 	TemporalNamespace string
 	TemporalTaskQueue string
+	TemporalUIURL     string // where people open a run in the Temporal UI (temporalclient.UILink)
 	// TemporalTLS secures the connection to Temporal, nil for plain gRPC;
 	// TemporalAPIKey, when set, authenticates every call (temporalTLS).
 	TemporalTLS        *tls.Config
@@ -105,6 +106,7 @@ var Variables = []Variable{
 	{"TEMPORAL_TLS_SERVER_CA_CERT_PATH", "", "file of the PEM CA certificates that sign the Temporal server's certificate (default: the system's roots, which Temporal Cloud needs)"},
 	{"TEMPORAL_TLS_SERVER_NAME", "", "name the Temporal server's certificate is checked against (default: the host of TEMPORAL_ADDRESS)"},
 	{"TEMPORAL_API_KEY", "", "Temporal Cloud API key, sent as a bearer token with every call instead of (or besides) a client certificate; turns TLS on"},
+	{"TEMPORAL_UI_URL", "http://127.0.0.1:8233", "base URL of the Temporal UI, where the support console links each workflow run (Temporal Cloud: https://cloud.temporal.io)"},
 	{"S3_ENDPOINT", "http://127.0.0.1:7070", "S3-compatible endpoint (empty for AWS S3)"},
 	{"S3_BUCKET", "ppwr", "bucket holding uploaded and generated files"},
 	{"S3_REGION", "us-east-1", "S3 region"},
@@ -151,6 +153,7 @@ func FromEnv() (Config, error) {
 		TemporalAddress:    get("TEMPORAL_ADDRESS"),
 		TemporalNamespace:  get("TEMPORAL_NAMESPACE"),
 		TemporalTaskQueue:  get("TEMPORAL_TASK_QUEUE"),
+		TemporalUIURL:      strings.TrimRight(get("TEMPORAL_UI_URL"), "/"),
 		S3Endpoint:         get("S3_ENDPOINT"),
 		S3Bucket:           get("S3_BUCKET"),
 		S3Region:           get("S3_REGION"),

@@ -20,6 +20,7 @@ func TestDefaultsPointAtTheLocalStack(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:8080", c.HTTPAddr)
 	assert.Equal(t, "ppwr", c.TemporalTaskQueue)
 	assert.Equal(t, "127.0.0.1:3310", c.ClamdAddress, "the clamd make run starts")
+	assert.Equal(t, "http://127.0.0.1:8233", c.TemporalUIURL, "the Temporal UI make run starts")
 	assert.Equal(t, 120, c.RateLimitPerMinute)
 	assert.Equal(t, 10, c.RecommendationRateLimitPerMinute)
 	assert.Empty(t, c.TrustedProxies)
@@ -28,10 +29,12 @@ func TestDefaultsPointAtTheLocalStack(t *testing.T) {
 
 func TestFromEnvOverridesAndValidates(t *testing.T) {
 	t.Setenv("PUBLIC_BASE_URL", "https://api.example.com/")
+	t.Setenv("TEMPORAL_UI_URL", "https://temporal.example.com/ui/")
 	t.Setenv("TRUSTED_PROXIES", "10.0.0.0/8, 192.168.0.1/32")
 	c, err := FromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, "https://api.example.com", c.PublicBaseURL, "a trailing slash would double in links")
+	assert.Equal(t, "https://temporal.example.com/ui", c.TemporalUIURL, "a trailing slash would double in links")
 	assert.Equal(t, []string{"10.0.0.0/8", "192.168.0.1/32"}, c.TrustedProxies)
 
 	t.Setenv("RATE_LIMIT_PER_MINUTE", "0")
