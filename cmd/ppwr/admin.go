@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"os/user"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"ppwr/domain"
 	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 	"ppwr/internal/i18n"
@@ -104,8 +107,9 @@ func adminRun(fn func(ctx context.Context, db *gorm.DB) (map[string]any, error))
 				return nil, err
 			}
 			defer closeDB(db)
-			db = db.Session(&gorm.Session{Context: cmd.Context(), Logger: failuresUnlogged{db.Logger}})
-			return fn(cmd.Context(), db)
+			ctx := domain.WithOperator(cmd.Context(), operatorLogin())
+			db = db.Session(&gorm.Session{Context: ctx, Logger: failuresUnlogged{db.Logger}})
+			return fn(ctx, db)
 		}()
 		if err != nil {
 			return reportError(cmd, err)
@@ -117,6 +121,16 @@ func adminRun(fn func(ctx context.Context, db *gorm.DB) (map[string]any, error))
 		printHuman(cmd.OutOrStdout(), out, "")
 		return nil
 	}
+}
+
+// operatorLogin names the operator in the audit entries of admin
+// commands: the login that runs them, as the support console names its
+// signed-in person. Empty when the system knows no name for the user.
+func operatorLogin() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return os.Getenv("USER")
 }
 
 // failuresUnlogged keeps GORM from logging failed statements: an admin
