@@ -30,7 +30,7 @@ import (
 func adminCommand() *cobra.Command {
 	admin := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments, authority requests); every command accepts --json",
+		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments, authority requests, support tokens); every command accepts --json",
 	}
 	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout (with --wait: JSON lines, the progress then that object)")
 	// Cobra rejects bad flags and missing required flags before RunE, so
@@ -54,7 +54,7 @@ func adminCommand() *cobra.Command {
 		groupCommand("user", "Manage users", userCreateCommand(), userListCommand()),
 		groupCommand("member", "Manage memberships", memberAddCommand()),
 		groupCommand("key", "Manage API keys", keyCreateCommand(), keyListCommand(), keyRevokeCommand()),
-		webhookCommand(), importsCommand(), assessmentsCommand(), authorityRequestsCommand())
+		webhookCommand(), importsCommand(), assessmentsCommand(), authorityRequestsCommand(), supportTokenCommand())
 	reportArgErrors(admin)
 	return admin
 }
@@ -153,6 +153,20 @@ func showAll[T any](name string, rows []T, show func(*T) map[string]any) map[str
 		items = append(items, show(&rows[i]))
 	}
 	return map[string]any{name: items}
+}
+
+// listCommand is a `list` command: the records list reads, shown by
+// show, as {name: [...]}.
+func listCommand[T any](short, name string, list func(context.Context, *gorm.DB) ([]T, error), show func(*T) map[string]any) *cobra.Command {
+	cmd := &cobra.Command{Use: "list", Short: short, Args: cobra.NoArgs}
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		rows, err := list(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		return showAll(name, rows, show), nil
+	})
+	return cmd
 }
 
 // listInOrgCommand is a `list --org ORG` command: the organization's
@@ -322,15 +336,7 @@ func orgCreateCommand() *cobra.Command {
 }
 
 func orgListCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "List all organizations", Args: cobra.NoArgs}
-	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
-		orgs, err := accounts.ListOrganizations(ctx, db)
-		if err != nil {
-			return nil, err
-		}
-		return showAll("organizations", orgs, organizationJSON), nil
-	})
-	return cmd
+	return listCommand("List all organizations", "organizations", accounts.ListOrganizations, organizationJSON)
 }
 
 // changedFlag is the flag's value if it was given, else nil.

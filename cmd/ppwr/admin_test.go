@@ -244,7 +244,7 @@ func TestAdminCommandLineErrorsAreJSON(t *testing.T) {
 // A missing or mistyped subcommand fails: help with exit status 0 would
 // look like success to a script.
 func TestAdminUnknownCommand(t *testing.T) {
-	for _, group := range [][]string{{}, {"org"}, {"user"}, {"member"}, {"key"}, {"webhook"}, {"imports"}} {
+	for _, group := range [][]string{{}, {"org"}, {"user"}, {"member"}, {"key"}, {"webhook"}, {"imports"}, {"support-token"}} {
 		path := strings.Join(append([]string{"ppwr admin"}, group...), " ")
 		t.Run(path, func(t *testing.T) {
 			msg := requireAdminError(t, append(group, "frobnicate")...)
