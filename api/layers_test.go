@@ -43,6 +43,7 @@ func listPackages(t *testing.T, patterns ...string) []goPackage {
 var domainTiers = [][]string{
 	{"domain"},
 	{"domain/accounts"},
+	{"domain/operators"},
 	{"domain/catalog"},
 	{"domain/stock"},
 	{"domain/movements"},

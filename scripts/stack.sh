@@ -58,6 +58,7 @@ PG_DB=ppwr
 TEMPORAL_UI_PORT="${PPWR_TEMPORAL_UI_PORT:-8233}"
 
 : "${HTTP_ADDR:=127.0.0.1:8080}"
+: "${SUPPORT_ADDR:=127.0.0.1:8090}"
 : "${DATABASE_URL:=postgres://postgres@$PG_HOST:$PG_PORT/$PG_DB?sslmode=disable}"
 : "${TEMPORAL_ADDRESS:=127.0.0.1:7233}"
 : "${TEMPORAL_NAMESPACE:=default}"
@@ -76,7 +77,7 @@ TEMPORAL_UI_PORT="${PPWR_TEMPORAL_UI_PORT:-8233}"
 : "${CLAMD_ADDRESS:=127.0.0.1:3310}"
 # Local receivers (an ERP on the developer's machine) are plain http.
 : "${WEBHOOK_ALLOW_HTTP_LOOPBACK:=true}"
-export HTTP_ADDR DATABASE_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_TASK_QUEUE TEMPORAL_UI_URL \
+export HTTP_ADDR SUPPORT_ADDR DATABASE_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_TASK_QUEUE TEMPORAL_UI_URL \
 	S3_ENDPOINT S3_BUCKET S3_REGION AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY \
 	SMTP_URL MAIL_FROM MAIL_REPLY_ADDRESS INBOUND_SMTP_ADDR PUBLIC_BASE_URL CLAMD_ADDRESS WEBHOOK_ALLOW_HTTP_LOOPBACK
 
@@ -677,6 +678,7 @@ cmd_up() {
   ppwr is running.
 
     API           $base/api/v1
+    Support       http://$SUPPORT_ADDR  (token: bin/ppwr admin support-token create --name NAME)
     Temporal UI   http://${TEMPORAL_ADDRESS%:*}:$TEMPORAL_UI_PORT
     S3            $S3_ENDPOINT  (bucket $S3_BUCKET, files under .data/s3)
     Mail          $SMTP_URL  (messages as .eml under .data/mail)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"os/user"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"ppwr/domain"
 	"ppwr/domain/accounts"
 	"ppwr/internal/access"
 	"ppwr/internal/i18n"
@@ -27,7 +30,7 @@ import (
 func adminCommand() *cobra.Command {
 	admin := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments, authority requests); every command accepts --json",
+		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments, authority requests, support tokens); every command accepts --json",
 	}
 	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout (with --wait: JSON lines, the progress then that object)")
 	// Cobra rejects bad flags and missing required flags before RunE, so
@@ -51,7 +54,7 @@ func adminCommand() *cobra.Command {
 		groupCommand("user", "Manage users", userCreateCommand(), userListCommand()),
 		groupCommand("member", "Manage memberships", memberAddCommand()),
 		groupCommand("key", "Manage API keys", keyCreateCommand(), keyListCommand(), keyRevokeCommand()),
-		webhookCommand(), importsCommand(), assessmentsCommand(), authorityRequestsCommand())
+		webhookCommand(), importsCommand(), assessmentsCommand(), authorityRequestsCommand(), supportTokenCommand())
 	reportArgErrors(admin)
 	return admin
 }
@@ -104,8 +107,9 @@ func adminRun(fn func(ctx context.Context, db *gorm.DB) (map[string]any, error))
 				return nil, err
 			}
 			defer closeDB(db)
-			db = db.Session(&gorm.Session{Context: cmd.Context(), Logger: failuresUnlogged{db.Logger}})
-			return fn(cmd.Context(), db)
+			ctx := domain.WithOperator(cmd.Context(), operatorLogin())
+			db = db.Session(&gorm.Session{Context: ctx, Logger: failuresUnlogged{db.Logger}})
+			return fn(ctx, db)
 		}()
 		if err != nil {
 			return reportError(cmd, err)
@@ -117,6 +121,16 @@ func adminRun(fn func(ctx context.Context, db *gorm.DB) (map[string]any, error))
 		printHuman(cmd.OutOrStdout(), out, "")
 		return nil
 	}
+}
+
+// operatorLogin names the operator in the audit entries of admin
+// commands: the login that runs them, as the support console names its
+// signed-in person. Empty when the system knows no name for the user.
+func operatorLogin() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return os.Getenv("USER")
 }
 
 // failuresUnlogged keeps GORM from logging failed statements: an admin
@@ -139,6 +153,20 @@ func showAll[T any](name string, rows []T, show func(*T) map[string]any) map[str
 		items = append(items, show(&rows[i]))
 	}
 	return map[string]any{name: items}
+}
+
+// listCommand is a `list` command: the records list reads, shown by
+// show, as {name: [...]}.
+func listCommand[T any](short, name string, list func(context.Context, *gorm.DB) ([]T, error), show func(*T) map[string]any) *cobra.Command {
+	cmd := &cobra.Command{Use: "list", Short: short, Args: cobra.NoArgs}
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		rows, err := list(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		return showAll(name, rows, show), nil
+	})
+	return cmd
 }
 
 // listInOrgCommand is a `list --org ORG` command: the organization's
@@ -308,15 +336,7 @@ func orgCreateCommand() *cobra.Command {
 }
 
 func orgListCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "List all organizations", Args: cobra.NoArgs}
-	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
-		orgs, err := accounts.ListOrganizations(ctx, db)
-		if err != nil {
-			return nil, err
-		}
-		return showAll("organizations", orgs, organizationJSON), nil
-	})
-	return cmd
+	return listCommand("List all organizations", "organizations", accounts.ListOrganizations, organizationJSON)
 }
 
 // changedFlag is the flag's value if it was given, else nil.

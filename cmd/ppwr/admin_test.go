@@ -79,13 +79,15 @@ func str(t *testing.T, obj map[string]any, key string) string {
 }
 
 // operatorAudits counts the operator's audit entries for one operation on
-// one record.
+// one record, each naming the login that ran the command.
 func operatorAudits(t *testing.T, db *gorm.DB, orgID, operation, recordID string) int {
 	t.Helper()
+	login := operatorLogin()
+	require.NotEmpty(t, login, "the test runs as a user with a name")
 	var n int
 	require.NoError(t, db.Raw(`SELECT count(*) FROM audit_log
-WHERE organization_id = ? AND operation = ? AND record_id = ? AND actor_kind = 'operator'`,
-		orgID, operation, recordID).Scan(&n).Error)
+WHERE organization_id = ? AND operation = ? AND record_id = ? AND actor_kind = 'operator' AND actor_name = ?`,
+		orgID, operation, recordID, login).Scan(&n).Error)
 	return n
 }
 
@@ -242,7 +244,7 @@ func TestAdminCommandLineErrorsAreJSON(t *testing.T) {
 // A missing or mistyped subcommand fails: help with exit status 0 would
 // look like success to a script.
 func TestAdminUnknownCommand(t *testing.T) {
-	for _, group := range [][]string{{}, {"org"}, {"user"}, {"member"}, {"key"}, {"webhook"}, {"imports"}} {
+	for _, group := range [][]string{{}, {"org"}, {"user"}, {"member"}, {"key"}, {"webhook"}, {"imports"}, {"support-token"}} {
 		path := strings.Join(append([]string{"ppwr admin"}, group...), " ")
 		t.Run(path, func(t *testing.T) {
 			msg := requireAdminError(t, append(group, "frobnicate")...)

@@ -33,7 +33,7 @@ func rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: false,
 	}
-	root.AddCommand(serveCommand(), workerCommand(), mailinCommand(), devCommand(), migrateCommand(), adminCommand())
+	root.AddCommand(serveCommand(), workerCommand(), mailinCommand(), supportCommand(), devCommand(), migrateCommand(), adminCommand())
 	return root
 }
 

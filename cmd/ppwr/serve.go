@@ -80,7 +80,7 @@ func migrateCommand() *cobra.Command {
 }
 
 func devCommand() *cobra.Command {
-	return appCommand("dev", "Apply migrations, ensure the bucket, then run the API, the worker and the mail receiver in one process",
+	return appCommand("dev", "Apply migrations, ensure the bucket, then run the API, the worker, the mail receiver and the support console in one process",
 		config.MetricsDefaultAPI, func(a *app, ctx context.Context) error {
 			if err := migrate(ctx, a.db); err != nil {
 				return err
@@ -92,6 +92,7 @@ func devCommand() *cobra.Command {
 			g.Go(func() error { return a.serveHTTP(gctx) })
 			g.Go(func() error { return a.runWorker(gctx) })
 			g.Go(func() error { return a.receiveMail(gctx) })
+			g.Go(func() error { return a.serveSupport(gctx) })
 			return g.Wait()
 		})
 }

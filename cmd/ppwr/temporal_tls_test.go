@@ -18,7 +18,7 @@ func TestABadTemporalCertificateStopsTheProcessesAtTheirStart(t *testing.T) {
 	t.Setenv("TEMPORAL_TLS_CLIENT_CERT_PATH", "/etc/ppwr/temporal-client.pem")
 	t.Setenv("TEMPORAL_TLS_CLIENT_KEY_PATH", "")
 	os.Unsetenv("TEMPORAL_TLS_CLIENT_KEY_PATH")
-	for _, command := range []string{"serve", "worker", "dev"} {
+	for _, command := range []string{"serve", "worker", "dev", "support"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		root := rootCommand()
 		root.SetArgs([]string{command})

@@ -23,6 +23,7 @@ import (
 	"ppwr/internal/telemetry"
 	"ppwr/internal/temporalclient"
 	"ppwr/migrations"
+	"ppwr/support"
 	"ppwr/worker"
 )
 
@@ -106,10 +107,27 @@ func (a *app) serveHTTP(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: a.cfg.HTTPAddr, Handler: engine, ReadHeaderTimeout: 10 * time.Second}
+	slog.Info("api listening", "addr", a.cfg.HTTPAddr, "base_url", a.cfg.PublicBaseURL+"/api/v1")
+	return listenUntilDone(ctx, a.cfg.HTTPAddr, engine)
+}
+
+// serveSupport runs the support console until ctx is cancelled, then
+// drains requests.
+func (a *app) serveSupport(ctx context.Context) error {
+	console, err := support.New(support.Deps{DB: a.db, Addr: a.cfg.SupportAddr, TrustedHeader: a.cfg.SupportTrustedHeader})
+	if err != nil {
+		return err
+	}
+	slog.Info("support console listening", "addr", a.cfg.SupportAddr, "url", "http://"+a.cfg.SupportAddr, "trusted_header", a.cfg.SupportTrustedHeader)
+	return listenUntilDone(ctx, a.cfg.SupportAddr, console)
+}
+
+// listenUntilDone serves handler on addr until ctx is cancelled, then
+// drains requests for up to 15 s.
+func listenUntilDone(ctx context.Context, addr string, handler http.Handler) error {
+	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	slog.Info("api listening", "addr", a.cfg.HTTPAddr, "base_url", a.cfg.PublicBaseURL+"/api/v1")
 	select {
 	case err := <-errc:
 		return err

@@ -50,20 +50,34 @@ func WellFormedToken(s string) bool {
 	return len(s) == len(tokenPrefix)+tokenSecretLen && strings.HasPrefix(s, tokenPrefix)
 }
 
+// NewToken is a fresh token: the ppwr prefix and 256 random bits. Store
+// only its HashToken, and its DisplayPrefix for people to tell tokens
+// apart.
+func NewToken() (string, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return "", err
+	}
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(secret), nil
+}
+
+// DisplayPrefix is the start of a token that lists show: enough for a
+// person to recognise it, far too little to guess the rest.
+func DisplayPrefix(token string) string { return token[:len(tokenPrefix)+6] }
+
 // ErrKeyNotFound is returned when revoking a key that does not exist.
 var ErrKeyNotFound = errors.New("api key not found")
 
 // CreateAPIKey generates a token, stores its hash and returns the key and the
 // token (which cannot be recovered later).
 func CreateAPIKey(ctx context.Context, db *gorm.DB, orgID, userID uuid.UUID, name string, abilities []string) (*APIKey, string, error) {
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
+	token, err := NewToken()
+	if err != nil {
 		return nil, "", err
 	}
-	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
 	key := &APIKey{
 		ID: domain.NewID(), OrganizationID: orgID, UserID: userID, Name: name,
-		TokenPrefix: token[:len(tokenPrefix)+6], TokenHash: HashToken(token),
+		TokenPrefix: DisplayPrefix(token), TokenHash: HashToken(token),
 		Abilities: pq.StringArray(abilities),
 	}
 	if key.Abilities == nil {

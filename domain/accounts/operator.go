@@ -132,6 +132,20 @@ func ListOrganizations(ctx context.Context, db *gorm.DB) ([]Organization, error)
 	return domain.OldestFirst[Organization](db.WithContext(ctx))
 }
 
+// FindOrganization is the organization id, of any: operators name
+// organizations by id (a domain.MissingError when there is none).
+func FindOrganization(ctx context.Context, db *gorm.DB, id uuid.UUID) (*Organization, error) {
+	var org Organization
+	err := db.WithContext(ctx).Take(&org, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, &domain.MissingError{Record: "organization", ID: id}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &org, nil
+}
+
 // PolicyChange is a change of an organization's access policies; a nil
 // field is left as it is.
 type PolicyChange struct {

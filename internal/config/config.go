@@ -75,6 +75,12 @@ type Config struct {
 	// MetricsAddr is where /metrics listens; empty means the process's
 	// own default (MetricsDefault), "off" serves none.
 	MetricsAddr string
+	// SupportAddr is where the support console (`ppwr support`) listens.
+	SupportAddr string
+	// SupportTrustedHeader, when set, is the request header an SSO proxy
+	// in front of the console names the signed-in person in; empty, the
+	// console trusts no header and asks for a support token.
+	SupportTrustedHeader string
 }
 
 // Default metrics listeners: serve and dev on one port, the worker on the
@@ -129,6 +135,8 @@ var Variables = []Variable{
 	{"WORKER_HEALTH_ADDR", "127.0.0.1:8081", "address `ppwr worker` answers /healthz and /readyz on (readiness names each dependency that does not answer: postgres, temporal, s3, clamd, smtp); empty: no listener"},
 	{"S3_TIMEOUT", "20s", "longest wait on the object store in one call or one stalled stretch of a transfer; past it the request answers 503 service_unavailable and keeps nothing"},
 	{"DATABASE_TIMEOUT", "10s", "longest wait on PostgreSQL for one statement, begin or commit; past it the request answers 503 service_unavailable and keeps nothing"},
+	{"SUPPORT_ADDR", "127.0.0.1:8090", "address the support console (`ppwr support`, and `ppwr dev`) listens on; its session cookie is Secure unless this is a loopback address"},
+	{"SUPPORT_TRUSTED_HEADER", "", "header (such as X-Forwarded-User) naming the person an SSO proxy signed in, trusted by the support console; only for a proxy that strips the clients' own copies of it. Empty: off, support tokens only"},
 	{"METRICS_ADDR", "", "address of the Prometheus /metrics listener, apart from the API (default: 127.0.0.1:9464 for serve and dev, 127.0.0.1:9465 for worker; off: none)"},
 	{"RESERVATION_TIMER_CAP", "", "TEST ONLY: caps the wait of a reservation's expiry timer (a Go duration such as 2s), so a reservation expires before its expires_at; empty: off"},
 }
@@ -147,26 +155,28 @@ func FromEnv() (Config, error) {
 		panic("config: undeclared variable " + name)
 	}
 	c := Config{
-		HTTPAddr:           get("HTTP_ADDR"),
-		DatabaseURL:        get("DATABASE_URL"),
-		DatabaseListenURL:  get("DATABASE_LISTEN_URL"),
-		TemporalAddress:    get("TEMPORAL_ADDRESS"),
-		TemporalNamespace:  get("TEMPORAL_NAMESPACE"),
-		TemporalTaskQueue:  get("TEMPORAL_TASK_QUEUE"),
-		TemporalUIURL:      strings.TrimRight(get("TEMPORAL_UI_URL"), "/"),
-		S3Endpoint:         get("S3_ENDPOINT"),
-		S3Bucket:           get("S3_BUCKET"),
-		S3Region:           get("S3_REGION"),
-		AWSAccessKeyID:     get("AWS_ACCESS_KEY_ID"),
-		AWSSecretAccessKey: get("AWS_SECRET_ACCESS_KEY"),
-		SMTPURL:            get("SMTP_URL"),
-		MailFrom:           get("MAIL_FROM"),
-		MailReplyAddress:   get("MAIL_REPLY_ADDRESS"),
-		InboundSMTPAddr:    get("INBOUND_SMTP_ADDR"),
-		PublicBaseURL:      strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
-		ClamdAddress:       get("CLAMD_ADDRESS"),
-		WorkerHealthAddr:   get("WORKER_HEALTH_ADDR"),
-		MetricsAddr:        get("METRICS_ADDR"),
+		HTTPAddr:             get("HTTP_ADDR"),
+		DatabaseURL:          get("DATABASE_URL"),
+		DatabaseListenURL:    get("DATABASE_LISTEN_URL"),
+		TemporalAddress:      get("TEMPORAL_ADDRESS"),
+		TemporalNamespace:    get("TEMPORAL_NAMESPACE"),
+		TemporalTaskQueue:    get("TEMPORAL_TASK_QUEUE"),
+		TemporalUIURL:        strings.TrimRight(get("TEMPORAL_UI_URL"), "/"),
+		S3Endpoint:           get("S3_ENDPOINT"),
+		S3Bucket:             get("S3_BUCKET"),
+		S3Region:             get("S3_REGION"),
+		AWSAccessKeyID:       get("AWS_ACCESS_KEY_ID"),
+		AWSSecretAccessKey:   get("AWS_SECRET_ACCESS_KEY"),
+		SMTPURL:              get("SMTP_URL"),
+		MailFrom:             get("MAIL_FROM"),
+		MailReplyAddress:     get("MAIL_REPLY_ADDRESS"),
+		InboundSMTPAddr:      get("INBOUND_SMTP_ADDR"),
+		PublicBaseURL:        strings.TrimRight(get("PUBLIC_BASE_URL"), "/"),
+		ClamdAddress:         get("CLAMD_ADDRESS"),
+		WorkerHealthAddr:     get("WORKER_HEALTH_ADDR"),
+		MetricsAddr:          get("METRICS_ADDR"),
+		SupportAddr:          get("SUPPORT_ADDR"),
+		SupportTrustedHeader: strings.TrimSpace(get("SUPPORT_TRUSTED_HEADER")),
 	}
 	if c.DatabaseListenURL == "" {
 		c.DatabaseListenURL = c.DatabaseURL
