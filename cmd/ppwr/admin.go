@@ -27,7 +27,7 @@ import (
 func adminCommand() *cobra.Command {
 	admin := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments, authority requests); every command accepts --json",
+		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, reports, BDO exports, assessments, authority requests); every command accepts --json",
 	}
 	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout (with --wait: JSON lines, the progress then that object)")
 	// Cobra rejects bad flags and missing required flags before RunE, so
@@ -51,7 +51,7 @@ func adminCommand() *cobra.Command {
 		groupCommand("user", "Manage users", userCreateCommand(), userListCommand()),
 		groupCommand("member", "Manage memberships", memberAddCommand()),
 		groupCommand("key", "Manage API keys", keyCreateCommand(), keyListCommand(), keyRevokeCommand()),
-		webhookCommand(), importsCommand(), assessmentsCommand(), authorityRequestsCommand())
+		webhookCommand(), importsCommand(), reportsCommand(), bdoCommand(), assessmentsCommand(), authorityRequestsCommand())
 	reportArgErrors(admin)
 	return admin
 }
