@@ -54,10 +54,15 @@ func (e *RefusedError) Error() string { return e.Message(i18n.EN) }
 // Message is the refusal in l.
 func (e *RefusedError) Message(l i18n.Locale) string { return i18n.T(l, e.Key, e.Args...) }
 
-// Refused is the refusal of key, whose arguments are the record's id, its
-// status and why (a message key), the form every "nothing to do" refusal
-// takes.
-func Refused(key string, id uuid.UUID, status, why string) *RefusedError {
+// Refusal is the refusal of key for the record id in status, the form
+// every "nothing to do" refusal takes: key's arguments are the id, the
+// status and why, the message whys holds for the status ("the status is
+// unknown to this version" for one it does not name).
+func Refusal(key string, id uuid.UUID, status string, whys map[string]string) *RefusedError {
+	why, ok := whys[status]
+	if !ok {
+		why = "refused.status_unknown"
+	}
 	return &RefusedError{Key: key, Args: []any{id, status, i18n.Message{Key: why}}}
 }
 

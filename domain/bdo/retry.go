@@ -13,19 +13,15 @@ import (
 // operator may render again, and otherwise the *domain.RefusedError
 // saying why there is nothing to retry.
 func ExportRetryRefusal(r *BDOReport) error {
-	var why string
-	switch r.ExportStatus {
-	case ExportFailed:
+	if r.ExportStatus == ExportFailed {
 		return nil
-	case ExportRendering:
-		why = "refused.bdo_export_rendering"
-	case ExportReady:
-		why = "refused.bdo_export_ready"
-	default:
-		why = "refused.status_unknown"
 	}
-	return domain.Refused("error.bdo_export_not_retryable", r.ID, r.ExportStatus, why)
+	return domain.Refusal("error.bdo_export_not_retryable", r.ID, r.ExportStatus, exportNotRetryable)
 }
+
+// exportNotRetryable says why exports in each status have nothing to
+// retry.
+var exportNotRetryable = map[string]string{ExportRendering: "refused.bdo_export_rendering", ExportReady: "refused.bdo_export_ready"}
 
 // RetryExport renders the failed exports of the report id, of any
 // organization, again for an operator (domain.RedriveRecord): they are

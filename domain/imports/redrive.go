@@ -43,7 +43,6 @@ func (s RedriveStage) summary(imp *Import) string {
 // are refused with a *domain.RefusedError saying why there is nothing to
 // do.
 func RedriveStageOf(imp *Import) (stage RedriveStage, requeue bool, err error) {
-	var why string
 	switch imp.Status {
 	case ImportQueued:
 		return StagePreview, false, nil
@@ -51,14 +50,15 @@ func RedriveStageOf(imp *Import) (stage RedriveStage, requeue bool, err error) {
 		return StagePreview, true, nil
 	case ImportApplying:
 		return StageApply, false, nil
-	case ImportReadyStatus:
-		why = "refused.import_ready"
-	case ImportCompletedStatus, ImportCompletedWithErrors:
-		why = "refused.import_applied"
-	default:
-		why = "refused.status_unknown"
 	}
-	return "", false, domain.Refused("error.import_not_redrivable", imp.ID, imp.Status, why)
+	return "", false, domain.Refusal("error.import_not_redrivable", imp.ID, imp.Status, notRedrivable)
+}
+
+// notRedrivable says why an import in each status waits for no workflow.
+var notRedrivable = map[string]string{
+	ImportReadyStatus:         "refused.import_ready",
+	ImportCompletedStatus:     "refused.import_applied",
+	ImportCompletedWithErrors: "refused.import_applied",
 }
 
 // Redriven is a re-drive's new run.

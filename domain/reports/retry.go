@@ -13,18 +13,15 @@ import (
 // build again, and otherwise the *domain.RefusedError saying why there is
 // nothing to retry.
 func RetryRefusal(r *Report) error {
-	var why string
-	switch r.Status {
-	case ReportFailed:
+	if r.Status == ReportFailed {
 		return nil
-	case ReportQueued, ReportRunning:
-		why = "refused.report_building"
-	case ReportCompleted:
-		why = "refused.report_built"
-	default:
-		why = "refused.status_unknown"
 	}
-	return domain.Refused("error.report_not_retryable", r.ID, r.Status, why)
+	return domain.Refusal("error.report_not_retryable", r.ID, r.Status, notRetryable)
+}
+
+// notRetryable says why a report in each status has nothing to retry.
+var notRetryable = map[string]string{
+	ReportQueued: "refused.report_building", ReportRunning: "refused.report_building", ReportCompleted: "refused.report_built",
 }
 
 // RetryReport builds the failed report id, of any organization, again for

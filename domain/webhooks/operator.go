@@ -168,19 +168,14 @@ func ResendRefusal(d *WebhookDelivery, e *WebhookEndpoint) error {
 	if e.Status != EndpointActive {
 		return &domain.RefusedError{Key: "error.delivery_endpoint_inactive", Args: []any{d.ID, e.ID, e.Status}}
 	}
-	var why string
-	switch d.Status {
-	case DeliveryFailed:
+	if d.Status == DeliveryFailed {
 		return nil
-	case DeliveryPending:
-		why = "refused.delivery_pending"
-	case DeliverySucceeded:
-		why = "refused.delivery_succeeded"
-	default:
-		why = "refused.status_unknown"
 	}
-	return domain.Refused("error.delivery_not_resendable", d.ID, d.Status, why)
+	return domain.Refusal("error.delivery_not_resendable", d.ID, d.Status, notResendable)
 }
+
+// notResendable says why a delivery in each status is not resent.
+var notResendable = map[string]string{DeliveryPending: "refused.delivery_pending", DeliverySucceeded: "refused.delivery_succeeded"}
 
 // DeliveryOf reads the delivery id, of any organization, with its
 // endpoint, whatever the endpoint's status.

@@ -237,15 +237,24 @@ func (o *Org) SupplierRequest(t testing.TB, party uuid.UUID, status, delivery, s
 	return id
 }
 
+// created is the record create makes in a unit of the organization,
+// committed with an audit entry of operation, the start it recorded made.
+func created[T any](t testing.TB, o *Org, operation string, create func(*work.Unit) (*T, error), id func(*T) uuid.UUID) *T {
+	t.Helper()
+	w := o.Unit()
+	rec, err := create(w)
+	require.NoError(t, err)
+	commit(t, w, operation)
+	o.started(t, id(rec))
+	return rec
+}
+
 // Report is a queued evidence-coverage report whose start was made.
 func (o *Org) Report(t testing.TB) *reports.Report {
 	t.Helper()
-	w := o.Unit()
-	r, err := reports.CreateReport(w, &reports.ReportCreate{Kind: input.Opt[string]{Sent: true, Value: reports.ReportEvidenceCoverage}})
-	require.NoError(t, err)
-	commit(t, w, "test.report")
-	o.started(t, r.ID)
-	return r
+	return created(t, o, "test.report", func(w *work.Unit) (*reports.Report, error) {
+		return reports.CreateReport(w, &reports.ReportCreate{Kind: input.Opt[string]{Sent: true, Value: reports.ReportEvidenceCoverage}})
+	}, func(r *reports.Report) uuid.UUID { return r.ID })
 }
 
 // FailedReport is a report whose build gave up.
@@ -260,12 +269,9 @@ func (o *Org) FailedReport(t testing.TB) *reports.Report {
 // start made.
 func (o *Org) BDOReport(t testing.TB) *bdo.BDOReport {
 	t.Helper()
-	w := o.Unit()
-	r, err := bdo.CreateBDOReport(w, &bdo.BDOReportCreate{Year: input.Opt[int]{Sent: true, Value: 2025}})
-	require.NoError(t, err)
-	commit(t, w, "test.bdo")
-	o.started(t, r.ID)
-	return r
+	return created(t, o, "test.bdo", func(w *work.Unit) (*bdo.BDOReport, error) {
+		return bdo.CreateBDOReport(w, &bdo.BDOReportCreate{Year: input.Opt[int]{Sent: true, Value: 2025}})
+	}, func(r *bdo.BDOReport) uuid.UUID { return r.ID })
 }
 
 // FailedBDOExport is a BDO report whose exports could not be rendered.
