@@ -13,8 +13,8 @@ import (
 )
 
 // An operator's re-drive (of an import, a report, a BDO export) starts a
-// new run of a record's workflow after its last run closed, failed,
-// timed out or terminated, and keeps the closed runs' history. The
+// new run of a record's workflow after its last run failed, timed out or
+// was terminated, and keeps the closed runs' history. The
 // domain command decides whether the record's state allows it and readies
 // the record, in one transaction with the start and the operator's audit
 // entry (RedriveRecord); the start itself is Temporal's, given to the
