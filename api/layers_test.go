@@ -39,7 +39,8 @@ func listPackages(t *testing.T, patterns ...string) []goPackage {
 // the packages of lower tiers only, never one of its own tier or above,
 // so no two areas can reach into each other. The kernel (ppwr/domain)
 // is the lowest tier; webhooks, which lists every area's events, the
-// highest.
+// highest area, and attention, which reads every area's failures for
+// support staff, is above them all.
 var domainTiers = [][]string{
 	{"domain"},
 	{"domain/accounts"},
@@ -55,6 +56,8 @@ var domainTiers = [][]string{
 	{"domain/bdo", "domain/carbon", "domain/imports", "domain/reports"},
 	{"domain/records", "domain/passports"},
 	{"domain/webhooks"},
+	{"domain/attention"},
+	{"domain/attention/attentiontest"},
 }
 
 // within reports whether imp is one of the packages named or below one.

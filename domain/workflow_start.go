@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,6 +113,20 @@ func NewWorkflowStart(workflowID, workflowType, organizationID, resourceID strin
 		Input:          datatypes.JSON(body),
 		CreatedAt:      time.Now().UTC().Truncate(time.Microsecond),
 	}, nil
+}
+
+// Args are the workflow arguments of the stored input: none for JSON null
+// (NewWorkflowStart's nil input), else the JSON itself. It is passed as a
+// json.RawMessage, which Temporal's JSON payload converter writes out
+// byte for byte (json.Marshal honours its MarshalJSON), so the workflow
+// decodes exactly what NewWorkflowStart marshalled into its parameter's
+// type: no float64 rounding of numbers, no intermediate map.
+func (s *WorkflowStart) Args() []any {
+	input := bytes.TrimSpace(s.Input)
+	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
+		return nil
+	}
+	return []any{json.RawMessage(input)}
 }
 
 // Workflow declares a workflow once, beside the record that starts it:

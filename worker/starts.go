@@ -1,9 +1,7 @@
 package worker
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"sync"
 	"time"
@@ -13,6 +11,7 @@ import (
 
 	"ppwr/domain"
 	"ppwr/internal/temporalclient"
+	"ppwr/ops"
 )
 
 // StartWorkflows starts one batch of recorded workflow starts
@@ -99,32 +98,11 @@ func (r *Relay) start(ctx context.Context, s *domain.WorkflowStart, organization
 	}
 	ctx, cancel := context.WithTimeout(s.Traced(ctx), timeout)
 	defer cancel()
-	ref := temporalclient.Ref{
-		WorkflowID:     s.WorkflowID,
-		OrganizationID: s.OrganizationID,
-		ResourceID:     s.ResourceID,
-		TaskQueue:      r.TaskQueue,
-	}
-	ref.Summary, ref.Details = s.Describe(organization)
 	// ExecuteWorkflow takes the registered type name as well as the
 	// function, so the relay needs no table of workflow functions.
-	run, err := temporalclient.Start(ctx, r.Temporal, ref, s.WorkflowType, startArgs(s.Input)...)
+	run, err := temporalclient.Start(ctx, r.Temporal, ops.Ref(s, organization, r.TaskQueue), s.WorkflowType, s.Args()...)
 	if err != nil {
 		return "", err
 	}
 	return run.GetRunID(), nil
-}
-
-// startArgs are the workflow arguments of a stored input: none for JSON
-// null (NewWorkflowStart's nil input), else the JSON itself. It is passed
-// as a json.RawMessage, which Temporal's JSON payload converter writes out
-// byte for byte (json.Marshal honours its MarshalJSON), so the workflow
-// decodes exactly what NewWorkflowStart marshalled into its parameter's
-// type: no float64 rounding of numbers, no intermediate map.
-func startArgs(input []byte) []any {
-	input = bytes.TrimSpace(input)
-	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
-		return nil
-	}
-	return []any{json.RawMessage(input)}
 }

@@ -30,7 +30,7 @@ import (
 func adminCommand() *cobra.Command {
 	admin := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, assessments, authority requests, support tokens); every command accepts --json",
+		Short: "Operator commands (organizations, users, members, API keys, webhooks, imports, reports, BDO exports, assessments, authority requests, support tokens); every command accepts --json",
 	}
 	admin.PersistentFlags().Bool("json", false, "print exactly one JSON object on stdout (with --wait: JSON lines, the progress then that object)")
 	// Cobra rejects bad flags and missing required flags before RunE, so
@@ -54,7 +54,7 @@ func adminCommand() *cobra.Command {
 		groupCommand("user", "Manage users", userCreateCommand(), userListCommand()),
 		groupCommand("member", "Manage memberships", memberAddCommand()),
 		groupCommand("key", "Manage API keys", keyCreateCommand(), keyListCommand(), keyRevokeCommand()),
-		webhookCommand(), importsCommand(), assessmentsCommand(), authorityRequestsCommand(), supportTokenCommand())
+		webhookCommand(), importsCommand(), reportsCommand(), bdoCommand(), assessmentsCommand(), authorityRequestsCommand(), supportTokenCommand())
 	reportArgErrors(admin)
 	return admin
 }

@@ -2,72 +2,16 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"gorm.io/gorm"
 
-	"ppwr/domain"
 	"ppwr/domain/imports"
-	"ppwr/internal/config"
 	"ppwr/internal/i18n"
-	"ppwr/internal/temporalclient"
 )
-
-// redriveTimeout bounds the re-drive's calls to Temporal: an unreachable
-// Temporal fails the command rather than hanging the operator's terminal.
-const redriveTimeout = 30 * time.Second
 
 func importsCommand() *cobra.Command {
 	return groupCommand("imports", "Re-drive imports whose workflow failed or was terminated", importsRedriveCommand())
-}
-
-// startRedrive starts a new run of the stage's workflow.
-//
-// Started here, not recorded in workflow_starts for the relay: the relay's
-// start returns the run that exists, open or closed, which is what a
-// retried request needs and the opposite of a re-drive. Nor is durability
-// needed: the operator sees a failed start and runs the command again.
-// Should the audit entry then fail to commit, the run exists and the
-// command reports the error; running it again is refused, naming that
-// run, while the run is open.
-func startRedrive(ctx context.Context, db *gorm.DB, imp *imports.Import, stage imports.RedriveStage) (workflowID, runID string, err error) {
-	cfg, err := config.FromEnv()
-	if err != nil {
-		return "", "", err
-	}
-	tc, err := temporalclient.Dial(cfg)
-	if err != nil {
-		return "", "", err
-	}
-	defer tc.Close()
-	wf, in := stage.Workflow(), imp.WorkflowInput()
-	// Described as the relay describes a recorded start, so the new run
-	// reads in the Temporal UI like the runs before it.
-	start, err := domain.NewStart(wf, in, stage.Summary(imp))
-	if err != nil {
-		return "", "", err
-	}
-	names, err := domain.OrganizationNames(ctx, db, []domain.WorkflowStart{*start})
-	if err != nil {
-		return "", "", err
-	}
-	ref := temporalclient.Ref{
-		WorkflowID:     start.WorkflowID,
-		OrganizationID: start.OrganizationID,
-		ResourceID:     start.ResourceID,
-		TaskQueue:      cfg.TemporalTaskQueue,
-	}
-	ref.Summary, ref.Details = start.Describe(names[start.OrganizationID])
-	tctx, cancel := context.WithTimeout(ctx, redriveTimeout)
-	defer cancel()
-	run, err := temporalclient.Redrive(tctx, tc, ref, wf.Type, in)
-	if err != nil {
-		return "", "", err
-	}
-	return ref.WorkflowID, run.GetRunID(), nil
 }
 
 func importsRedriveCommand() *cobra.Command {
@@ -83,17 +27,19 @@ func importsRedriveCommand() *cobra.Command {
 	}
 	wait := addWaitFlags(cmd)
 	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
-		raw := cmd.Flags().Arg(0)
-		id, err := uuid.Parse(raw)
+		id, err := parseUUIDArg(cmd, "IMPORT_ID")
 		if err != nil {
-			return nil, fmt.Errorf("IMPORT_ID must be a UUID, got %q", raw)
+			return nil, err
 		}
 		if err := wait.valid(); err != nil {
 			return nil, err
 		}
-		r, err := imports.Redrive(ctx, db, id, func(ctx context.Context, imp *imports.Import, stage imports.RedriveStage) (string, string, error) {
-			return startRedrive(ctx, db, imp, stage)
-		})
+		rd, err := redriver(db)
+		if err != nil {
+			return nil, err
+		}
+		defer rd.Close()
+		r, err := imports.Redrive(ctx, db, id, rd.Start)
 		if err != nil {
 			return nil, err
 		}

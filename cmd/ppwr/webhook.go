@@ -21,7 +21,7 @@ const maxDeliveriesLimit = 1000
 func webhookCommand() *cobra.Command {
 	return groupCommand("webhook", "Manage webhook endpoints and inspect their deliveries",
 		webhookAddCommand(), webhookListCommand(), webhookDisableCommand(),
-		webhookRotateSecretCommand(), webhookDeliveriesCommand())
+		webhookRotateSecretCommand(), webhookDeliveriesCommand(), webhookResendCommand())
 }
 
 func webhookAddCommand() *cobra.Command {
@@ -131,6 +131,32 @@ func webhookDeliveriesCommand() *cobra.Command {
 		out := showAll("deliveries", rows, deliveryJSON)
 		out["endpointId"] = id
 		return out, nil
+	})
+	return cmd
+}
+
+func webhookResendCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "resend",
+		Short: "Send a delivery that was given up again, as a new run with the installation's retry schedule; refused unless it failed",
+		Args:  cobra.NoArgs,
+	}
+	cmd.Flags().String("delivery", "", "delivery id (required)")
+	_ = cmd.MarkFlagRequired("delivery")
+	cmd.RunE = adminRun(func(ctx context.Context, db *gorm.DB) (map[string]any, error) {
+		id, err := parseUUIDFlag(cmd, "delivery")
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := config.FromEnv()
+		if err != nil {
+			return nil, err
+		}
+		d, run, err := webhooks.OperatorResendDelivery(ctx, db, id, webhooks.Retry{Initial: cfg.WebhookRetryInitial, For: cfg.WebhookRetryFor})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": d.ID, "endpointId": d.EndpointID, "eventId": d.EventID, "status": d.Status, "workflowId": run.WorkflowID}, nil
 	})
 	return cmd
 }

@@ -82,6 +82,8 @@ type BDOReport struct {
 	SourceCount    int
 	ExportStatus   string
 	ExportError    *string
+	// ExportFailedAt is when the exports failed; nil unless they did.
+	ExportFailedAt *time.Time
 	XLSXKey        *string `gorm:"column:xlsx_key"`
 	JSONKey        *string `gorm:"column:json_key"`
 	RenderedAt     *time.Time
@@ -190,12 +192,22 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 	if err := tx.Model(r).Select("status", "totals", "warnings", "source_count").Updates(r).Error; err != nil {
 		return nil, err
 	}
-	summary := fmt.Sprintf("BDO report %d export: %s sources, %s settlement", r.Year, domain.Count(int64(r.SourceCount)), r.SettlementMode)
-	if err := domain.Start(w, BDOReportWorkflow, BDOReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID}, summary); err != nil {
+	if err := domain.Start(w, BDOReportWorkflow, r.input(), r.exportSummary()); err != nil {
 		return nil, err
 	}
 	w.Touch("bdo_report", r.ID)
 	return r, domain.Emit(w, BDOReportPrepared{ID: r.ID, Status: r.Status})
+}
+
+// input is the input of the report's render workflow.
+func (r *BDOReport) input() BDOReportInput {
+	return BDOReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID}
+}
+
+// exportSummary says what the report's render run renders, for the
+// Temporal UI.
+func (r *BDOReport) exportSummary() string {
+	return fmt.Sprintf("BDO report %d export: %s sources, %s settlement", r.Year, domain.Count(int64(r.SourceCount)), r.SettlementMode)
 }
 
 // BDOReportInput names the report a render workflow renders.
@@ -297,7 +309,7 @@ func ReportSources(ctx context.Context, db *gorm.DB, reportID uuid.UUID, fn func
 func FinishBDOExport(ctx context.Context, db *gorm.DB, org, reportID uuid.UUID, xlsxKey, jsonKey string, failure error) error {
 	if failure != nil {
 		return domain.Tenant(ctx, db, org).Model(&BDOReport{}).Where("id = ?", reportID).
-			Updates(map[string]any{"export_status": ExportFailed, "export_error": failure.Error()}).Error
+			Updates(map[string]any{"export_status": ExportFailed, "export_error": failure.Error(), "export_failed_at": domain.Now()}).Error
 	}
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var sources int64

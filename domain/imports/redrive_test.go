@@ -7,12 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/domain"
 	"ppwr/domain/imports"
+	"ppwr/internal/i18n"
 )
 
 // An import is re-driven only while it waits for a workflow: queued for
 // its preview, applying for its apply; a failed one is requeued and
-// previewed again. The rest are refused, saying why.
+// previewed again. The rest are refused, saying why in either language.
 func TestRedriveStageOf(t *testing.T) {
 	for status, want := range map[string]struct {
 		stage   imports.RedriveStage
@@ -36,10 +38,11 @@ func TestRedriveStageOf(t *testing.T) {
 	} {
 		id := uuid.New()
 		_, requeue, err := imports.RedriveStageOf(&imports.Import{ID: id, Status: status})
-		var refused *imports.NotRedrivableError
+		var refused *domain.RefusedError
 		require.ErrorAs(t, err, &refused, status)
 		assert.False(t, requeue, status)
-		assert.Contains(t, err.Error(), "import "+id.String()+" is "+status+", nothing to re-drive: ")
-		assert.Contains(t, refused.Why, why, status)
+		assert.Contains(t, err.Error(), "import "+id.String()+" is "+status+", nothing to re-drive: ", status)
+		assert.Contains(t, err.Error(), why, status)
+		assert.Contains(t, refused.Message(i18n.PL), "import "+id.String()+" ma status "+status, "the console shows it in Polish")
 	}
 }

@@ -171,9 +171,16 @@ func CreateReport(w *work.Unit, in *ReportCreate) (*Report, error) {
 		return nil, err
 	}
 	w.Touch("report", r.ID)
-	return r, domain.Start(w, ReportWorkflow, ReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID},
-		"Report "+r.Kind+" as "+r.Format)
+	return r, domain.Start(w, ReportWorkflow, r.input(), r.summary())
 }
+
+// input is the input of the report's workflow.
+func (r *Report) input() ReportInput {
+	return ReportInput{Org: domain.OrgOf(r.OrganizationID), ReportID: r.ID}
+}
+
+// summary says what the report's run builds, for the Temporal UI.
+func (r *Report) summary() string { return "Report " + r.Kind + " as " + r.Format }
 
 func dayOf(d input.Opt[time.Time]) *string {
 	if !d.Set() {

@@ -321,31 +321,44 @@ var ErrEndpointDisabled = &domain.ConflictError{Code: "webhook_endpoint_disabled
 // fresh signature. A run still retrying the delivery goes on; the first
 // success ends both.
 func ResendDelivery(w *work.Unit, endpointID, id uuid.UUID, retry Retry) (*DeliveryLog, error) {
+	d, _, err := resendDelivery(w, endpointID, id, retry, nil)
+	return d, err
+}
+
+// resendDelivery is ResendDelivery, refused by check, when not nil, for a
+// delivery whose state it does not allow, once the delivery is locked;
+// it also answers the resend's run, which the relay starts.
+func resendDelivery(w *work.Unit, endpointID, id uuid.UUID, retry Retry, check func(*WebhookDelivery, *WebhookEndpoint) error) (*DeliveryLog, domain.Run, error) {
 	e, err := lockEndpoint(w, endpointID)
 	if err != nil {
-		return nil, err
+		return nil, domain.Run{}, err
 	}
 	if e.Status != EndpointActive {
-		return nil, ErrEndpointDisabled
+		return nil, domain.Run{}, ErrEndpointDisabled
 	}
 	d, err := domain.Take[DeliveryLog](deliveriesOf(w.Context(), w.Tx(), endpointID).
 		Clauses(clause.Locking{Strength: "UPDATE", Table: clause.Table{Name: "webhook_deliveries"}}).Where("id = ?", id))
 	if err != nil {
-		return nil, err
+		return nil, domain.Run{}, err
+	}
+	if check != nil {
+		if err := check(&d.WebhookDelivery, e); err != nil {
+			return nil, domain.Run{}, err
+		}
 	}
 	d.Status, d.CompletedAt = DeliveryPending, nil
 	if err := w.Tx().Model(&d.WebhookDelivery).Updates(map[string]any{"status": d.Status, "completed_at": nil}).Error; err != nil {
-		return nil, err
+		return nil, domain.Run{}, err
 	}
 	w.Touch("webhook_delivery", d.ID)
 	in := DeliveryInput{Org: domain.OrgOf(w.Organization()), DeliveryID: d.ID, EventID: d.EventID, EndpointID: e.ID,
 		RetryInitial: retry.Initial, RetryFor: retry.For, Resend: domain.NewID()}
 	if err := domain.Start(w, DeliveryWorkflow, in, "Resend "+DeliverySummary(d.EventType, e.URL)); err != nil {
-		return nil, err
+		return nil, domain.Run{}, err
 	}
 	rows, err := WithAttempts(w.Context(), w.Tx(), []DeliveryLog{*d})
 	if err != nil {
-		return nil, err
+		return nil, domain.Run{}, err
 	}
-	return &rows[0], nil
+	return &rows[0], domain.Run{WorkflowID: DeliveryWorkflow.ID(in)}, nil
 }

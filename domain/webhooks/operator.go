@@ -157,3 +157,68 @@ func RecentDeliveries(ctx context.Context, db *gorm.DB, endpointID uuid.UUID, li
 	}
 	return WithAttempts(ctx, db, rows)
 }
+
+// ResendRefusal is nil for a delivery given up (failed) to an active
+// endpoint, which an operator may send again, and otherwise the
+// *domain.RefusedError saying why not: a pending delivery is still being
+// retried by its run, so a second press of a resend is refused. The
+// API's resend is not bound by it: an organization may resend any
+// delivery of its own.
+func ResendRefusal(d *WebhookDelivery, e *WebhookEndpoint) error {
+	if e.Status != EndpointActive {
+		return &domain.RefusedError{Key: "error.delivery_endpoint_inactive", Args: []any{d.ID, e.ID, e.Status}}
+	}
+	if d.Status == DeliveryFailed {
+		return nil
+	}
+	return domain.Refusal("error.delivery_not_resendable", d.ID, d.Status, notResendable)
+}
+
+// notResendable says why a delivery in each status is not resent.
+var notResendable = map[string]string{DeliveryPending: "refused.delivery_pending", DeliverySucceeded: "refused.delivery_succeeded"}
+
+// DeliveryOf reads the delivery id, of any organization, with its
+// endpoint, whatever the endpoint's status.
+func DeliveryOf(ctx context.Context, db *gorm.DB, id uuid.UUID) (*WebhookDelivery, *WebhookEndpoint, error) {
+	var d WebhookDelivery
+	var e WebhookEndpoint
+	err := db.WithContext(ctx).Take(&d, "id = ?", id).Error
+	if err == nil {
+		err = db.WithContext(ctx).Take(&e, "id = ?", d.EndpointID).Error
+	}
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil, &domain.MissingError{Record: "webhook delivery", ID: id}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return &d, &e, nil
+}
+
+// OperatorResendDelivery sends the delivery id, of any organization, that
+// was given up, again (ResendDelivery): it is pending again, and the
+// relay starts the resend's run, which it answers. Refused, changing
+// nothing, unless ResendRefusal allows it. The audit entry keeps the
+// error the delivery had.
+func OperatorResendDelivery(ctx context.Context, db *gorm.DB, id uuid.UUID, retry Retry) (*DeliveryLog, domain.Run, error) {
+	d, e, err := DeliveryOf(ctx, db, id)
+	if err != nil {
+		return nil, domain.Run{}, err
+	}
+	if err := ResendRefusal(d, e); err != nil {
+		return nil, domain.Run{}, err
+	}
+	var out *DeliveryLog
+	var run domain.Run
+	err = asOperator(ctx, db, e.OrganizationID, "admin.webhook.resend", func(w *work.Unit) (map[string]any, error) {
+		var err error
+		if out, run, err = resendDelivery(w, e.ID, id, retry, ResendRefusal); err != nil {
+			return nil, err
+		}
+		return map[string]any{"requeued_from": DeliveryFailed, "previous_error": out.LastError, "workflow_id": run.WorkflowID}, nil
+	})
+	if err != nil {
+		return nil, domain.Run{}, err
+	}
+	return out, run, nil
+}
