@@ -3,6 +3,8 @@ package attention
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -29,6 +31,21 @@ const (
 	// RetryBDOExport is bdo.RetryExport (ppwr admin bdo retry).
 	RetryBDOExport ActionName = "retry_bdo_export"
 )
+
+// Label is the key of the message naming the action, as its button
+// shows it.
+func (a ActionName) Label() string { return "attention.action_label." + string(a) }
+
+// ActionNames are every action's name.
+var ActionNames = slices.Sorted(maps.Keys(perform))
+
+// ParseAction is the action named s.
+func ParseAction(s string) (ActionName, error) {
+	if _, ok := perform[ActionName(s)]; !ok {
+		return "", fmt.Errorf("attention: unknown action %q", s)
+	}
+	return ActionName(s), nil
+}
 
 // Action is an action a record's state allows.
 type Action struct {

@@ -282,3 +282,18 @@ func TestKindsAreLabelled(t *testing.T) {
 		assert.True(t, i18n.Has(i18n.EN, k.Label()) && i18n.Has(i18n.PL, k.Label()), k)
 	}
 }
+
+// Every action has a label in both languages, and is named by its name.
+func TestActionsAreLabelled(t *testing.T) {
+	assert.ElementsMatch(t, []attention.ActionName{
+		attention.RedriveImport, attention.ResendDelivery, attention.RetryReport, attention.RetryBDOExport,
+	}, attention.ActionNames)
+	for _, a := range attention.ActionNames {
+		assert.True(t, i18n.Has(i18n.EN, a.Label()) && i18n.Has(i18n.PL, a.Label()), a)
+		parsed, err := attention.ParseAction(string(a))
+		require.NoError(t, err)
+		assert.Equal(t, a, parsed)
+	}
+	_, err := attention.ParseAction("delete_everything")
+	assert.Error(t, err)
+}
