@@ -2,11 +2,17 @@ package support_test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"ppwr/domain"
+	"ppwr/internal/i18n"
+	"ppwr/internal/temporalclient"
 	"ppwr/support"
 )
 
@@ -55,4 +61,35 @@ func TestLanguageSwitch(t *testing.T) {
 	assert.Contains(t, b.page("/signin"), `<html lang="en">`)
 	assert.Equal(t, http.StatusBadRequest, b.get("/language?to=de&back=/signin").StatusCode)
 	assert.Contains(t, b.page("/signin"), `<html lang="en">`, "an unsupported language changes nothing")
+}
+
+var messageKey = regexp.MustCompile(`\{\{-?\s*t\s+"([^"]+)"`)
+
+// Every message a template names, and every one it makes of a status or
+// an actor type, is in both catalogues: T would show the bare key.
+func TestTemplatesNameKnownMessages(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("templates", "*.html"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var keys []string
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range messageKey.FindAllStringSubmatch(string(raw), -1) {
+			keys = append(keys, m[1])
+		}
+	}
+	require.Contains(t, keys, "support.record.runs")
+	for _, s := range []temporalclient.RunStatus{
+		temporalclient.RunRunning, temporalclient.RunCompleted, temporalclient.RunFailed, temporalclient.RunTerminated,
+		temporalclient.RunTimedOut, temporalclient.RunCanceled, temporalclient.RunContinuedAsNew,
+	} {
+		keys = append(keys, "support.run_status."+string(s))
+	}
+	for _, a := range []string{domain.ActorOperator, domain.ActorSystem, domain.ActorAPIKey} {
+		keys = append(keys, "support.actor."+a)
+	}
+	for _, k := range keys {
+		assert.True(t, i18n.Has(i18n.EN, k) && i18n.Has(i18n.PL, k), k)
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"ppwr/domain/accounts"
+	"ppwr/domain/attention/attentiontest"
+	"ppwr/domain/imports"
 	"ppwr/domain/webhooks"
 	"ppwr/internal/access"
 	"ppwr/internal/testenv"
@@ -103,6 +105,7 @@ func TestPagesAreAccessible(t *testing.T) {
 	db := testenv.DB(t)
 	boot, err := accounts.Bootstrap(t.Context(), db, accounts.BootstrapInput{Name: uniqueName("A11y")})
 	require.NoError(t, err)
+	stuck := attentiontest.NewOrg(t, db).StuckImport(t, imports.ImportQueued)
 	s := console(t, support.Deps{})
 	anonymous := newBrowser(t, s)
 	b := newBrowser(t, s)
@@ -113,6 +116,7 @@ func TestPagesAreAccessible(t *testing.T) {
 		"/attention":      b.page("/attention"),
 		"/organizations":  b.page("/organizations"),
 		"/organizations/": b.page("/organizations/" + boot.OrganizationID.String()),
+		"/attention/…":    b.page("/attention/import_stuck/" + stuck.ID.String()),
 		"refused sign-in": body(t, anonymous.signIn("wrong")),
 		"not found":       body(t, b.get("/organizations/"+uuid.NewString())),
 	}

@@ -8,10 +8,16 @@
 package support
 
 import (
+	"errors"
 	"net"
 	"net/http"
 
+	"go.temporal.io/sdk/client"
 	"gorm.io/gorm"
+
+	"ppwr/domain/attention"
+	"ppwr/domain/webhooks"
+	"ppwr/ops"
 )
 
 // Deps are what the console works with.
@@ -24,6 +30,18 @@ type Deps struct {
 	// TrustedHeader is SUPPORT_TRUSTED_HEADER: empty, no header is
 	// trusted.
 	TrustedHeader string
+	// Temporal is where a record's page reads its runs and its actions
+	// start theirs, on TaskQueue (TEMPORAL_TASK_QUEUE), as `ppwr admin`
+	// starts them.
+	Temporal  client.Client
+	TaskQueue string
+	// Namespace (TEMPORAL_NAMESPACE) and TemporalUIURL (TEMPORAL_UI_URL)
+	// make the link of each run into the Temporal UI; no URL, no link.
+	Namespace     string
+	TemporalUIURL string
+	// WebhookRetry is WEBHOOK_RETRY_*, which a resent delivery's run is
+	// given, as `ppwr admin webhook resend` gives it.
+	WebhookRetry webhooks.Retry
 }
 
 // Server is the console: an http.Handler. Pages are added with Page.
@@ -34,18 +52,29 @@ type Server struct {
 	mux           *http.ServeMux
 	handler       http.Handler
 	pages         pages
+	temporal      client.Client
+	namespace     string
+	temporalUI    string
+	// actions are what the record pages' actions run with.
+	actions attention.Deps
 }
 
 // New builds the console with its own pages: sign-in and sign-out,
 // language, attention and organizations.
 func New(deps Deps) (*Server, error) {
+	if deps.Temporal == nil {
+		return nil, errors.New("support: no Temporal client")
+	}
 	tmpl, err := parsePages()
 	if err != nil {
 		return nil, err
 	}
+	redriver := &ops.Redriver{DB: deps.DB, Temporal: deps.Temporal, TaskQueue: deps.TaskQueue}
 	s := &Server{
 		db: deps.DB, secure: !loopback(deps.Addr), trustedHeader: deps.TrustedHeader,
 		mux: http.NewServeMux(), pages: tmpl,
+		temporal: deps.Temporal, namespace: deps.Namespace, temporalUI: deps.TemporalUIURL,
+		actions: attention.Deps{Redrive: redriver.Start, Retry: deps.WebhookRetry},
 	}
 	// Cross-origin writes are refused before any handler runs (by the
 	// browser's Sec-Fetch-Site or Origin), the sign-in form included,
@@ -60,6 +89,8 @@ func New(deps Deps) (*Server, error) {
 	})
 	s.Page("POST /signout", s.signOut)
 	s.Page("GET /attention", s.attention)
+	s.Page("GET /attention/{kind}/{id}", s.record)
+	s.Page("POST /attention/{kind}/{id}/{action}", s.perform)
 	s.Page("GET /organizations", s.organizations)
 	s.Page("GET /organizations/{id}", s.organization)
 	return s, nil

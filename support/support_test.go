@@ -26,12 +26,29 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // on loopback, so its cookies are not Secure.
 const loopbackAddr = "127.0.0.1:8090"
 
-// console builds a console on the test database.
+// temporalUI is the Temporal UI the tests' consoles link runs into.
+const temporalUI = "http://temporal-ui.test"
+
+// console builds a console on the test database, unless deps names
+// another, and the Temporal dev server, unless deps names another client;
+// its actions start their runs on a task queue no worker polls, so that
+// they stay open, unless deps names the queue.
 func console(t *testing.T, deps support.Deps) *support.Server {
 	t.Helper()
-	deps.DB = testenv.DB(t)
+	if deps.DB == nil {
+		deps.DB = testenv.DB(t)
+	}
 	if deps.Addr == "" {
 		deps.Addr = loopbackAddr
+	}
+	if deps.Temporal == nil {
+		deps.Temporal = testenv.Temporal(t)
+	}
+	if deps.TaskQueue == "" {
+		deps.TaskQueue = "nobody-" + uuid.NewString()
+	}
+	if deps.Namespace == "" {
+		deps.Namespace, deps.TemporalUIURL = "default", temporalUI
 	}
 	s, err := support.New(deps)
 	require.NoError(t, err)

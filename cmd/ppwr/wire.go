@@ -13,6 +13,7 @@ import (
 
 	"ppwr/api"
 	"ppwr/api/kit"
+	"ppwr/domain/webhooks"
 	"ppwr/inbound"
 	"ppwr/internal/config"
 	"ppwr/internal/credcache"
@@ -114,7 +115,11 @@ func (a *app) serveHTTP(ctx context.Context) error {
 // serveSupport runs the support console until ctx is cancelled, then
 // drains requests.
 func (a *app) serveSupport(ctx context.Context) error {
-	console, err := support.New(support.Deps{DB: a.db, Addr: a.cfg.SupportAddr, TrustedHeader: a.cfg.SupportTrustedHeader})
+	console, err := support.New(support.Deps{
+		DB: a.db, Addr: a.cfg.SupportAddr, TrustedHeader: a.cfg.SupportTrustedHeader,
+		Temporal: a.temporal, TaskQueue: a.cfg.TemporalTaskQueue, Namespace: a.cfg.TemporalNamespace, TemporalUIURL: a.cfg.TemporalUIURL,
+		WebhookRetry: webhooks.Retry{Initial: a.cfg.WebhookRetryInitial, For: a.cfg.WebhookRetryFor},
+	})
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,9 @@ var verb = regexp.MustCompile(`%[-+# 0]*(?:\[\d+\])?(?:\d+|\*)?(?:\.(?:\[\d+\])?
 var sameInBothLanguages = map[string]string{
 	// "OK." is the HTTP reason phrase, used as is in Polish software.
 	"response.200": "HTTP reason phrase",
+	// The audit log's actor types, the same words in Polish.
+	"support.actor.operator": "the same word in Polish",
+	"support.actor.system":   "the same word in Polish",
 }
 
 // Both catalogues must carry the same keys, or a Polish client would see an
