@@ -136,7 +136,7 @@ func (h *handlers) sources(c *gin.Context, q *sourcesQuery) error {
 	if q.PerPage.Set() {
 		perPage = q.PerPage.Value
 	}
-	rows, total, err := bdo.BDOSourcesPage(ctx, h.DB, org, q.Year.Value, page, perPage)
+	rows, err := bdo.BDOSourcesPage(ctx, h.DB, org, q.Year.Value, page, perPage)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (h *handlers) sources(c *gin.Context, q *sourcesQuery) error {
 			ReusableMg: bdo.GramsToMg(t.ReusableG), TotalMg: bdo.GramsToMg(sum)}
 		all = all.Add(sum)
 	}
-	c.JSON(http.StatusOK, sourcePageJSON{Data: data, Page: page, PerPage: perPage, Total: total, Year: q.Year.Value,
+	c.JSON(http.StatusOK, sourcePageJSON{Data: data, Page: page, PerPage: perPage, Total: summary.Sources, Year: q.Year.Value,
 		Summary:   sourceSummaryJSON{Totals: totals, TotalMg: bdo.GramsToMg(all), Unclassified: summary.Unclassified, Excluded: summary.Excluded},
 		RequestID: kit.State(c).ID})
 	return nil

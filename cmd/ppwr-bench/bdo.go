@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,16 +13,19 @@ import (
 )
 
 // bdoScenario is the name -scenario matches to run the BDO benchmark: a
-// year of bdoFlows flows in one organization, its sources summary, and a
-// report run to its rendered XLSX, beside a bare SQL sum of the same
-// flows.
+// year of bdoFlows flows in one organization, its sources summary beside a
+// bare SQL sum of the same flows, and a report run to its rendered XLSX.
 const bdoScenario = "bdo"
 
 const (
 	bdoFlows = 1_000_000
+	// bdoRounds alternate the bare sum and the summary, so both see the
+	// same share of what else the machine runs.
+	bdoRounds = 5
 	// The issue's targets.
+	bdoSummaryRatio  = 3.0
 	bdoCreatedTarget = 5 * time.Second
-	bdoXLSXTarget    = 30 * time.Second
+	bdoXLSXTarget    = 10 * time.Second
 	bdoWorkerRSS     = 200 << 20
 )
 
@@ -37,26 +41,35 @@ func runBDO() error {
 	if err := seedFlows(ctx, st.db, st.org, bdoFlows); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	start := time.Now()
-	var grams string
-	if err := st.db.Raw(`SELECT sum(mass_g)::text FROM flows WHERE organization_id = ? AND event_on >= '2025-01-01' AND event_on < '2026-01-01'`,
-		st.org).Scan(&grams).Error; err != nil {
-		return err
-	}
-	line("bare SQL sum of the year's flows", "-", ms(time.Since(start))+" ("+grams+" g)", "")
-
 	c := st.client(5 * time.Minute)
+	var bare, summary result
+	var grams string
 	var page struct {
 		Total   int64 `json:"total"`
 		Summary struct {
 			TotalMg string `json:"total_mg"`
 		} `json:"summary"`
 	}
-	start = time.Now()
-	if err := c.do(http.MethodGet, "/bdo-reports/sources?year=2025&per_page=100", nil, "", http.StatusOK, &page); err != nil {
-		return err
+	for range bdoRounds {
+		start := time.Now()
+		if err := st.db.Raw(`SELECT sum(mass_g)::text FROM flows WHERE organization_id = ? AND event_on >= '2025-01-01' AND event_on < '2026-01-01'`,
+			st.org).Scan(&grams).Error; err != nil {
+			return err
+		}
+		bare.latencies = append(bare.latencies, time.Since(start))
+		start = time.Now()
+		if err := c.do(http.MethodGet, "/bdo-reports/sources?year=2025&per_page=100", nil, "", http.StatusOK, &page); err != nil {
+			return err
+		}
+		summary.latencies = append(summary.latencies, time.Since(start))
 	}
-	line("GET /bdo-reports/sources (summary)", "-", fmt.Sprintf("%s, %d sources, %s Mg", ms(time.Since(start)), page.Total, page.Summary.TotalMg), "")
+	slices.Sort(bare.latencies)
+	slices.Sort(summary.latencies)
+	ratio := summary.percentile(0.5).Seconds() / bare.percentile(0.5).Seconds()
+	line("bare SQL sum of the year's flows", "-", fmt.Sprintf("p50 %s (%d runs, %s g)", ms(bare.percentile(0.5)), bdoRounds, grams), "")
+	line("GET /bdo-reports/sources (summary)", fmt.Sprintf("<= %.0fx bare sum", bdoSummaryRatio),
+		fmt.Sprintf("p50 %s = %.1fx, %d sources, %s Mg", ms(summary.percentile(0.5)), ratio, page.Total, page.Summary.TotalMg),
+		verdict(ratio <= bdoSummaryRatio))
 
 	if err := st.worker.resetPeak(); err != nil {
 		return err
@@ -66,7 +79,7 @@ func runBDO() error {
 		Status       string `json:"status"`
 		ExportStatus string `json:"export_status"`
 	}
-	start = time.Now()
+	start := time.Now()
 	if err := c.do(http.MethodPost, "/bdo-reports", strings.NewReader(`{"year":2025}`), "application/json", http.StatusCreated, &report); err != nil {
 		return err
 	}
@@ -84,12 +97,12 @@ func runBDO() error {
 			return err
 		}
 	}
-	ready := time.Since(start)
+	ready := time.Since(start) - created
 	peak, err := st.worker.status("VmHWM")
 	if err != nil {
 		return err
 	}
-	line("POST -> XLSX ready to download", "<= "+bdoXLSXTarget.String(), ms(ready), verdict(ready <= bdoXLSXTarget))
+	line("201 -> XLSX ready to download", "<= "+bdoXLSXTarget.String(), ms(ready), verdict(ready <= bdoXLSXTarget))
 	line("worker peak RSS over the render", "< "+mb(bdoWorkerRSS), mb(peak), verdict(peak < bdoWorkerRSS))
 	fmt.Println()
 	return nil

@@ -109,23 +109,24 @@ func (s *BDOSource) State() string {
 	return BDOUnclassified
 }
 
-// bdoSources is the query of a year's sources with their classification.
-// Supply events that generated a flow are counted through the flow.
-const bdoSources = `
-WITH src AS (
-	SELECT 'flow' AS kind, f.id, f.event_on, f.catalog_item_id, f.mass_g, f.reusable,
+// bdoSources is the query of a year's sources with their
+// classification, each branch of the union ending with tail. Supply events
+// that generated a flow are counted through the flow. It reads neither
+// items nor anything else per source: what the reader needs of the item
+// it joins to the few rows it keeps (a page, or the groups of a summary),
+// not to a million sources.
+func bdoSources(tail string) string {
+	return `SELECT src.*, c.section, c.material_group, c.reusable AS reusable_override, c.excluded, c.exclusion_reason, c.classified_at
+	FROM ((SELECT 'flow' AS kind, f.id, f.event_on, f.catalog_item_id, f.mass_g, f.reusable,
 		CASE WHEN f.country = 'PL' THEN 'placed_on_market' ELSE 'exported' END AS suggested_section
-	FROM flows f WHERE f.organization_id = @org AND f.event_on >= @from AND f.event_on < @to
+	FROM flows f WHERE f.organization_id = @org AND f.event_on >= @from AND f.event_on < @to` + tail + `)
 	UNION ALL
-	SELECT 'supply', s.id, s.event_on, s.catalog_item_id, abs(s.mass_g), COALESCE(s.reusable_at_event = 'reusable', false),
+	(SELECT 'supply', s.id, s.event_on, s.catalog_item_id, abs(s.mass_g), COALESCE(s.reusable_at_event = 'reusable', false),
 		CASE WHEN s.direction = 'produced' THEN 'manufactured' ELSE 'imported' END
 	FROM supply_events s WHERE s.organization_id = @org AND s.event_on >= @from AND s.event_on < @to
-		AND (s.direction = 'produced' OR (s.direction = 'received' AND s.counterparty_country <> 'PL'))
-)
-SELECT src.kind, src.id, src.event_on, src.catalog_item_id, i.main_material_code, src.mass_g, src.reusable, src.suggested_section,
-	c.section, c.material_group, c.reusable AS reusable_override, c.excluded, c.exclusion_reason, c.classified_at
-FROM src JOIN catalog_items i ON i.id = src.catalog_item_id
-LEFT JOIN bdo_classifications c ON c.organization_id = @org AND c.source_kind = src.kind AND c.source_id = src.id`
+		AND (s.direction = 'produced' OR (s.direction = 'received' AND s.counterparty_country <> 'PL'))` + tail + `)) src
+	LEFT JOIN bdo_classifications c ON c.organization_id = @org AND c.source_kind = src.kind AND c.source_id = src.id`
+}
 
 func yearArgs(org uuid.UUID, year int) map[string]any {
 	return PeriodArgs(org, time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(year, 12, 31, 0, 0, 0, 0, time.UTC))
@@ -146,19 +147,19 @@ func AcceptedClassification(value, item string) string {
 			AND e.review_status = 'accepted' ORDER BY e.id DESC LIMIT 1)`
 }
 
-// BDOSourcesPage is a page of a year's sources, in date order, and how
-// many there are.
-func BDOSourcesPage(ctx context.Context, db *gorm.DB, org uuid.UUID, year, page, perPage int) ([]BDOSource, int64, error) {
+// BDOSourcesPage is a page of a year's sources, in date order. A page
+// takes the first rows of each branch of the union from its (organization,
+// date, id) index and orders only those: PostgreSQL does not merge the
+// branches in index order by itself, and would sort the whole year to
+// keep a page of it.
+func BDOSourcesPage(ctx context.Context, db *gorm.DB, org uuid.UUID, year, page, perPage int) ([]BDOSource, error) {
 	args := yearArgs(org, year)
-	var total int64
-	if err := db.WithContext(ctx).Raw(`SELECT count(*) FROM (`+bdoSources+`) s`, args).Scan(&total).Error; err != nil {
-		return nil, 0, err
-	}
-	args["limit"], args["offset"] = perPage, (page-1)*perPage
+	args["limit"], args["offset"], args["rows"] = perPage, (page-1)*perPage, page*perPage
 	var out []BDOSource
-	err := db.WithContext(ctx).Raw(`SELECT s.*, `+AcceptedClassification("packaging_function", "s.catalog_item_id")+` AS packaging_function
-		FROM (`+bdoSources+` ORDER BY src.event_on, src.id LIMIT @limit OFFSET @offset) s ORDER BY s.event_on, s.id`, args).Scan(&out).Error
-	return out, total, err
+	err := db.WithContext(ctx).Raw(`SELECT s.*, i.main_material_code, `+AcceptedClassification("packaging_function", "s.catalog_item_id")+` AS packaging_function
+		FROM (`+bdoSources(" ORDER BY event_on, id LIMIT @rows")+` ORDER BY src.event_on, src.id LIMIT @limit OFFSET @offset) s
+		JOIN catalog_items i ON i.id = s.catalog_item_id ORDER BY s.event_on, s.id`, args).Scan(&out).Error
+	return out, err
 }
 
 // BDOSummary totals a year's sources.
@@ -166,6 +167,7 @@ type BDOSummary struct {
 	// Totals are in Mg, per material group and single-use/reusable, of
 	// the sources not excluded.
 	Totals       []BDOTotal
+	Sources      int64
 	Unclassified int64
 	Excluded     int64
 }
@@ -177,8 +179,10 @@ type BDOTotal struct {
 	ReusableG     decimal.Decimal
 }
 
-// SummarizeBDOYear totals the year's sources in the database: grams
-// summed exactly per group and split, converted to Mg by the caller.
+// SummarizeBDOYear counts and totals the year's sources in the database:
+// grams summed exactly per group and split, converted to Mg by the
+// caller. The sources are tallied per item in one pass, a hash table of a
+// few hundred groups, and only those groups read their item's material.
 func SummarizeBDOYear(ctx context.Context, db *gorm.DB, org uuid.UUID, year int) (*BDOSummary, error) {
 	groups := dictionaries.Default().BDOGroupsByMaterial()
 	var rows []struct {
@@ -189,17 +193,19 @@ func SummarizeBDOYear(ctx context.Context, db *gorm.DB, org uuid.UUID, year int)
 		MassG            decimal.Decimal
 		Sources          int64
 	}
-	err := db.WithContext(ctx).Raw(`SELECT main_material_code, material_group,
-			COALESCE(reusable_override, reusable) AS reusable,
-			CASE WHEN excluded THEN 'excluded' WHEN section IS NOT NULL THEN 'classified' ELSE 'unclassified' END AS state,
-			sum(mass_g) AS mass_g, count(*) AS sources
-		FROM (`+bdoSources+`) s GROUP BY 1, 2, 3, 4`, yearArgs(org, year)).Scan(&rows).Error
+	err := db.WithContext(ctx).Raw(`SELECT i.main_material_code, s.material_group, s.reusable, s.state, s.mass_g, s.sources
+		FROM (SELECT catalog_item_id, material_group, COALESCE(reusable_override, reusable) AS reusable,
+				CASE WHEN excluded THEN 'excluded' WHEN section IS NOT NULL THEN 'classified' ELSE 'unclassified' END AS state,
+				sum(mass_g) AS mass_g, count(*) AS sources
+			FROM (`+bdoSources("")+`) s GROUP BY 1, 2, 3, 4) s
+		JOIN catalog_items i ON i.id = s.catalog_item_id`, yearArgs(org, year)).Scan(&rows).Error
 	if err != nil {
 		return nil, err
 	}
 	s := &BDOSummary{}
 	byGroup := map[string]*BDOTotal{}
 	for _, r := range rows {
+		s.Sources += r.Sources
 		switch r.State {
 		case BDOExcluded:
 			s.Excluded += r.Sources
@@ -306,7 +312,7 @@ func ClassifyBDOSources(w *work.Unit, in *BDOClassification) ([]string, error) {
 	}
 	args := yearArgs(w.Organization(), in.Year.Value)
 	args["flows"], args["supplies"] = append(byKind["flow"], uuid.Nil), append(byKind["supply"], uuid.Nil)
-	if err := w.Tx().Raw(`SELECT kind, id, suggested_section FROM (`+bdoSources+`) s
+	if err := w.Tx().Raw(`SELECT kind, id, suggested_section FROM (`+bdoSources("")+`) s
 		WHERE (kind = 'flow' AND id IN @flows) OR (kind = 'supply' AND id IN @supplies)`, args).Scan(&rows).Error; err != nil {
 		return nil, err
 	}

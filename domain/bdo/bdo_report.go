@@ -169,13 +169,17 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 	args := yearArgs(w.Organization(), r.Year)
 	args["report"], args["groups"] = r.ID, string(groups)
 	// The snapshot is written and totalled in one statement: its rows are
-	// read once, as they are inserted.
+	// read once, as they are inserted. An item's material group is looked
+	// up once per item of the organization, then joined to the sources.
 	var sums []snapshotSum
-	if err := tx.Raw(`WITH snapshot AS (
+	if err := tx.Raw(`WITH groups AS (
+		SELECT i.id, g.grp FROM catalog_items i JOIN jsonb_each_text(CAST(@groups AS jsonb)) g(code, grp) ON g.code = i.main_material_code
+		WHERE i.organization_id = @org),
+	snapshot AS (
 		INSERT INTO bdo_report_sources (report_id, source_kind, source_id, event_on, catalog_item_id, section, material_group, reusable, mass_g, classified)
 		SELECT @report, s.kind, s.id, s.event_on, s.catalog_item_id, COALESCE(s.section, s.suggested_section),
 			COALESCE(s.material_group, g.grp), COALESCE(s.reusable_override, s.reusable), s.mass_g, s.section IS NOT NULL
-		FROM (`+bdoSources+`) s LEFT JOIN jsonb_each_text(CAST(@groups AS jsonb)) g(code, grp) ON g.code = s.main_material_code
+		FROM (`+bdoSources("")+`) s LEFT JOIN groups g ON g.id = s.catalog_item_id
 		WHERE NOT COALESCE(s.excluded, false)
 		RETURNING section, material_group, reusable, mass_g, classified)
 	SELECT section, material_group, reusable, sum(mass_g) AS mass_g, count(*) AS sources,

@@ -36,6 +36,22 @@ func TestParametersEncodeDirectly(t *testing.T) {
 	}
 }
 
+// The service's connections run without JIT compilation, unless their
+// URL asks for it.
+func TestConnectionsRunWithoutJIT(t *testing.T) {
+	var jit string
+	require.NoError(t, testenv.DB(t).Raw("SHOW jit").Scan(&jit).Error)
+	assert.Equal(t, "off", jit)
+
+	db, err := database.Open(t.Context(), testenv.DatabaseURL(t)+"&jit=on")
+	require.NoError(t, err)
+	sqlDB, err := db.DB()
+	require.NoError(t, err)
+	t.Cleanup(func() { sqlDB.Close() })
+	require.NoError(t, db.Raw("SHOW jit").Scan(&jit).Error)
+	assert.Equal(t, "on", jit, "the URL's setting is kept")
+}
+
 type note struct {
 	ID        uuid.UUID `gorm:"type:uuid;primaryKey"`
 	Body      string
