@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/xuri/excelize/v2"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -92,7 +93,8 @@ var referenceLevels = [][]any{
 // behind them; the reference levels, labelled as reference) and the JSON
 // (the report, its totals and warnings, its sources).
 func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os.File) error {
-	x := sheet.NewWorkbook(xlsxOut)
+	x := excelize.NewFile()
+	defer x.Close()
 	for _, section := range bdo.BDOSections {
 		rows := [][]any{
 			{fmt.Sprintf("BDO %d: %s (settlement_mode: %s; %s)", r.Year, section, r.SettlementMode, r.Rounding)},
@@ -108,17 +110,15 @@ func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os
 			}
 			rows = append(rows, []any{group, t.SingleUseMg, t.ReusableMg, t.TotalMg, t.Sources})
 		}
-		if err := x.Stream(section, sheet.All(rows)); err != nil {
+		if err := sheet.Stream(x, section, sheet.All(rows)); err != nil {
 			return err
 		}
 	}
-	if err := x.Stream("reference levels", sheet.All(append([][]any{{"Reference only: required annual recycling levels in Poland (%), not applied; no fee is computed. 2024-2028 not verified."}},
+	if err := sheet.Stream(x, "reference levels", sheet.All(append([][]any{{"Reference only: required annual recycling levels in Poland (%), not applied; no fee is computed. 2024-2028 not verified."}},
 		referenceLevels...))); err != nil {
 		return err
 	}
-	// Written a quarter of a megabyte at a time: a 4 kB buffer would make
-	// some fifty thousand system calls of a million sources.
-	j := bufio.NewWriterSize(jsonOut, 256<<10)
+	j := bufio.NewWriter(jsonOut)
 	head, err := json.Marshal(map[string]any{"id": r.ID, "year": r.Year, "status": r.Status, "settlement_mode": r.SettlementMode,
 		"rounding": r.Rounding, "totals": r.Totals, "warnings": r.Warnings, "source_count": r.SourceCount, "created_at": r.CreatedAt.UTC()})
 	if err != nil {
@@ -130,7 +130,7 @@ func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os
 	// reused row after row, so the render makes little garbage.
 	row, line, first := make([]any, 8), make([]byte, 0, 256), true
 	progress, written, total := bdo.TrackExport(a.DB, r), int64(0), domain.Known(int64(r.SourceCount))
-	if err := x.Stream("sources", func(add func([]any) error) error {
+	if err := sheet.Stream(x, "sources", func(add func([]any) error) error {
 		if err := add([]any{"Source", "Date", "Item", "Section", "Material group", "Reusable", "Mass [g]", "Classified"}); err != nil {
 			return err
 		}
@@ -157,7 +157,10 @@ func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os
 	if err := j.Flush(); err != nil {
 		return err
 	}
-	return x.Close()
+	if err := x.DeleteSheet("Sheet1"); err != nil {
+		return err
+	}
+	return sheet.Save(x, xlsxOut)
 }
 
 // sourceLine appends a source of the JSON export to buf, after a comma

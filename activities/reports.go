@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/xuri/excelize/v2"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -52,11 +53,15 @@ func (a *Reports) BuildReport(ctx context.Context, in reports.ReportInput) error
 	}
 	if r.Format == "xlsx" {
 		build = func(f *os.File) error {
-			x := sheet.NewWorkbook(f)
-			if err := x.Stream(r.Kind, func(add func([]any) error) error { return reports.ReportRows(ctx, a.DB, r, count(add)) }); err != nil {
+			x := excelize.NewFile()
+			defer x.Close()
+			if err := sheet.Stream(x, r.Kind, func(add func([]any) error) error { return reports.ReportRows(ctx, a.DB, r, count(add)) }); err != nil {
 				return err
 			}
-			return x.Close()
+			if err := x.DeleteSheet("Sheet1"); err != nil {
+				return err
+			}
+			return sheet.Save(x, f)
 		}
 	}
 	if err := storeFile(ctx, a.Storage, ReportKey(r), r.ContentType(), build); err != nil {

@@ -359,7 +359,7 @@ func (a *API) StoredVersionOf(doc documents.Document, review string) string {
 
 // ReadXLSX reads every sheet of a workbook, as rows of strings, with
 // openpyxl (Debian's python3-openpyxl, which make test installs): a reader
-// independent of the service's own writer (internal/sheet). A number cell reads as the
+// independent of the excelize that wrote it. A number cell reads as the
 // float openpyxl makes of it, in plain decimal notation ("0.00001", not
 // "1e-05").
 func ReadXLSX(t testing.TB, workbook []byte) map[string][][]string {

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
 
 	"ppwr/api/kit"
 	"ppwr/domain"
@@ -226,17 +227,21 @@ func (h *handlers) exportEPRReport(c *gin.Context, q *eprExportQuery) error {
 		c.Status(http.StatusOK)
 		return sheet.CSV(c.Writer, sheet.All(slices.Concat(header, [][]any{{}}, table, [][]any{{}}, groups)))
 	}
+	x := excelize.NewFile()
+	defer x.Close()
+	if err := sheet.Stream(x, "report", sheet.All(header)); err != nil {
+		return err
+	}
+	if err := sheet.Stream(x, "lines", sheet.All(table)); err != nil {
+		return err
+	}
+	if err := sheet.Stream(x, "material_groups", sheet.All(groups)); err != nil {
+		return err
+	}
+	if err := x.DeleteSheet("Sheet1"); err != nil {
+		return err
+	}
 	c.Header("Content-Type", reports.XLSXType)
 	c.Status(http.StatusOK)
-	x := sheet.NewWorkbook(c.Writer)
-	if err := x.Stream("report", sheet.All(header)); err != nil {
-		return err
-	}
-	if err := x.Stream("lines", sheet.All(table)); err != nil {
-		return err
-	}
-	if err := x.Stream("material_groups", sheet.All(groups)); err != nil {
-		return err
-	}
-	return x.Close()
+	return sheet.Save(x, c.Writer)
 }
