@@ -346,9 +346,12 @@ func ReadyImport(w *work.Unit, imp *Import) error {
 	}
 	// A large file has just grown import_rows by more than autovacuum has
 	// looked at yet; the apply's row queries are planned on statistics
-	// that include it.
+	// that include it. Only the columns queries filter and order rows by
+	// are analysed: the statistics of the row's documents (its input,
+	// errors and plan), which no query filters by, were most of the
+	// time, 0.4 to 0.9 s of a 100,000-row preview against 0.06 to 0.2 s.
 	if imp.CreateCount+imp.UpdateCount+imp.UnchangedCount+imp.InvalidCount >= analyzeImportRowsFrom {
-		if err := w.Tx().Exec("ANALYZE import_rows").Error; err != nil {
+		if err := w.Tx().Exec("ANALYZE import_rows (id, organization_id, import_id, number, outcome, applied)").Error; err != nil {
 			return err
 		}
 	}
