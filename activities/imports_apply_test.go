@@ -150,27 +150,10 @@ func TestApplyAttemptsRacingOnOneBatchApplyItOnce(t *testing.T) {
 	hold := db.Begin()
 	defer hold.Rollback()
 	require.NoError(t, hold.Exec("SELECT 1 FROM catalog_items WHERE organization_id = ? AND internal_code = 'race-1' FOR UPDATE", org).Error)
-	type attempt struct {
-		n   int
-		err error
-	}
-	attempts := make(chan attempt, 2)
-	for range 2 {
-		go func() {
-			_, n, err := imports.ApplyImportBatch(unit(), imp, 0, 10)
-			attempts <- attempt{n, err}
-		}()
-	}
-	require.Eventually(t, func() bool {
-		var waiting int64
-		db.Raw("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&waiting)
-		return waiting == 2
-	}, 10*time.Second, 10*time.Millisecond)
-	hold.Rollback()
-	first, second := <-attempts, <-attempts
-	if first.err != nil {
-		first, second = second, first
-	}
+	first, second := raceTwoAttempts(t, db, hold, func() (int, error) {
+		_, n, err := imports.ApplyImportBatch(unit(), imp, 0, 10)
+		return n, err
+	})
 	require.NoError(t, first.err)
 	assert.Equal(t, 2, first.n)
 	assert.Error(t, second.err, "the second attempt rolls back")
@@ -186,4 +169,69 @@ func TestApplyAttemptsRacingOnOneBatchApplyItOnce(t *testing.T) {
 	for _, it := range items {
 		assert.Equal(t, []any{"Renamed", 2}, []any{it.Name, it.Revision}, "item %s is changed once", it.InternalCode)
 	}
+}
+
+// Two attempts racing on a batch of new items, large enough to be written
+// by COPY: whichever marks the rows first writes the items, the other
+// waits on those marks and rolls back, so each item is created once.
+func TestApplyAttemptsRacingOnABatchOfCreatesCreateEachItemOnce(t *testing.T) {
+	const rows = 150
+	db, org, imp, unit := plannedCatalogImport(t, "copyrace", rows, func([]map[string]string) {})
+
+	// The first attempt to mark the rows waits, before it writes its
+	// items, for the organization (their key), which the test holds; the
+	// other waits for its marks.
+	hold := db.Begin()
+	defer hold.Rollback()
+	require.NoError(t, hold.Exec("SELECT 1 FROM organizations WHERE id = ? FOR UPDATE", org).Error)
+	first, second := raceTwoAttempts(t, db, hold, func() (int, error) {
+		_, n, err := imports.ApplyImportBatch(unit(), imp, 0, rows)
+		return n, err
+	})
+	require.NoError(t, first.err)
+	assert.Equal(t, rows, first.n)
+	assert.Error(t, second.err, "the second attempt rolls back")
+
+	var items, codes int64
+	require.NoError(t, db.Raw("SELECT count(*), count(DISTINCT internal_code) FROM catalog_items WHERE organization_id = ?", org).
+		Row().Scan(&items, &codes))
+	assert.Equal(t, []int64{rows, rows}, []int64{items, codes})
+	var versions, applied, audits int64
+	require.NoError(t, db.Model(&catalog.DataVersion{}).Where("organization_id = ?", org).Count(&versions).Error)
+	assert.Equal(t, int64(rows), versions, "one data version per item")
+	require.NoError(t, db.Model(&imports.ImportRow{}).Where("import_id = ? AND applied IS NOT NULL", imp.ID).Count(&applied).Error)
+	assert.Equal(t, int64(rows), applied)
+	require.NoError(t, db.Model(&domain.AuditEntry{}).Where("organization_id = ? AND operation = ?", org, "applyImport").Count(&audits).Error)
+	assert.Equal(t, int64(1), audits, "one batch committed")
+}
+
+// attempt is what an apply attempt of a race answered.
+type attempt struct {
+	n   int
+	err error
+}
+
+// raceTwoAttempts runs apply twice at the same time, waits until both
+// wait on a lock (the one hold took, or each other's), then rolls hold
+// back; it answers the attempt that succeeded (if either did) first.
+func raceTwoAttempts(t *testing.T, db, hold *gorm.DB, apply func() (int, error)) (first, second attempt) {
+	t.Helper()
+	attempts := make(chan attempt, 2)
+	for range 2 {
+		go func() {
+			n, err := apply()
+			attempts <- attempt{n, err}
+		}()
+	}
+	require.Eventually(t, func() bool {
+		var waiting int64
+		db.Raw("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&waiting)
+		return waiting == 2
+	}, 10*time.Second, 10*time.Millisecond)
+	hold.Rollback()
+	first, second = <-attempts, <-attempts
+	if first.err != nil {
+		first, second = second, first
+	}
+	return first, second
 }

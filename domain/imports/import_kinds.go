@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
+	"github.com/jackc/pgx/v5/pgtype"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -95,7 +95,7 @@ func StoreImportRows(ctx context.Context, db *gorm.DB, rows []ImportRow) error {
 const inBatch = " IN (SELECT unnest(?::text[]))"
 
 // batchKeys are a batch's keys as the parameter of inBatch.
-func batchKeys(keys []string) pq.StringArray { return pq.StringArray(keys) }
+func batchKeys(keys []string) pgtype.Array[string] { return database.Array(keys) }
 
 // ErrImportPlannedOnly refuses to apply an import whose rows can be
 // planned but not applied yet (document metadata, until documents are

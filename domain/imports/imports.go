@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/domain"
+	"ppwr/internal/database"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
 )
@@ -346,9 +346,12 @@ func ReadyImport(w *work.Unit, imp *Import) error {
 	}
 	// A large file has just grown import_rows by more than autovacuum has
 	// looked at yet; the apply's row queries are planned on statistics
-	// that include it.
+	// that include it. Only the columns queries filter and order rows by
+	// are analysed: the statistics of the row's documents (its input,
+	// errors and plan), which no query filters by, were most of the
+	// time, 0.4 to 0.9 s of a 100,000-row preview against 0.06 to 0.2 s.
 	if imp.CreateCount+imp.UpdateCount+imp.UnchangedCount+imp.InvalidCount >= analyzeImportRowsFrom {
-		if err := w.Tx().Exec("ANALYZE import_rows").Error; err != nil {
+		if err := w.Tx().Exec("ANALYZE import_rows (id, organization_id, import_id, number, outcome, applied)").Error; err != nil {
 			return err
 		}
 	}
@@ -529,22 +532,24 @@ func ApplyImportRange(w *work.Unit, imp *Import, after, upTo, limit int) (last, 
 
 // saveAppliedRows records on each row what applying it did, in one
 // statement for the batch: the change it made, or invalid with its errors.
+// The batch's values are bound as four arrays: a VALUES list of four
+// parameters a row cost PostgreSQL half as much again (12 µs a row
+// against 8).
 func saveAppliedRows(w *work.Unit, rows []ImportRow, results []rowApplied) error {
-	values := make([]string, len(rows))
-	vars := make([]any, 0, 4*len(rows))
+	ids, outcomes := make([]uuid.UUID, len(rows)), make([]string, len(rows))
+	errs, applied := make([]string, len(rows)), make([]*string, len(rows))
 	for i, r := range results {
-		outcome, errs, applied := rows[i].Outcome, rows[i].Errors, any(nil)
+		ids[i], outcomes[i], errs[i] = rows[i].ID, rows[i].Outcome, string(rows[i].Errors)
 		if r.invalid != nil {
-			outcome, errs = OutcomeInvalid, mustJSON(r.invalid.Fields)
+			outcomes[i], errs[i] = OutcomeInvalid, string(mustJSON(r.invalid.Fields))
 		} else {
-			applied = string(mustJSON(r.change))
+			applied[i] = new(string(mustJSON(r.change)))
 		}
-		values[i] = "(?::uuid, ?, ?::jsonb, ?::jsonb)"
-		vars = append(vars, rows[i].ID, outcome, string(errs), applied)
 	}
 	res := w.Tx().Exec(`UPDATE import_rows AS r SET outcome = v.outcome, errors = v.errors, applied = v.applied
-		FROM (VALUES `+strings.Join(values, ", ")+`) AS v (id, outcome, errors, applied)
-		WHERE r.id = v.id AND r.applied IS NULL AND r.outcome IN ('`+OutcomeCreate+`', '`+OutcomeUpdate+`')`, vars...)
+		FROM unnest(?::uuid[], ?::text[], ?::jsonb[], ?::jsonb[]) AS v (id, outcome, errors, applied)
+		WHERE r.id = v.id AND r.applied IS NULL AND r.outcome IN ('`+OutcomeCreate+`', '`+OutcomeUpdate+`')`,
+		database.Array(ids), database.Array(outcomes), database.Array(errs), database.Array(applied))
 	if res.Error == nil && res.RowsAffected != int64(len(rows)) {
 		return errRowsAppliedMeanwhile
 	}

@@ -95,21 +95,36 @@ type boundedPool struct{ *sql.DB }
 // GetDBConn gives GORM's DB() the pool.
 func (p boundedPool) GetDBConn() (*sql.DB, error) { return p.DB, nil }
 
-// BeginTx begins a transaction within the context's bound.
+// BeginTx begins a transaction within the context's bound, on a
+// connection of its own (sql.Conn) rather than one database/sql hides, so
+// that the transaction can also write by COPY (ExecTogether), which
+// database/sql does not offer.
 func (p boundedPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.ConnPool, error) {
 	ctx, w := watch(ctx)
-	tx, err := p.DB.BeginTx(ctx, opts)
+	conn, err := p.DB.Conn(ctx)
 	if err != nil {
 		w.Stop()
 		return nil, w.Err(err)
 	}
+	tx, err := conn.BeginTx(ctx, opts)
+	if err != nil {
+		_ = conn.Close()
+		w.Stop()
+		return nil, w.Err(err)
+	}
 	w.Pause()
-	return &boundedTx{Tx: tx, w: w}, nil
+	// database/sql rolls back a transaction whose context ends, and gives
+	// its connection back only where the driver cannot reset a session; a
+	// sql.Conn goes back when closed, so it is closed then too.
+	release := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	return &boundedTx{Tx: tx, conn: conn, release: release, w: w}, nil
 }
 
 type boundedTx struct {
 	*sql.Tx
-	w *bound.Watchdog
+	conn    *sql.Conn
+	release func() bool
+	w       *bound.Watchdog
 }
 
 func (t *boundedTx) Commit() error { return t.end(t.Tx.Commit) }
@@ -119,5 +134,8 @@ func (t *boundedTx) Rollback() error { return t.end(t.Tx.Rollback) }
 func (t *boundedTx) end(fn func() error) error {
 	t.w.Wait()
 	defer t.w.Stop()
-	return t.w.Err(fn())
+	err := fn()
+	t.release()
+	_ = t.conn.Close()
+	return t.w.Err(err)
 }

@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -25,6 +26,12 @@ func Copy(ctx context.Context, db *gorm.DB, table string, columns []string, rows
 		return err
 	}
 	defer conn.Close()
+	return copyOn(ctx, conn, table, columns, rows)
+}
+
+// copyOn writes rows by COPY on conn, in the transaction open on it if
+// any.
+func copyOn(ctx context.Context, conn *sql.Conn, table string, columns []string, rows [][]any) error {
 	return conn.Raw(func(driverConn any) error {
 		c, ok := driverConn.(*stdlib.Conn)
 		if !ok {

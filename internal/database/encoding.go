@@ -42,3 +42,11 @@ func (p *convertPlan[T]) SetNext(next pgtype.EncodePlan) { p.next = next }
 func (p *convertPlan[T]) Encode(value any, buf []byte) ([]byte, error) {
 	return p.next.Encode(p.convert(value.(T)), buf)
 }
+
+// Array binds a slice as one array parameter, in PostgreSQL's binary
+// format: GORM would expand a slice into a list of parameters, one each,
+// and pq's array types travel as text, which pgx parses back into values
+// before encoding them.
+func Array[T any](elements []T) pgtype.Array[T] {
+	return pgtype.Array[T]{Elements: elements, Dims: []pgtype.ArrayDimension{{Length: int32(len(elements)), LowerBound: 1}}, Valid: true}
+}

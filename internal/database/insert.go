@@ -14,9 +14,11 @@ import (
 
 // insertPlan is a model's INSERT of every column, rendered once.
 type insertPlan struct {
-	into   string // INSERT INTO t (columns)
-	sql    string
-	fields []*schema.Field
+	into    string // INSERT INTO t (columns)
+	table   string
+	columns []string
+	sql     string
+	fields  []*schema.Field
 }
 
 // insertPlans caches an *insertPlan per model type, or nil for a type
@@ -61,7 +63,7 @@ func Insert(db *gorm.DB, row any) (Statement, error) {
 		}
 		vars[i] = v
 	}
-	return Statement{SQL: plan.sql, Vars: vars, into: plan.into}, nil
+	return Statement{SQL: plan.sql, Vars: vars, plan: plan}, nil
 }
 
 func planInsert(db *gorm.DB, row any) (*insertPlan, error) {
@@ -76,8 +78,8 @@ func planInsert(db *gorm.DB, row any) (*insertPlan, error) {
 	s := stmt.Schema
 	var plan *insertPlan
 	if len(s.Relationships.Relations) == 0 && len(s.FieldsWithDefaultDBValue) == 0 {
-		plan = &insertPlan{}
-		columns, params := make([]string, 0, len(s.DBNames)), make([]string, 0, len(s.DBNames))
+		plan = &insertPlan{table: s.Table}
+		quoted, params := make([]string, 0, len(s.DBNames)), make([]string, 0, len(s.DBNames))
 		for _, name := range s.DBNames {
 			f := s.FieldsByDBName[name]
 			if f.Serializer != nil || f.HasDefaultValue {
@@ -88,11 +90,12 @@ func planInsert(db *gorm.DB, row any) (*insertPlan, error) {
 				continue
 			}
 			plan.fields = append(plan.fields, f)
-			columns = append(columns, stmt.Quote(name))
+			plan.columns = append(plan.columns, name)
+			quoted = append(quoted, stmt.Quote(name))
 			params = append(params, "$"+strconv.Itoa(len(params)+1))
 		}
 		if plan != nil {
-			plan.into = "INSERT INTO " + stmt.Quote(s.Table) + " (" + strings.Join(columns, ",") + ")"
+			plan.into = "INSERT INTO " + stmt.Quote(s.Table) + " (" + strings.Join(quoted, ",") + ")"
 			plan.sql = plan.into + " VALUES (" + strings.Join(params, ",") + ")"
 		}
 	}

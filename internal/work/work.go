@@ -130,9 +130,11 @@ func (u *Unit) Touched() *Record { return u.record }
 // rolls the unit back and is Commit's.
 func (u *Unit) Last(step func(tx *gorm.DB) error) { u.last = append(u.last, step) }
 
-// Commit writes the deferred rows and rows in one statement, runs the last
-// steps, and commits. A unit that needed no transaction costs this one
-// round trip. On error nothing is written.
+// Commit writes the deferred rows and rows in one statement (in a
+// transaction, a hundred rows or more into one table by COPY beside it:
+// database.ExecTogether), runs the last steps, and commits. A unit that
+// needed no transaction costs this one round trip. On error nothing is
+// written.
 func (u *Unit) Commit(rows ...any) error {
 	for _, row := range rows {
 		if err := u.Defer(row); err != nil {
