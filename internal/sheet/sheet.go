@@ -5,6 +5,7 @@ package sheet
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -121,6 +122,10 @@ func Save(x *excelize.File, out io.Writer) error {
 	}
 	mark := []byte(` s="` + strconv.Itoa(style) + `" t="inlineStr"><is><t>`)
 	z := &numbersZip{Writer: zip.NewWriter(out), mark: mark, number: []byte(` s="` + strconv.Itoa(style) + `"><v>`)}
+	// Deflate at its fastest level: a million-row sheet spent most of its
+	// render compressing at the default level, for a file about a fifth
+	// smaller.
+	z.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
 	x.SetZipWriter(func(io.Writer) excelize.ZipWriter { return z })
 	_, err = x.WriteToBuffer()
 	return err
