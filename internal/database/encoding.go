@@ -52,3 +52,12 @@ func (p *convertPlan[T]) SetNext(next pgtype.EncodePlan) { p.next = next }
 func (p *convertPlan[T]) Encode(value any, buf []byte) ([]byte, error) {
 	return p.next.Encode(p.convert(value.(T)), buf)
 }
+
+// Array is s as a PostgreSQL array parameter that pgx encodes in binary
+// element by element (uuid and decimal elements directly, as above). GORM
+// expands a plain slice into a list of parameters, and a lib/pq array is
+// a driver.Valuer whose text pgx first fails to encode in binary, then
+// parses back: a tenth of a reservation's CPU time in this process.
+func Array[T any](s []T) pgtype.Array[T] {
+	return pgtype.Array[T]{Elements: s, Dims: []pgtype.ArrayDimension{{Length: int32(len(s)), LowerBound: 1}}, Valid: true}
+}

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Values and pointers alike are encoded by the direct plans, never through
-// driver.Valuer's text, and to the same bytes.
+// Values, pointers and arrays of them are encoded by the direct plans,
+// never through driver.Valuer's text, and to the same bytes.
 func TestDirectPlansForValuesAndPointers(t *testing.T) {
 	m := pgtype.NewMap()
 	encodeDirectly(m)
@@ -23,6 +23,8 @@ func TestDirectPlansForValuesAndPointers(t *testing.T) {
 	}{
 		{pgtype.UUIDOID, id, &id},
 		{pgtype.NumericOID, amount, &amount},
+		{pgtype.UUIDArrayOID, Array([]uuid.UUID{id}), Array([]uuid.UUID{id})},
+		{pgtype.NumericArrayOID, Array([]decimal.Decimal{amount}), Array([]decimal.Decimal{amount})},
 	} {
 		want, err := m.Encode(c.oid, pgtype.BinaryFormatCode, c.value, nil)
 		require.NoError(t, err)
