@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -52,9 +53,30 @@ func ResolveLocations(ops []Operation) error {
 				return fmt.Errorf("api: the Location of operation %s names %s, whose parameter %s the operation's path lacks", op.ID, read.ID, p)
 			}
 		}
-		op.location = read.Path
+		op.location = splitPath(read.Path)
 	}
 	return nil
+}
+
+// pathPart is a piece of a path: literal text, or a path parameter.
+type pathPart struct{ text, param string }
+
+// splitPath cuts path into its literal text and its parameters, once per
+// operation rather than with a regular expression on every answer.
+func splitPath(path string) []pathPart {
+	var parts []pathPart
+	at := 0
+	for _, m := range pathParam.FindAllStringSubmatchIndex(path, -1) {
+		if m[0] > at {
+			parts = append(parts, pathPart{text: path[at:m[0]]})
+		}
+		parts = append(parts, pathPart{param: path[m[2]:m[3]]})
+		at = m[1]
+	}
+	if at < len(path) {
+		parts = append(parts, pathPart{text: path[at:]})
+	}
+	return parts
 }
 
 // Location is the URL of the record id that the request's operation
@@ -62,29 +84,36 @@ func ResolveLocations(ops []Operation) error {
 // organization and parent ids of the request's own path and id last.
 func Location(c *gin.Context, id uuid.UUID) string {
 	st := State(c)
-	if st.Operation == nil || st.Operation.location == "" {
+	if st.Operation == nil || len(st.Operation.location) == 0 {
 		// ResolveLocations refused to assemble such a server: only a row
 		// whose success documents no Location gets here.
 		panic("kit: Location answered by an operation that documents none")
 	}
-	template := st.Operation.location
-	last := len(pathParam.FindAllStringIndex(template, -1))
-	n := 0
-	path := pathParam.ReplaceAllStringFunc(template, func(m string) string {
-		n++
-		name := m[1 : len(m)-1]
+	parts := st.Operation.location
+	last := len(parts) - 1
+	for parts[last].param == "" {
+		last--
+	}
+	var url strings.Builder
+	url.WriteString(st.BaseURL + BasePath)
+	for i, p := range parts {
 		switch {
-		case n == last:
-			return id.String()
-		case name == orgParam:
-			return OrgID(c).String()
+		case p.param == "":
+			url.WriteString(p.text)
+		case i == last:
+			url.WriteString(id.String())
+		case p.param == orgParam:
+			url.WriteString(OrgID(c).String())
+		default:
+			// The handler has parsed its path ids before it created
+			// anything; the canonical form is what the read's own answers
+			// use.
+			if parent, err := uuid.Parse(c.Param(p.param)); err == nil {
+				url.WriteString(parent.String())
+			} else {
+				url.WriteString(c.Param(p.param))
+			}
 		}
-		// The handler has parsed its path ids before it created anything;
-		// the canonical form is what the read's own answers use.
-		if parent, err := uuid.Parse(c.Param(name)); err == nil {
-			return parent.String()
-		}
-		return c.Param(name)
-	})
-	return st.BaseURL + BasePath + path
+	}
+	return url.String()
 }

@@ -47,8 +47,8 @@ type Operation struct {
 	// Handler serves the operation; the server refuses a row without one.
 	Handler HandlerFunc
 	// location is the path of the read its Location names, which
-	// ResolveLocations resolves from Success.Read.
-	location string
+	// ResolveLocations resolves from Success.Read, in parts.
+	location []pathPart
 }
 
 // RateClass selects the extra rate limits an operation is subject to; every

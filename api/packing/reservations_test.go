@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	temporal "go.temporal.io/sdk/client"
@@ -17,7 +18,9 @@ import (
 	"ppwr/domain"
 	"ppwr/domain/packing"
 	"ppwr/internal/config"
+	"ppwr/internal/input"
 	"ppwr/internal/testenv"
+	"ppwr/internal/work"
 	"ppwr/worker"
 )
 
@@ -332,4 +335,52 @@ func TestReservationExpiresThroughWorker(t *testing.T) {
 	require.NoError(t, a.DB.Table("parcel_claims").Where("order_reference = ?", "E-1").Count(&claims).Error)
 	assert.Zero(t, claims, "the parcel's claim is given up")
 	requireLedgerBalanced(t, a, tn.Org)
+}
+
+// A recipe change that commits while a reservation reads the set is not
+// missed: the reservation waits for the change's lock on the set, and is
+// then refused as packing by the revision before, holding nothing.
+func TestAReservationWaitsForARecipeChangeAndIsRefused(t *testing.T) {
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{})
+	set, box, filler := stockedSet(t, a, tn, 1, 10)
+	revision, hash := configuration(t, a, tn, set)
+	var line packing.PackagingSystemLine
+	require.NoError(t, a.DB.Where("packaging_system_id = ? AND catalog_item_id = ?", set, box).Take(&line).Error)
+
+	// The change, two boxes a set, made and held open before committing.
+	ctx := context.Background()
+	change := work.New(ctx, a.DB, work.Actor{Kind: work.ActorSystem, OrganizationID: tn.Org})
+	defer change.Rollback()
+	_, _, _, err := packing.UpsertPackagingSystemLine(change, set, &packing.PackagingSystemLineInput{
+		Revision: input.Of(revision), Line: input.Of(line.ID), Quantity: input.Of(decimal.NewFromInt(2))})
+	require.NoError(t, err)
+
+	body := map[string]any{"revision": revision, "configuration_hash": hash, "sets_count": 1, "order_reference": "W-1",
+		"country": "PL", "expires_in_hours": 24}
+	reserved := make(chan *apitest.Response, 1)
+	go func() { reserved <- post(a, tn, "/packaging-systems/"+set.String()+"/reservations", body) }()
+	// The reservation must wait for the change's lock on the set, not
+	// answer first.
+	for waiting := int64(0); waiting == 0; {
+		select {
+		case res := <-reserved:
+			t.Fatalf("the reservation did not wait for the recipe change: %d %s", res.Code, res.Body.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		require.NoError(t, a.DB.Raw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).
+			Scan(&waiting).Error)
+	}
+	require.NoError(t, domain.Commit(change, domain.AuditEntry{Operation: "test"}))
+
+	res := <-reserved
+	require.Equal(t, http.StatusConflict, res.Code, "made by the recipe replaced: %s", res.Body.String())
+	assert.Equal(t, "revision_conflict", res.JSON["error"].(map[string]any)["code"])
+	for _, item := range []uuid.UUID{box, filler} {
+		_, r := balance(t, a, item)
+		assert.Equal(t, "0", r, "nothing held")
+	}
+	newRevision, newHash := configuration(t, a, tn, set)
+	assert.Equal(t, revision+1, newRevision)
+	assert.NotEqual(t, hash, newHash)
 }

@@ -29,12 +29,6 @@ import (
 // ten by default); OTEL_TRACES_SAMPLER=always_on measures every request.
 const telemetryScenario = "telemetry GET /catalog-items/{id}"
 
-// telemetryRounds is how many slices of -duration each run is measured
-// in, alternately: on a shared machine the load moves during the scenario
-// by more than the 5 % to be seen, and fine slices give both runs the
-// same share of it.
-const telemetryRounds = 5
-
 // telemetryMinRatio is the target: at most 5 % fewer requests per
 // second with metrics and tracing on.
 const telemetryMinRatio = 0.95
@@ -54,7 +48,7 @@ func runTelemetry(o options, db *gorm.DB, base string, read scenario) error {
 	if err := os.Unsetenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); err != nil {
 		return err
 	}
-	slice, warmup := o.duration/telemetryRounds, o.warmup/telemetryRounds
+	slice, warmup := o.duration/measureRounds, o.warmup/measureRounds
 	var off, on telemetryTally
 	var scrapes scrapeCount
 	runOff := func() error {
@@ -68,7 +62,7 @@ func runTelemetry(o options, db *gorm.DB, base string, read scenario) error {
 		on.add(r, processCPU()-cpu)
 		return err
 	}
-	for round := range telemetryRounds {
+	for round := range measureRounds {
 		// Each goes first in every other round, so neither always
 		// follows the other.
 		order := []func() error{runOff, runOn}
@@ -115,10 +109,7 @@ func (t *telemetryTally) counted(read scenario, base string) func(int) (*http.Re
 }
 
 func (t *telemetryTally) add(r result, cpu time.Duration) {
-	t.result.latencies = append(t.result.latencies, r.latencies...)
-	slices.Sort(t.result.latencies)
-	t.result.errors += r.errors
-	t.result.elapsed += r.elapsed
+	t.result.add(r)
 	t.cpu += cpu
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -144,26 +145,71 @@ func LoadConfiguration(w *work.Unit, id uuid.UUID) (*Configuration, error) {
 // LoadComposition is the configuration without the stock it makes: what
 // packing needs, since the ledger judges the stock under its locks.
 func LoadComposition(w *work.Unit, id uuid.UUID) (*Configuration, error) {
-	ctx, db, org := w.Context(), w.Read(), w.Organization()
-	sys, err := domain.Find[PackagingSystem](ctx, db, org, id)
-	if err != nil {
+	return readComposition(w, w.Read(), id, "")
+}
+
+// compositionRow is a line of a set's recipe with its set and its item, as
+// one query reads them.
+type compositionRow struct {
+	System             PackagingSystem     `gorm:"embedded;embeddedPrefix:s_"`
+	Line               PackagingSystemLine `gorm:"embedded;embeddedPrefix:l_"`
+	Item               catalog.CatalogItem `gorm:"embedded;embeddedPrefix:i_"`
+	CurrentDataVersion uuid.UUID
+}
+
+// readComposition reads the organization's set id with its lines, their
+// items and the items' current data versions in one query on db, taking
+// a lock of strength lock ("": none) on the set; a set without lines is
+// read again on its own.
+func readComposition(w *work.Unit, db *gorm.DB, id uuid.UUID, lock string) (*Configuration, error) {
+	ctx, org := w.Context(), w.Organization()
+	var selects []string
+	for _, t := range []struct {
+		model         any
+		alias, prefix string
+	}{{PackagingSystem{}, "s", "s_"}, {PackagingSystemLine{}, "l", "l_"}, {catalog.CatalogItem{}, "i", "i_"}} {
+		list, err := domain.SelectAs(db, t.model, t.alias, t.prefix)
+		if err != nil {
+			return nil, err
+		}
+		selects = append(selects, list)
+	}
+	sql := `SELECT ` + strings.Join(selects, ", ") + `, v.id AS current_data_version
+		FROM packaging_systems AS s
+		JOIN packaging_system_lines AS l ON l.packaging_system_id = s.id AND l.organization_id = s.organization_id
+		JOIN catalog_items AS i ON i.id = l.catalog_item_id AND i.organization_id = s.organization_id
+		LEFT JOIN catalog_item_data_versions AS v ON v.catalog_item_id = i.id AND v.revision = i.revision
+		WHERE s.organization_id = ? AND s.id = ?
+		ORDER BY l.catalog_item_id`
+	if lock != "" {
+		sql += " FOR " + lock + " OF s"
+	}
+	var rows []compositionRow
+	if err := db.WithContext(ctx).Raw(sql, org, id).Scan(&rows).Error; err != nil {
 		return nil, err
 	}
-	var lines []PackagingSystemLine
-	if err := domain.Tenant(ctx, db, org).Where("packaging_system_id = ?", id).Order("catalog_item_id").Find(&lines).Error; err != nil {
-		return nil, err
+	var sys *PackagingSystem
+	if len(rows) > 0 {
+		sys = &rows[0].System
+	} else {
+		q := domain.Tenant(ctx, db, org)
+		if lock != "" {
+			q = q.Clauses(clause.Locking{Strength: lock})
+		}
+		var err error
+		if sys, err = domain.Take[PackagingSystem](q.Where("id = ?", id)); err != nil {
+			return nil, err
+		}
+	}
+	lines, items, versions := make([]PackagingSystemLine, len(rows)), map[uuid.UUID]*catalog.CatalogItem{}, map[uuid.UUID]uuid.UUID{}
+	for i := range rows {
+		lines[i] = rows[i].Line
+		items[rows[i].Item.ID] = &rows[i].Item
+		versions[rows[i].Item.ID] = rows[i].CurrentDataVersion
 	}
 	cfg := &Configuration{System: sys, Composition: []CompositionLine{}, AllStockTracked: true}
 	if len(lines) == 0 {
 		cfg.Incomplete = append(cfg.Incomplete, IncompleteNoLines)
-	}
-	itemIDs := make([]uuid.UUID, len(lines))
-	for i, l := range lines {
-		itemIDs[i] = l.CatalogItemID
-	}
-	items, versions, err := currentItems(w, itemIDs)
-	if err != nil {
-		return nil, err
 	}
 	cfg.items = items
 	outer, archived := false, false
@@ -272,8 +318,13 @@ func currentItems(w *work.Unit, ids []uuid.UUID) (map[uuid.UUID]*catalog.Catalog
 // ConfigurationFor is the current, ready configuration of an active set
 // whose revision and hash the client sent: what a consumption or a
 // reservation packs by.
+//
+// The set is read share-locked in w's transaction, so a change of its
+// recipe, which locks it for update, either waits for this packing to
+// commit or commits first and is seen: packing by the revision before is
+// then refused, never recorded against a recipe that was replaced.
 func ConfigurationFor(w *work.Unit, id uuid.UUID, revision int, hash string) (*Configuration, error) {
-	cfg, err := LoadComposition(w, id)
+	cfg, err := readComposition(w, w.Tx(), id, "SHARE")
 	if err != nil {
 		return nil, err
 	}

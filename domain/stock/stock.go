@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
 	"ppwr/domain/catalog"
+	"ppwr/internal/database"
 	"ppwr/internal/work"
 )
 
@@ -105,16 +106,17 @@ func ApplyStock(w *work.Unit, changes []StockChange) error {
 		}
 		d.physical, d.reserved = d.physical.Add(c.Physical), d.reserved.Add(c.Reserved)
 	}
-	ids, physical, reserved := make(pq.StringArray, len(items)), make(pq.StringArray, len(items)), make(pq.StringArray, len(items))
+	physical, reserved := make([]decimal.Decimal, len(items)), make([]decimal.Decimal, len(items))
 	for i, id := range items {
-		ids[i], physical[i], reserved[i] = id.String(), net[id].physical.String(), net[id].reserved.String()
+		physical[i], reserved[i] = net[id].physical, net[id].reserved
 	}
+	ids := database.Array(items)
 	// An item's first movement creates its balance, with the movements:
 	// taking no lock on a balance that exists, this waits for nobody.
 	w.DeferExec(`INSERT INTO stock_balances (catalog_item_id, organization_id) SELECT k, $1 FROM unnest($2::uuid[]) AS k
 		ORDER BY k ON CONFLICT DO NOTHING`, org, ids)
 	w.Last(func(tx *gorm.DB) error {
-		balances, err := moveBalances(tx, org, ids, physical, reserved)
+		balances, err := moveBalances(tx, org, ids, database.Array(physical), database.Array(reserved))
 		if err != nil {
 			return err
 		}
@@ -130,7 +132,7 @@ type stockDelta struct{ physical, reserved decimal.Decimal }
 // organization's balances of the items ids in one statement, which first
 // locks the rows in item order so that no two units deadlock, and answers
 // the balances after.
-func moveBalances(tx *gorm.DB, org uuid.UUID, ids, physical, reserved pq.StringArray) ([]StockBalance, error) {
+func moveBalances(tx *gorm.DB, org uuid.UUID, ids pgtype.Array[uuid.UUID], physical, reserved pgtype.Array[decimal.Decimal]) ([]StockBalance, error) {
 	var balances []StockBalance
 	err := tx.Raw(`WITH locked AS MATERIALIZED (SELECT catalog_item_id FROM stock_balances
 			WHERE organization_id = ? AND catalog_item_id = ANY (?::uuid[]) ORDER BY catalog_item_id FOR UPDATE)
@@ -138,7 +140,7 @@ func moveBalances(tx *gorm.DB, org uuid.UUID, ids, physical, reserved pq.StringA
 		FROM locked JOIN unnest(?::uuid[], ?::numeric[], ?::numeric[]) AS v (id, physical, reserved) ON v.id = locked.catalog_item_id
 		WHERE b.catalog_item_id = locked.catalog_item_id
 		RETURNING b.*`, org, ids, ids, physical, reserved).Scan(&balances).Error
-	if err == nil && len(balances) != len(ids) {
+	if err == nil && len(balances) != len(ids.Elements) {
 		err = errors.New("stock: an item's balance belongs to another organization")
 	}
 	return balances, err

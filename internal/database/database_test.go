@@ -114,3 +114,19 @@ func TestInsertTogether(t *testing.T) {
 	require.NoError(t, db.Model(&note{}).Count(&n).Error)
 	assert.Equal(t, int64(3), n)
 }
+
+// An Array parameter reaches PostgreSQL as one array through GORM, which
+// expands a plain slice into a list.
+func TestArrayParameters(t *testing.T) {
+	db := testenv.DB(t)
+	ids := []uuid.UUID{uuid.New(), uuid.New()}
+	amounts := []decimal.Decimal{decimal.RequireFromString("2.5"), decimal.RequireFromString("-1")}
+	var got struct {
+		Second string
+		Sum    string
+	}
+	require.NoError(t, db.Raw("SELECT (?::uuid[])[2]::text AS second, (SELECT sum(a) FROM unnest(?::numeric[]) AS a)::text AS sum",
+		database.Array(ids), database.Array(amounts)).Scan(&got).Error)
+	assert.Equal(t, ids[1].String(), got.Second)
+	assert.Equal(t, "1.5", got.Sum)
+}

@@ -72,11 +72,23 @@ func execWith(ctx context.Context, db *gorm.DB, queries [][]Statement) error {
 	if len(queries) == 0 {
 		return nil
 	}
+	// Sized once: a catalogue create's statement is some 2 kB with 60
+	// parameters, an import batch's far more, and growing both as they
+	// are written copied them several times.
+	size, params := 16, 0
+	for _, q := range queries {
+		size += len(q[0].SQL) + 12
+		for _, row := range q {
+			params += len(row.Vars)
+			size += 4 * len(row.Vars)
+		}
+	}
 	var (
 		sql    strings.Builder
-		vars   []any
+		vars   = make([]any, 0, params)
 		number []byte
 	)
+	sql.Grow(size)
 	for i, q := range queries {
 		if i == 0 {
 			sql.WriteString("WITH ")

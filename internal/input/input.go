@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Opt is a field that may be absent, sent as null, or sent with a value.
@@ -288,12 +289,32 @@ func (f *Fields) text(name, raw, typeKey string) (string, bool) {
 	if !f.src.isJSON() {
 		return raw, true
 	}
+	if s, ok := plainString(raw); ok {
+		return s, true
+	}
 	var s string
 	if json.Unmarshal([]byte(raw), &s) != nil {
 		f.Fail(name, typeKey)
 		return "", false
 	}
 	return s, true
+}
+
+// plainString is the value of raw, a JSON string without escapes, control
+// characters or invalid UTF-8, which is its text between the quotes: what
+// almost every field sends, read without a decoder per field. Any other
+// raw is left to the decoder.
+func plainString(raw string) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	s := raw[1 : len(raw)-1]
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
+			return "", false
+		}
+	}
+	return s, utf8.ValidString(s)
 }
 
 // Nullable widens a schema's type with null (OpenAPI 3.1 has no

@@ -1,6 +1,7 @@
 package input
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/uuid"
@@ -113,4 +114,19 @@ func TestNullableDecimal(t *testing.T) {
 	s = nullableDecimal{}
 	require.NoError(t, FromJSON([]byte(`{"size":"0"}`), &s))
 	assert.Equal(t, map[string]string{"size": "field.positive"}, keys(&s.Errors))
+}
+
+// A string field reads as the JSON decoder reads it, whether or not it
+// takes the way round the decoder.
+func TestPlainStringsReadAsDecoded(t *testing.T) {
+	for _, raw := range []string{`"PET bottle"`, `""`, `"ząb 🦷"`, `"a\"b"`, `"tab\there"`, `"\u0041"`, "\"\xff\"", "\"a\tb\"",
+		`"x\\y"`, `"\/"`} {
+		var want string
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		var errs Errors
+		f := &Fields{src: jsonSource{"name": json.RawMessage(raw)}, errs: &errs}
+		s, ok := f.text("name", raw, "field.string")
+		assert.Equal(t, wantErr == nil, ok, raw)
+		assert.Equal(t, want, s, raw)
+	}
 }

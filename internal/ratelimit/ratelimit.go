@@ -40,6 +40,9 @@ type lease struct {
 	left    int
 	expires time.Time
 	size    int
+	// taken is how many requests the lease took, fewer than size near
+	// the limit.
+	taken int
 }
 
 // New returns a limiter on db.
@@ -57,11 +60,15 @@ func (l *Limiter) Allow(ctx context.Context, bucket string, perMinute int) (bool
 		return true, 0, nil
 	}
 	// A lease spent before it expired means the client is fast: take twice
-	// as many next time. Otherwise go back to exact, one at a time.
+	// as many next time. One that expired takes what the client spent of
+	// it in its life, so a steady client keeps to its rate rather than
+	// growing its leases again from one, and a slower one goes back
+	// towards exact, one at a time.
+	largest := min(maxLease, max(1, perMinute/1200))
 	if ls.left == 0 && now.Before(ls.expires) {
-		ls.size = min(2*ls.size, maxLease, max(1, perMinute/1200))
+		ls.size = min(2*ls.size, largest)
 	} else {
-		ls.size = 1
+		ls.size = min(max(1, ls.taken-ls.left), largest)
 	}
 	granted, wait, err := takeTokens(ctx, l.db, bucket, perMinute, ls.size)
 	if err != nil {
@@ -71,7 +78,7 @@ func (l *Limiter) Allow(ctx context.Context, bucket string, perMinute int) (bool
 		ls.left = 0
 		return false, wait, nil
 	}
-	ls.left, ls.expires = granted-1, now.Add(leaseLife)
+	ls.taken, ls.left, ls.expires = granted, granted-1, now.Add(leaseLife)
 	return true, 0, nil
 }
 

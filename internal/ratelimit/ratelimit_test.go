@@ -64,3 +64,34 @@ func TestLeasesUnderHighLimits(t *testing.T) {
 	taken := consumedSeconds * perMinute / 60
 	assert.GreaterOrEqual(t, taken, 2000.0-1, "every admitted request was charged")
 }
+
+// A lease that expires unspent sizes the next one by what the client
+// spent of it, so a steady client is not charged one request at a time
+// again, and one that slowed down goes back to exact.
+func TestLeaseFollowsTheClientsRate(t *testing.T) {
+	l := New(testenv.DB(t))
+	bucket := "user:" + uuid.NewString()
+	const perMinute = 120_000
+	allow := func(n int) {
+		t.Helper()
+		for range n {
+			ok, _, err := l.Allow(context.Background(), bucket, perMinute)
+			require.NoError(t, err)
+			require.True(t, ok)
+		}
+	}
+	allow(1 + 2 + 4 + 8 + 1)
+	ls := l.lease(bucket)
+	require.Equal(t, 16, ls.size, "leases doubled while spent at once")
+	// Five of the sixteen spent when it expires: the client's rate is
+	// five a lease.
+	allow(4)
+	ls.expires = time.Now().Add(-time.Millisecond)
+	allow(1)
+	assert.Equal(t, 5, ls.size)
+	assert.Equal(t, 4, ls.left)
+
+	ls.expires = time.Now().Add(-time.Millisecond)
+	allow(1)
+	assert.Equal(t, 1, ls.size, "one of five spent: exact again")
+}

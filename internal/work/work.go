@@ -54,19 +54,21 @@ type Record struct {
 
 // Unit is one unit of work. It is not safe for concurrent use.
 type Unit struct {
-	ctx      context.Context
-	db       *gorm.DB // the pool, bound to ctx
-	tx       *gorm.DB
-	actor    Actor
-	deferred []database.Statement
-	last     []func(tx *gorm.DB) error
-	record   *Record
+	ctx context.Context
+	// pool is the pool; bound is it bound to ctx, made on first use: a
+	// unit that only defers rows (a catalogue create) never needs it.
+	pool, bound *gorm.DB
+	tx          *gorm.DB
+	actor       Actor
+	deferred    []database.Statement
+	last        []func(tx *gorm.DB) error
+	record      *Record
 }
 
 // New starts a unit of work for actor on db; no transaction is begun
 // until one is needed.
 func New(ctx context.Context, db *gorm.DB, actor Actor) *Unit {
-	return &Unit{ctx: ctx, db: db.WithContext(ctx), actor: actor}
+	return &Unit{ctx: ctx, pool: db, actor: actor}
 }
 
 // Context is the unit's context.
@@ -82,7 +84,7 @@ func (u *Unit) Organization() uuid.UUID { return u.actor.OrganizationID }
 // write (and take locks) and writes that must be read back run on it.
 func (u *Unit) Tx() *gorm.DB {
 	if u.tx == nil {
-		u.tx = u.db.Begin()
+		u.tx = u.db().Begin()
 	}
 	return u.tx
 }
@@ -93,7 +95,15 @@ func (u *Unit) Read() *gorm.DB {
 	if u.tx != nil {
 		return u.tx
 	}
-	return u.db
+	return u.db()
+}
+
+// db is the pool bound to the unit's context.
+func (u *Unit) db() *gorm.DB {
+	if u.bound == nil {
+		u.bound = u.pool.WithContext(u.ctx)
+	}
+	return u.bound
 }
 
 // Defer renders the insert of row at once, so the row is complete (ids,
@@ -101,7 +111,7 @@ func (u *Unit) Read() *gorm.DB {
 // with the unit's other deferred rows. Deferred rows cannot be read back
 // before Commit.
 func (u *Unit) Defer(row any) error {
-	stmt, err := database.Insert(u.db, row)
+	stmt, err := database.Insert(u.pool, row)
 	if err != nil {
 		return err
 	}
@@ -141,7 +151,7 @@ func (u *Unit) Commit(rows ...any) error {
 			return err
 		}
 	}
-	conn := u.db
+	conn := u.pool
 	if u.tx != nil || len(u.last) > 0 {
 		conn = u.Tx()
 	}
