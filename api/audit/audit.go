@@ -35,6 +35,7 @@ type actorJSON struct {
 	Type     string     `json:"type"`
 	UserID   *uuid.UUID `json:"user_id"`
 	APIKeyID *uuid.UUID `json:"api_key_id"`
+	Name     *string    `json:"name" schema:"desc=audit.actor_name"`
 }
 
 func (actorJSON) Declare(s *kit.Shape) { s.Enum("type", work.ActorKinds...) }
@@ -54,17 +55,21 @@ type entryJSON struct {
 }
 
 func entryToJSON(e *domain.AuditEntry) entryJSON {
-	var recordType *string
-	if e.RecordType != "" {
-		recordType = &e.RecordType
-	}
 	return entryJSON{
 		ID: e.ID, OccurredAt: e.OccurredAt.UTC(),
-		Actor:     actorJSON{Type: e.ActorKind, UserID: e.ActorUserID, APIKeyID: e.APIKeyID},
+		Actor:     actorJSON{Type: e.ActorKind, UserID: e.ActorUserID, APIKeyID: e.APIKeyID, Name: nonEmpty(e.ActorName)},
 		Operation: e.Operation, Method: e.Method, Path: e.Path, Status: e.Status,
-		RecordType: recordType, RecordID: e.RecordID, RequestID: e.RequestID,
+		RecordType: nonEmpty(e.RecordType), RecordID: e.RecordID, RequestID: e.RequestID,
 		Summary: json.RawMessage(e.Summary),
 	}
+}
+
+// nonEmpty renders a column that holds "" for none as null.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // period is the audit log's filter: inclusive calendar days in UTC.

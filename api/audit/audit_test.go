@@ -68,3 +68,22 @@ func TestAuditLogPagesAndFilters(t *testing.T) {
 		assert.NotEmpty(t, res.JSON["error"].(map[string]any)["fields"], bad)
 	}
 }
+
+func TestAuditLogNamesTheOperator(t *testing.T) {
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{})
+	ctx := context.Background()
+	require.NoError(t, domain.AppendAudit(ctx, a.DB, &domain.AuditEntry{OrganizationID: tn.Org, ActorKind: domain.ActorOperator, ActorName: "Ewa Nowak", Operation: "admin.imports.redrive"}))
+	require.NoError(t, domain.AppendAudit(ctx, a.DB, &domain.AuditEntry{OrganizationID: tn.Org, ActorKind: domain.ActorSystem, Operation: "seed"}))
+
+	res := a.Do(apitest.Req{Method: http.MethodGet, Path: tn.Path("/audit-log"), Token: tn.Token})
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	names := map[string]any{}
+	for _, e := range res.JSON["data"].([]any) {
+		entry := e.(map[string]any)
+		actor := entry["actor"].(map[string]any)
+		require.Contains(t, actor, "name", "the field is always present")
+		names[entry["operation"].(string)] = actor["name"]
+	}
+	assert.Equal(t, map[string]any{"admin.imports.redrive": "Ewa Nowak", "seed": nil}, names)
+}
