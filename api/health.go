@@ -12,9 +12,10 @@ func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
 }
 
-// readyz says whether Postgres, Temporal and S3 are reachable, so a load
-// balancer only routes to replicas that can serve; it names the failing
-// ones within 3 s (internal/health).
+// readyz says whether Postgres and S3 are reachable, so a load balancer
+// only routes to replicas that can serve; it names the failing ones within
+// 3 s (internal/health). Temporal is reported but does not make the
+// replica unready: requests only record workflow starts.
 func (s *Server) readyz(c *gin.Context) {
 	report, ready := s.readiness().Run(c.Request.Context())
 	status := http.StatusOK

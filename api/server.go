@@ -245,7 +245,7 @@ func errorCodes(op *kit.Operation) []kit.Code {
 func (s *Server) readiness() health.Checks {
 	checks := health.Checks{bound.Postgres: health.Postgres(s.DB)}
 	if s.Temporal != nil {
-		checks[bound.Temporal] = health.Temporal(s.Temporal)
+		checks[bound.Temporal] = health.Advisory(health.Temporal(s.Temporal))
 	}
 	if s.Storage != nil {
 		checks[bound.S3] = s.Storage.Ping

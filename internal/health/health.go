@@ -8,6 +8,7 @@ package health
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -24,37 +25,67 @@ const Timeout = 3 * time.Second
 // Checks probe each backing service by its name (internal/bound's names).
 type Checks map[string]func(context.Context) error
 
-// Report is the answer of /readyz.
+// Advisory wraps the check of a service the process reports but can serve
+// without: the API records workflow starts for the relay and never waits
+// on Temporal, so a Temporal outage should not take every API replica out
+// of its load balancer. A failing advisory check makes the report
+// "degraded", still ready.
+func Advisory(check func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := check(ctx); err != nil {
+			return advisoryError{err}
+		}
+		return nil
+	}
+}
+
+type advisoryError struct{ error }
+
+func (e advisoryError) Unwrap() error { return e.error }
+
+// Report is the answer of /readyz: Status is "ready", "degraded" (an
+// advisory check failed) or "unavailable".
 type Report struct {
 	Status string            `json:"status"`
 	Checks map[string]string `json:"checks"`
 }
 
 // Run probes every service at once within Timeout, so one that hangs does
-// not eat the others' time; ready is whether all answered.
+// not eat the others' time; ready is whether all but the advisory ones
+// answered.
 func (cs Checks) Run(ctx context.Context) (report Report, ready bool) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	report = Report{Status: "ready", Checks: map[string]string{}}
+	report = Report{Checks: map[string]string{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	ready = true
+	var failed, degraded bool
 	for name, check := range cs {
 		wg.Go(func() {
-			result := "ok"
-			if err := check(ctx); err != nil {
-				result = err.Error()
-			}
+			err := check(ctx)
 			mu.Lock()
 			defer mu.Unlock()
-			report.Checks[name] = result
-			if result != "ok" {
-				ready, report.Status = false, "unavailable"
+			report.Checks[name] = "ok"
+			if err != nil {
+				report.Checks[name] = err.Error()
+				if errors.As(err, new(advisoryError)) {
+					degraded = true
+				} else {
+					failed = true
+				}
 			}
 		})
 	}
 	wg.Wait()
-	return report, ready
+	switch {
+	case failed:
+		report.Status = "unavailable"
+	case degraded:
+		report.Status = "degraded"
+	default:
+		report.Status = "ready"
+	}
+	return report, !failed
 }
 
 // Handler serves /healthz and /readyz over cs.
