@@ -50,6 +50,10 @@ type endpointRow struct {
 	AllEvents bool
 	Status    string
 	CreatedAt time.Time
+	// Delivered says a delivery to it was attempted, so Streak means
+	// something.
+	Delivered bool
+	Streak    webhooks.Streak
 }
 
 func (s *Server) organization(w http.ResponseWriter, r *http.Request) {
@@ -89,9 +93,16 @@ func (s *Server) organization(w http.ResponseWriter, r *http.Request) {
 		s.Fail(w, r, err)
 		return
 	}
+	streaks, err := webhooks.Streaks(ctx, s.db, id)
+	if err != nil {
+		s.Fail(w, r, err)
+		return
+	}
 	for _, e := range endpoints {
 		all := len(e.Events) == 1 && e.Events[0] == webhooks.AllEvents
-		page.Endpoints = append(page.Endpoints, endpointRow{URL: webhooks.RedactedURL(e.URL), Events: e.Events, AllEvents: all, Status: e.Status, CreatedAt: e.CreatedAt})
+		streak, delivered := streaks[e.ID]
+		page.Endpoints = append(page.Endpoints, endpointRow{URL: webhooks.RedactedURL(e.URL), Events: e.Events, AllEvents: all,
+			Status: e.Status, CreatedAt: e.CreatedAt, Delivered: delivered, Streak: streak})
 	}
 	s.Render(w, r, http.StatusOK, "organization", page)
 }

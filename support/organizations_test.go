@@ -49,6 +49,11 @@ func TestOrganizationsPages(t *testing.T) {
 	require.NoError(t, err)
 	_, err = webhooks.OperatorDisableEndpoint(ctx, db, all.ID)
 	require.NoError(t, err)
+	deliveries := &attentiontest.Org{DB: db, ID: boot.OrganizationID}
+	deliveries.Delivery(t, hook.ID, webhooks.DeliverySucceeded, "")
+	for _, status := range []string{webhooks.DeliveryFailed, webhooks.DeliveryPending} {
+		deliveries.Delivery(t, hook.ID, status, "receiver answered <503>")
+	}
 
 	b := newBrowser(t, console(t, support.Deps{}))
 	_, secret := token(t, db, uniqueName("Support"))
@@ -68,6 +73,12 @@ func TestOrganizationsPages(t *testing.T) {
 	} {
 		assert.Contains(t, page, want)
 	}
+	hookRow := regexp.MustCompile(`(?s)<th scope="row"><code>https://hook:xxxxx@hooks.example.test/ppwr-` + suffix + `</code></th>.*?</tr>`).FindString(page)
+	assert.Regexp(t, `2 failed in a row; last success \d{4}-\d\d-\d\d \d\d:\d\d UTC<br>Last error: <code>receiver answered &lt;503&gt;</code>`, hookRow,
+		"the failures since the latest success, with the newest error, escaped")
+	allRow := regexp.MustCompile(`(?s)<th scope="row"><code>https://hooks.example.test/all-` + suffix + `</code></th>.*?</tr>`).FindString(page)
+	assert.Contains(t, allRow, "none attempted yet")
+
 	keyRow := regexp.MustCompile(`(?s)<th scope="row">old-erp-` + suffix + `</th>.*?</tr>`).FindString(page)
 	assert.Contains(t, keyRow, "clerk-"+suffix+"@example.test", "a key names its user")
 	assert.Regexp(t, `UTC</td>\s*</tr>$`, keyRow, "when it was revoked")
@@ -90,6 +101,7 @@ func TestOrganizationsPages(t *testing.T) {
 	page = b.page("/organizations/" + boot.OrganizationID.String())
 	assert.Contains(t, page, "Klucze API")
 	assert.Contains(t, page, "właściciel")
+	assert.Contains(t, page, "nieudane z rzędu: 2; ostatni sukces")
 }
 
 var (
