@@ -56,6 +56,15 @@ const (
 	WebhookUnreachable = "unreachable"
 )
 
+// The outcomes start at zero, so the first failure moves a series that was
+// already scraped and rate() sees it: a series born at 1 reads as no
+// change.
+func init() {
+	for _, outcome := range []string{WebhookSucceeded, WebhookRejected, WebhookUnreachable} {
+		webhookAttempts.WithLabelValues(outcome)
+	}
+}
+
 // ObserveRequest counts one answered request of operation and its latency.
 func ObserveRequest(operation string, status int, elapsed time.Duration) {
 	httpRequests.WithLabelValues(operation, strconv.Itoa(status)).Inc()

@@ -84,7 +84,8 @@ func TestMetricsListenerServesEverySeries(t *testing.T) {
 	}, 5*time.Second, 20*time.Millisecond)
 
 	before := Scrape(t, url)
-	for _, series := range []string{"go_sql_open_connections{db_name=\"ppwr\"}", "ppwr_relay_lag_seconds", "ppwr_relay_pending_starts", "ppwr_outbox_backlog"} {
+	for _, series := range []string{"go_sql_open_connections{db_name=\"ppwr\"}", "ppwr_relay_lag_seconds", "ppwr_relay_pending_starts", "ppwr_outbox_backlog",
+		`ppwr_webhook_attempts_total{outcome="rejected"}`, `ppwr_webhook_attempts_total{outcome="unreachable"}`} {
 		assert.GreaterOrEqual(t, Value(before, series), 0.0, series)
 	}
 
