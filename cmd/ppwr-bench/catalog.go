@@ -120,7 +120,7 @@ func itemCreateScenario(db *gorm.DB, orgID uuid.UUID, tokens *tokenRing) scenari
 		},
 		request: func(base string, _ int) (*http.Request, error) { return post(base + "/catalog-items-insert") },
 	}
-	variants := durableVariants(db, who, sameWork.request)
+	variants := writeVariants(durableWrites, 1, sameWork.path, func(skip int) gin.HandlerFunc { return durableCreate(db, who, skip) }, sameWork.request)
 	return scenario{
 		name: "POST /catalog-items",
 		fullRequest: func(base string, i int) (*http.Request, error) {
@@ -132,6 +132,6 @@ func itemCreateScenario(db *gorm.DB, orgID uuid.UUID, tokens *tokenRing) scenari
 		},
 		bare:     []bareTarget{sameWork, single},
 		variants: variants,
-		explain:  itemCreateExplained(sameWork, single, variants),
+		explain:  sameWorkExplained("POST /catalog-items", "the item", sameWork, single, variants),
 	}
 }

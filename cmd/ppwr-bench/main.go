@@ -19,7 +19,9 @@
 // again, with metrics and tracing to an OTLP sink on and off.
 //
 // The reservations scenario (reservations.go) runs after these: 200
-// clients reserving sets of one packing set, checked for oversell.
+// clients reserving sets of one packing set, beside a handler doing the
+// same writes and one doing only the conditional UPDATE of the stock,
+// checked for oversell.
 //
 // The imports scenario (imports.go) runs after these: an import's way
 // from upload through Temporal and a ppwr worker process, measured

@@ -145,7 +145,18 @@ func LoadConfiguration(w *work.Unit, id uuid.UUID) (*Configuration, error) {
 // LoadComposition is the configuration without the stock it makes: what
 // packing needs, since the ledger judges the stock under its locks.
 func LoadComposition(w *work.Unit, id uuid.UUID) (*Configuration, error) {
-	return readComposition(w, w.Read(), id, "")
+	var selects []string
+	for _, t := range []struct {
+		model         any
+		alias, prefix string
+	}{{PackagingSystem{}, "s", "s_"}, {PackagingSystemLine{}, "l", "l_"}, {catalog.CatalogItem{}, "i", "i_"}} {
+		list, err := domain.SelectAs(w.Read(), t.model, t.alias, t.prefix)
+		if err != nil {
+			return nil, err
+		}
+		selects = append(selects, list)
+	}
+	return readComposition(w, w.Read(), id, strings.Join(selects, ", "), "")
 }
 
 // compositionRow is a line of a set's recipe with its set and its item, as
@@ -157,24 +168,24 @@ type compositionRow struct {
 	CurrentDataVersion uuid.UUID
 }
 
+// packingColumns are what packing by a set reads (ConfigurationFor): the
+// set's id, status and revision, its lines, and of their items what
+// converts a line to the stock unit, weighs it, judges the recipe ready
+// and moves its stock. Every parcel packed reads them, in its transaction,
+// so they are no more than that.
+const packingColumns = `s.id AS s_id, s.organization_id AS s_organization_id, s.status AS s_status, s.revision AS s_revision,
+	l.id AS l_id, l.catalog_item_id AS l_catalog_item_id, l.quantity AS l_quantity, l.unit AS l_unit, l.role AS l_role,
+	l.outer_packaging AS l_outer_packaging, i.id AS i_id, i.revision AS i_revision, i.stock_unit AS i_stock_unit, i.mass_g AS i_mass_g,
+	i.stock_tracked AS i_stock_tracked, i.status AS i_status`
+
 // readComposition reads the organization's set id with its lines, their
-// items and the items' current data versions in one query on db, taking
-// a lock of strength lock ("": none) on the set; a set without lines is
-// read again on its own.
-func readComposition(w *work.Unit, db *gorm.DB, id uuid.UUID, lock string) (*Configuration, error) {
+// items and the items' current data versions in one query on db, selecting
+// columns of them (aliased s_, l_ and i_ as compositionRow scans them) and
+// taking a lock of strength lock ("": none) on the set; a set without
+// lines is read again on its own.
+func readComposition(w *work.Unit, db *gorm.DB, id uuid.UUID, columns, lock string) (*Configuration, error) {
 	ctx, org := w.Context(), w.Organization()
-	var selects []string
-	for _, t := range []struct {
-		model         any
-		alias, prefix string
-	}{{PackagingSystem{}, "s", "s_"}, {PackagingSystemLine{}, "l", "l_"}, {catalog.CatalogItem{}, "i", "i_"}} {
-		list, err := domain.SelectAs(db, t.model, t.alias, t.prefix)
-		if err != nil {
-			return nil, err
-		}
-		selects = append(selects, list)
-	}
-	sql := `SELECT ` + strings.Join(selects, ", ") + `, v.id AS current_data_version
+	sql := `SELECT ` + columns + `, v.id AS current_data_version
 		FROM packaging_systems AS s
 		JOIN packaging_system_lines AS l ON l.packaging_system_id = s.id AND l.organization_id = s.organization_id
 		JOIN catalog_items AS i ON i.id = l.catalog_item_id AND i.organization_id = s.organization_id
@@ -317,14 +328,14 @@ func currentItems(w *work.Unit, ids []uuid.UUID) (map[uuid.UUID]*catalog.Catalog
 
 // ConfigurationFor is the current, ready configuration of an active set
 // whose revision and hash the client sent: what a consumption or a
-// reservation packs by.
+// reservation packs by. Its set and items hold only packingColumns.
 //
 // The set is read share-locked in w's transaction, so a change of its
 // recipe, which locks it for update, either waits for this packing to
 // commit or commits first and is seen: packing by the revision before is
 // then refused, never recorded against a recipe that was replaced.
 func ConfigurationFor(w *work.Unit, id uuid.UUID, revision int, hash string) (*Configuration, error) {
-	cfg, err := readComposition(w, w.Tx(), id, "SHARE")
+	cfg, err := readComposition(w, w.Tx(), id, packingColumns, "SHARE")
 	if err != nil {
 		return nil, err
 	}

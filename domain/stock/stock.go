@@ -111,10 +111,13 @@ func ApplyStock(w *work.Unit, changes []StockChange) error {
 		physical[i], reserved[i] = net[id].physical, net[id].reserved
 	}
 	ids := database.Array(items)
-	// An item's first movement creates its balance, with the movements:
-	// taking no lock on a balance that exists, this waits for nobody.
+	// An item's first movement creates its balance, with the movements.
+	// A balance that exists is not inserted at all: ON CONFLICT would
+	// find its row changed by the unit moving it now and wait for that
+	// unit's commit, so every unit would queue for the balances here too,
+	// not only in its last statement.
 	w.DeferExec(`INSERT INTO stock_balances (catalog_item_id, organization_id) SELECT k, $1 FROM unnest($2::uuid[]) AS k
-		ORDER BY k ON CONFLICT DO NOTHING`, org, ids)
+		WHERE NOT EXISTS (SELECT FROM stock_balances AS b WHERE b.catalog_item_id = k) ORDER BY k ON CONFLICT DO NOTHING`, org, ids)
 	w.Last(func(tx *gorm.DB) error {
 		balances, err := moveBalances(tx, org, ids, database.Array(physical), database.Array(reserved))
 		if err != nil {
