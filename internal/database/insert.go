@@ -68,8 +68,10 @@ func Insert(db *gorm.DB, row any) (Statement, error) {
 			}
 			v, _ = f.ValueOf(ctx, rv)
 		}
-		if plan.nilAsNull[i] && v != nil && reflect.ValueOf(v).IsNil() {
-			v = nil
+		if plan.nilAsNull[i] {
+			if p := reflect.ValueOf(v); p.Kind() == reflect.Pointer && p.IsNil() {
+				v = nil
+			}
 		}
 		vars[i] = v
 	}
