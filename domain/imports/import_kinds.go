@@ -123,22 +123,30 @@ func (r *ImportRow) decide(errs *input.Errors, outcome string, planned RowChange
 // plannedCells are the planned values of a row as cells, so the apply binds
 // exactly what the preview planned (with code mappings resolved) through
 // the API's declarations: the fields of a create, or the new values of an
-// update's changes.
+// update's changes. Only those are decoded, as text straight into the
+// cells: decoding the whole change, each value behind a pointer, was a
+// fifth of a catalogue apply's CPU time in this process. A null decodes
+// as an empty cell, which is absent, as a null's cell was left out.
 func plannedCells(row *ImportRow) (map[string]string, error) {
-	plan, err := row.PlannedChange()
-	if err != nil {
+	if len(row.Planned) == 0 {
+		_, err := row.PlannedChange() // says why there is none
+		return map[string]string{}, err
+	}
+	var plan struct {
+		Fields  map[string]string `json:"fields"`
+		Changes map[string]struct {
+			To string `json:"to"`
+		} `json:"changes"`
+	}
+	if err := decodeStored(row.Planned, &plan, "import row", row.ID, "planned"); err != nil {
 		return nil, err
 	}
-	cells := map[string]string{}
-	for field, v := range plan.Fields {
-		if v != nil {
-			cells[field] = *v
-		}
+	cells := plan.Fields
+	if cells == nil {
+		cells = make(map[string]string, len(plan.Changes))
 	}
 	for field, c := range plan.Changes {
-		if c.To != nil {
-			cells[field] = *c.To
-		}
+		cells[field] = c.To
 	}
 	return cells, nil
 }

@@ -456,14 +456,15 @@ const pendingRows = "import_id = ? AND number > ? AND applied IS NULL AND outcom
 
 // PendingImportRows are the next rows to apply after row number after, up
 // to row number upTo: planned creates and updates not applied yet, in row
-// order. Their input is not read: the apply binds what was planned, and
-// rendering the input's jsonb as text took PostgreSQL as long again as
-// rendering the rest of the row. They are not locked: saveAppliedRows
-// finds out whether another transaction applied them meanwhile, and
-// locking each row cost a write-ahead log record per row.
+// order. Only what the apply reads is read (their id, number, outcome and
+// plan): the apply binds what was planned, and rendering the input's jsonb
+// as text took PostgreSQL as long again as rendering the rest of the row.
+// They are not locked: saveAppliedRows finds out whether another
+// transaction applied them meanwhile, and locking each row cost a
+// write-ahead log record per row.
 func PendingImportRows(w *work.Unit, importID uuid.UUID, after, upTo, limit int) ([]ImportRow, error) {
 	var rows []ImportRow
-	err := w.Tx().Omit("input").Where(pendingRows+" AND number <= ?", importID, after, upTo).
+	err := w.Tx().Select("id", "number", "outcome", "planned").Where(pendingRows+" AND number <= ?", importID, after, upTo).
 		Order("number").Limit(limit).Find(&rows).Error
 	return rows, err
 }
@@ -532,24 +533,25 @@ func ApplyImportRange(w *work.Unit, imp *Import, after, upTo, limit int) (last, 
 
 // saveAppliedRows records on each row what applying it did, in one
 // statement for the batch: the change it made, or invalid with its errors.
-// The batch's values are bound as four arrays: a VALUES list of four
-// parameters a row cost PostgreSQL half as much again (12 µs a row
-// against 8).
+// The batch's values are bound as three arrays (a VALUES list of
+// parameters a row cost PostgreSQL half as much again), and a row applied
+// keeps its outcome and (empty) errors.
 func saveAppliedRows(w *work.Unit, rows []ImportRow, results []rowApplied) error {
-	ids, outcomes := make([]uuid.UUID, len(rows)), make([]string, len(rows))
-	errs, applied := make([]string, len(rows)), make([]*string, len(rows))
+	ids, errs, applied := make([]uuid.UUID, len(rows)), make([]*string, len(rows)), make([]*string, len(rows))
 	for i, r := range results {
-		ids[i], outcomes[i], errs[i] = rows[i].ID, rows[i].Outcome, string(rows[i].Errors)
+		ids[i] = rows[i].ID
 		if r.invalid != nil {
-			outcomes[i], errs[i] = OutcomeInvalid, string(mustJSON(r.invalid.Fields))
+			errs[i] = new(string(mustJSON(r.invalid.Fields)))
 		} else {
 			applied[i] = new(string(mustJSON(r.change)))
 		}
 	}
-	res := w.Tx().Exec(`UPDATE import_rows AS r SET outcome = v.outcome, errors = v.errors, applied = v.applied
-		FROM unnest(?::uuid[], ?::text[], ?::jsonb[], ?::jsonb[]) AS v (id, outcome, errors, applied)
+	res := w.Tx().Exec(`UPDATE import_rows AS r
+		SET outcome = CASE WHEN v.errors IS NULL THEN r.outcome ELSE '`+OutcomeInvalid+`' END,
+			errors = coalesce(v.errors, r.errors), applied = v.applied
+		FROM unnest(?::uuid[], ?::jsonb[], ?::jsonb[]) AS v (id, errors, applied)
 		WHERE r.id = v.id AND r.applied IS NULL AND r.outcome IN ('`+OutcomeCreate+`', '`+OutcomeUpdate+`')`,
-		database.Array(ids), database.Array(outcomes), database.Array(errs), database.Array(applied))
+		database.Array(ids), database.Array(errs), database.Array(applied))
 	if res.Error == nil && res.RowsAffected != int64(len(rows)) {
 		return errRowsAppliedMeanwhile
 	}

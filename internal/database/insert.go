@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql/driver"
 	"reflect"
 	"strconv"
 	"strings"
@@ -19,6 +20,12 @@ type insertPlan struct {
 	columns []string
 	sql     string
 	fields  []*schema.Field
+	// nilAsNull marks the pointer fields whose nil is rendered as an
+	// untyped nil: pgx sends either as NULL, but finds out for a typed
+	// nil pointer by reflection on every value (isNilDriverValuer asks
+	// whether the pointer type itself is a driver.Valuer), which was a
+	// tenth of the CPU time of COPYing an import's items.
+	nilAsNull []bool
 }
 
 // insertPlans caches an *insertPlan per model type, or nil for a type
@@ -61,6 +68,11 @@ func Insert(db *gorm.DB, row any) (Statement, error) {
 			}
 			v, _ = f.ValueOf(ctx, rv)
 		}
+		if plan.nilAsNull[i] {
+			if p := reflect.ValueOf(v); p.Kind() == reflect.Pointer && p.IsNil() {
+				v = nil
+			}
+		}
 		vars[i] = v
 	}
 	return Statement{SQL: plan.sql, Vars: vars, plan: plan}, nil
@@ -90,6 +102,7 @@ func planInsert(db *gorm.DB, row any) (*insertPlan, error) {
 				continue
 			}
 			plan.fields = append(plan.fields, f)
+			plan.nilAsNull = append(plan.nilAsNull, nilIsNull(f.FieldType))
 			plan.columns = append(plan.columns, name)
 			quoted = append(quoted, stmt.Quote(name))
 			params = append(params, "$"+strconv.Itoa(len(params)+1))
@@ -102,6 +115,18 @@ func planInsert(db *gorm.DB, row any) (*insertPlan, error) {
 	insertPlans.Store(t, plan)
 	return plan, nil
 }
+
+// nilIsNull reports whether pgx sends a nil of type t as NULL without
+// calling a method on it: t is a pointer, and not one whose own method
+// set alone makes it a driver.Valuer.
+func nilIsNull(t reflect.Type) bool {
+	if t.Kind() != reflect.Pointer {
+		return false
+	}
+	return !t.Implements(valuerType) || t.Elem().Implements(valuerType)
+}
+
+var valuerType = reflect.TypeFor[driver.Valuer]()
 
 // renderCreate renders GORM's own Create of row without executing it.
 func renderCreate(db *gorm.DB, row any) (Statement, error) {
