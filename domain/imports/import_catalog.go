@@ -53,11 +53,14 @@ func (p *catalogPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells
 		if resolved[i], err = p.mapper.Resolve(w, c, catalogCodes); err != nil {
 			return nil, err
 		}
-		patch := &catalog.CatalogItemPatch{}
-		input.FromCells(resolved[i], patch)
-		planned[i] = plannedRow{row: newImportRow(w, importID, first+i, c), patch: patch, errs: &patch.Errors}
-		if patch.InternalCode.Set() {
-			codes = append(codes, patch.InternalCode.Value)
+		// Bound as a create first, as most rows of a large file are: the
+		// code binds alike either way, and only a row whose item exists
+		// is bound again, as a patch.
+		create := &catalog.CatalogItemCreate{}
+		input.FromCells(resolved[i], create)
+		planned[i] = plannedRow{row: newImportRow(w, importID, first+i, c), create: create, errs: &create.Errors}
+		if create.InternalCode.Set() {
+			codes = append(codes, create.InternalCode.Value)
 		}
 	}
 	existing := map[string]*catalog.CatalogItem{}
@@ -73,12 +76,12 @@ func (p *catalogPlanner) Plan(w *work.Unit, importID uuid.UUID, first int, cells
 	var refs domain.References
 	for i := range planned {
 		r := &planned[i]
-		code := r.patch.InternalCode.Value
-		if r.item = existing[code]; r.item == nil {
-			// A new item: the create's rules apply (required fields).
-			r.create = &catalog.CatalogItemCreate{}
-			input.FromCells(resolved[i], r.create)
-			r.errs, r.patch = &r.create.Errors, nil
+		code := r.create.InternalCode.Value
+		if r.item = existing[code]; r.item != nil {
+			// An existing item: the patch's rules apply (nothing required).
+			r.patch = &catalog.CatalogItemPatch{}
+			input.FromCells(resolved[i], r.patch)
+			r.errs, r.create = &r.patch.Errors, nil
 		}
 		p.seen.once(code, r.row.Number, "internalCode", r.errs)
 		if r.item != nil && r.item.Status == catalog.ItemArchived {
@@ -127,26 +130,35 @@ func (r *plannedRow) decide() {
 
 // sentValues are the sent fields by API name, as comparable text (nil
 // for null), so a diff is a plain comparison.
+// The fields are listed in arrays rather than maps, which every row
+// would allocate.
 func sentValues(in *catalog.CatalogItemFields) map[string]*string {
-	out := textValues(map[string]input.Opt[string]{
-		"internalCode": in.InternalCode, "name": in.Name, "sourcingType": in.SourcingType, "mainMaterialCode": in.MainMaterialCode,
-		"stockUnit": in.StockUnit, "foodContactStatus": in.FoodContactStatus, "reuseType": in.ReuseType,
-	})
-	for name, v := range map[string]input.Opt[decimal.Decimal]{
-		"massG": in.MassG, "innerLengthMm": in.InnerLengthMm, "innerWidthMm": in.InnerWidthMm, "innerHeightMm": in.InnerHeightMm,
-	} {
-		if v.Set() {
-			out[name] = text(v.Value.String())
+	out := make(map[string]*string, len(CatalogImportColumns))
+	type field[T any] struct {
+		name  string
+		value input.Opt[T]
+	}
+	for _, f := range [...]field[string]{{"internalCode", in.InternalCode}, {"name", in.Name}, {"sourcingType", in.SourcingType},
+		{"mainMaterialCode", in.MainMaterialCode}, {"stockUnit", in.StockUnit}, {"foodContactStatus", in.FoodContactStatus},
+		{"reuseType", in.ReuseType}} {
+		if f.value.Set() {
+			out[f.name] = text(f.value.Value)
+		}
+	}
+	for _, f := range [...]field[decimal.Decimal]{{"massG", in.MassG}, {"innerLengthMm", in.InnerLengthMm},
+		{"innerWidthMm", in.InnerWidthMm}, {"innerHeightMm", in.InnerHeightMm}} {
+		if f.value.Set() {
+			out[f.name] = text(f.value.Value.String())
 		}
 	}
 	if in.StockTracked.Set() {
 		out["stockTracked"] = text(boolText(in.StockTracked.Value))
 	}
-	for name, v := range map[string]input.Opt[uuid.UUID]{"folder": in.Folder, "family": in.Family} {
-		if v.Null {
-			out[name] = nil
-		} else if v.Set() {
-			out[name] = text(v.Value.String())
+	for _, f := range [...]field[uuid.UUID]{{"folder", in.Folder}, {"family", in.Family}} {
+		if f.value.Null {
+			out[f.name] = nil
+		} else if f.value.Set() {
+			out[f.name] = text(f.value.Value.String())
 		}
 	}
 	return out

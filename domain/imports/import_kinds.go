@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
+	"gorm.io/datatypes"
 	"gorm.io/gorm"
 
 	"ppwr/domain"
@@ -80,9 +81,9 @@ func StoreImportRows(ctx context.Context, db *gorm.DB, rows []ImportRow) error {
 	for i, r := range rows {
 		var planned any
 		if r.Planned != nil {
-			planned = string(r.Planned)
+			planned = []byte(r.Planned)
 		}
-		values[i] = []any{r.ID, r.OrganizationID, r.ImportID, r.Number, string(r.Input), string(r.Errors), r.Outcome, planned}
+		values[i] = []any{r.ID, r.OrganizationID, r.ImportID, r.Number, []byte(r.Input), []byte(r.Errors), r.Outcome, planned}
 	}
 	return database.Copy(ctx, db, "import_rows", importRowColumns, values)
 }
@@ -106,8 +107,11 @@ var ErrImportPlannedOnly = &domain.RuleError{Code: "import_planned_only", Key: "
 // header, with its cells as read.
 func newImportRow(w *work.Unit, importID uuid.UUID, number int, cells map[string]string) *ImportRow {
 	return &ImportRow{ID: domain.NewID(), OrganizationID: w.Organization(), ImportID: importID, Number: number,
-		Input: mustJSON(cells), Errors: mustJSON([]input.FieldError{})}
+		Input: cellsJSON(cells), Errors: noErrors}
 }
+
+// noErrors are the field errors of a row without any.
+var noErrors = datatypes.JSON("[]")
 
 // decide sets the row's outcome: invalid with errs' field errors when
 // binding or a rule failed, else outcome with its planned change.
@@ -117,7 +121,7 @@ func (r *ImportRow) decide(errs *input.Errors, outcome string, planned RowChange
 		r.Outcome, r.Errors = OutcomeInvalid, mustJSON(invalid.Fields)
 		return
 	}
-	r.Outcome, r.Planned = outcome, mustJSON(planned)
+	r.Outcome, r.Planned = outcome, changeJSON(planned)
 }
 
 // plannedCells are the planned values of a row as cells, so the apply binds
