@@ -99,7 +99,8 @@ func adapt(h kit.HandlerFunc) gin.HandlerFunc {
 // one) and its locale.
 func (s *Server) withRequestState(c *gin.Context) {
 	st := kit.State(c)
-	st.ID = c.GetHeader("X-Request-ID")
+	// Spelled as net/http keys it, so the lookup makes no canonical copy.
+	st.ID = c.GetHeader("X-Request-Id")
 	if _, err := uuid.Parse(st.ID); err != nil {
 		st.ID = uuid.NewString()
 	}
@@ -108,9 +109,21 @@ func (s *Server) withRequestState(c *gin.Context) {
 	// Every wait of the request on PostgreSQL is bounded, so a server
 	// that stops answering yields a 503 rather than a hung request.
 	c.Request = c.Request.WithContext(database.WithTimeout(c.Request.Context(), s.Config.DatabaseTimeout))
-	c.Header("X-Request-ID", st.ID)
-	c.Header("Content-Language", string(st.Locale))
+	h := c.Writer.Header()
+	h["X-Request-Id"] = []string{st.ID}
+	h["Content-Language"] = contentLanguage[st.Locale]
 }
+
+// contentLanguage is each locale's Content-Language value, shared by the
+// answers rather than made per request (a Set or Add of the header
+// replaces or copies it, never writes into it).
+var contentLanguage = func() map[i18n.Locale][]string {
+	out := make(map[i18n.Locale][]string, len(i18n.Locales))
+	for _, l := range i18n.Locales {
+		out[l] = []string{string(l)}
+	}
+	return out
+}()
 
 // logRequest writes one structured line per request, so operators can
 // follow a request id from an ERP's log to ours and to the Temporal UI,
@@ -123,22 +136,30 @@ func logRequest(c *gin.Context) {
 	c.Next()
 	elapsed := time.Since(start)
 	st := kit.State(c)
-	attrs := []any{
-		"request_id", st.ID, "method", c.Request.Method, "path", c.Request.URL.Path,
-		"status", c.Writer.Status(), "duration_ms", elapsed.Milliseconds(),
-	}
 	operation := c.FullPath()
 	if st.Operation != nil {
 		operation = st.Operation.ID
-		attrs = append(attrs, "operation", operation)
 	} else if operation == "" {
 		operation = "unmatched"
 	}
 	telemetry.ObserveRequest(operation, c.Writer.Status(), elapsed)
-	if cred := st.Credential; cred != nil {
-		attrs = append(attrs, "organization_id", cred.OrganizationID, "api_key_id", cred.KeyID)
+	logger := slog.Default()
+	if !logger.Enabled(c, slog.LevelInfo) {
+		return
 	}
-	slog.InfoContext(c, "request", attrs...)
+	// Typed attributes in an array on the stack: the line costs no boxing
+	// of its values and no slice of its own.
+	var buf [9]slog.Attr
+	attrs := append(buf[:0], slog.String("request_id", st.ID), slog.String("method", c.Request.Method),
+		slog.String("path", c.Request.URL.Path), slog.Int("status", c.Writer.Status()),
+		slog.Int64("duration_ms", elapsed.Milliseconds()))
+	if st.Operation != nil {
+		attrs = append(attrs, slog.String("operation", operation))
+	}
+	if cred := st.Credential; cred != nil {
+		attrs = append(attrs, slog.Any("organization_id", cred.OrganizationID), slog.Any("api_key_id", cred.KeyID))
+	}
+	logger.LogAttrs(c, slog.LevelInfo, "request", attrs...)
 }
 
 // tracer makes the requests' spans; it is the global provider's, a no-op
@@ -154,6 +175,12 @@ var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
 // chain has named it (the route's template until then), so that its SQL,
 // its recorded workflow starts and their runs are its children.
 func traceRequest(c *gin.Context) {
+	// Untraced, the span would be a no-op's and the request's copy with
+	// it made for nothing.
+	if !telemetry.Recording() {
+		c.Next()
+		return
+	}
 	ctx := otel.GetTextMapPropagator().Extract(c.Request.Context(), propagation.HeaderCarrier(c.Request.Header))
 	ctx, span := tracer.Start(ctx, c.Request.Method+" "+c.FullPath(), serverSpan)
 	defer span.End()
@@ -243,7 +270,8 @@ func authorize(op *kit.Operation) gin.HandlerFunc {
 			kit.Render(c, kit.Forbidden(kit.CodeEmailUnverified))
 		case cred.RequireMFA && !cred.UserMFA:
 			kit.Render(c, kit.Forbidden(kit.CodeMFARequired))
-		case !cred.AllowsIP(c.ClientIP()):
+		// ClientIP allocates its answer: asked only when there is a list.
+		case len(cred.IPAllowList) > 0 && !cred.AllowsIP(c.ClientIP()):
 			kit.Render(c, kit.Forbidden(kit.CodeIPNotAllowed))
 		case op.Permission != "" && !cred.HasPermission(op.Permission):
 			kit.Render(c, kit.Forbidden(kit.CodeMissingPermission))

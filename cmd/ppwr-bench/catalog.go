@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -43,10 +42,17 @@ func newItem(orgID uuid.UUID, code string) *catalog.CatalogItem {
 // itemReadScenario reads one item per request: the API's full pipeline
 // against a handler doing the same single-row query with GORM.
 func itemReadScenario(db *gorm.DB, orgID uuid.UUID, tokens *tokenRing, items []uuid.UUID) scenario {
+	// The paths are made once, so that building a request costs the load
+	// generator as much for the API as for the bare handler.
+	fullPaths, barePaths := make([]string, len(items)), make([]string, len(items))
+	for i, id := range items {
+		fullPaths[i] = "/api/v1/organizations/" + orgID.String() + "/catalog-items/" + id.String()
+		barePaths[i] = "/catalog-items/" + id.String()
+	}
 	return scenario{
 		name: "GET /catalog-items/{id}",
 		fullRequest: func(base string, i int) (*http.Request, error) {
-			r, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/api/v1/organizations/%s/catalog-items/%s", base, orgID, items[i%len(items)]), nil)
+			r, err := http.NewRequest(http.MethodGet, base+fullPaths[i%len(items)], nil)
 			if err == nil {
 				r.Header.Set("Authorization", "Bearer "+tokens.next())
 			}
@@ -63,7 +69,7 @@ func itemReadScenario(db *gorm.DB, orgID uuid.UUID, tokens *tokenRing, items []u
 				c.JSON(http.StatusOK, item)
 			},
 			request: func(base string, i int) (*http.Request, error) {
-				return http.NewRequest(http.MethodGet, base+"/catalog-items/"+items[i%len(items)].String(), nil)
+				return http.NewRequest(http.MethodGet, base+barePaths[i%len(items)], nil)
 			},
 		}},
 	}

@@ -47,9 +47,8 @@ func New() *Cache { return &Cache{entries: map[string]entry{}} }
 // load, keeping it when no invalidation happened meanwhile. Credentials are
 // shared between requests and must not be modified.
 func (c *Cache) Lookup(tokenHash []byte, load func() (*access.Credential, error)) (*access.Credential, error) {
-	key := string(tokenHash)
 	c.mu.RLock()
-	e, hit := c.entries[key]
+	e, hit := c.entries[string(tokenHash)] // indexed by the bytes: no string made
 	generation, listening := c.generation, c.listening
 	c.mu.RUnlock()
 	if hit && listening && time.Since(e.at) < maxAge {
@@ -64,7 +63,7 @@ func (c *Cache) Lookup(tokenHash []byte, load func() (*access.Credential, error)
 		if len(c.entries) > 100_000 { // a flood of distinct keys: start over
 			c.entries = map[string]entry{}
 		}
-		c.entries[key] = entry{cred: cred, at: time.Now()}
+		c.entries[string(tokenHash)] = entry{cred: cred, at: time.Now()}
 	}
 	c.mu.Unlock()
 	return cred, nil

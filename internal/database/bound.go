@@ -38,7 +38,11 @@ type watched struct {
 	parent context.Context
 }
 
-const watchedKey = "ppwr:bound"
+// watchOf keys a statement's watchdog in its Settings, as spanOf keys
+// its span: GORM's InstanceSet and InstanceGet format the statement's
+// address into a string key on every call, which cost each statement
+// three allocations; a key holding only the pointer costs none.
+type watchOf struct{ *gorm.Statement }
 
 // boundStatements bounds each statement GORM runs. A row query (Row,
 // Rows, Scan) hands its rows to the caller, who reads them after the
@@ -66,13 +70,13 @@ func boundStatements(db *gorm.DB) error {
 func startWatch(tx *gorm.DB) {
 	ctx, w := watch(tx.Statement.Context)
 	if w != nil {
-		tx.InstanceSet(watchedKey, watched{w: w, parent: tx.Statement.Context})
+		tx.Statement.Settings.Store(watchOf{tx.Statement}, watched{w: w, parent: tx.Statement.Context})
 		tx.Statement.Context = ctx
 	}
 }
 
 func endWatch(tx *gorm.DB, rows bool) {
-	v, ok := tx.InstanceGet(watchedKey)
+	v, ok := tx.Statement.Settings.Load(watchOf{tx.Statement})
 	if !ok {
 		return
 	}

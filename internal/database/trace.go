@@ -54,12 +54,13 @@ func endStatement(span trace.Span, query, table string, err error) {
 	span.End()
 }
 
-// spanKey keeps a GORM statement's span from its before callback to its
-// after callback. The span is not read back from the statement's context:
+// spanOf keys a GORM statement's span in its Settings from its before
+// callback to its after callback (one per statement, as InstanceSet's
+// keys are). The span is not read back from the statement's context:
 // the bound's callbacks (boundStatements) put back the context they
 // replaced, which is the request's, so the after callback would end and
 // rename the request's span and leave the statement's open.
-const spanKey = "ppwr:span"
+type spanOf struct{ *gorm.Statement }
 
 // traceSQL makes each statement GORM runs on db a span of the trace in its
 // context (statementSpan). It is a few GORM callbacks rather than
@@ -70,11 +71,11 @@ func traceSQL(db *gorm.DB) error {
 		ctx, span := statementSpan(tx.Statement.Context)
 		if span != nil {
 			tx.Statement.Context = ctx
-			tx.InstanceSet(spanKey, span)
+			tx.Statement.Settings.Store(spanOf{tx.Statement}, span)
 		}
 	}
 	after := func(tx *gorm.DB) {
-		if span, ok := tx.InstanceGet(spanKey); ok {
+		if span, ok := tx.Statement.Settings.Load(spanOf{tx.Statement}); ok {
 			endStatement(span.(trace.Span), tx.Statement.SQL.String(), tx.Statement.Table, tx.Error)
 		}
 	}

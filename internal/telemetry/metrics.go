@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,9 +68,35 @@ func init() {
 
 // ObserveRequest counts one answered request of operation and its latency.
 func ObserveRequest(operation string, status int, elapsed time.Duration) {
-	httpRequests.WithLabelValues(operation, strconv.Itoa(status)).Inc()
-	httpDuration.WithLabelValues(operation).Observe(elapsed.Seconds())
+	key := requestKey{operation, status}
+	s, ok := requestSeriesOf.Load(key)
+	if !ok {
+		s, _ = requestSeriesOf.LoadOrStore(key, &requestSeries{
+			count:    httpRequests.WithLabelValues(operation, strconv.Itoa(status)),
+			duration: httpDuration.WithLabelValues(operation),
+		})
+	}
+	series := s.(*requestSeries)
+	series.count.Inc()
+	series.duration.Observe(elapsed.Seconds())
 }
+
+// requestSeries are the request series of one operation and status, found
+// in their vectors once: finding them there on every request (the labels
+// hashed, the vector locked, the status formatted) cost more than the
+// counting. The operations and statuses are few, so they are kept for
+// good.
+type requestSeries struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
+}
+
+type requestKey struct {
+	operation string
+	status    int
+}
+
+var requestSeriesOf sync.Map // requestKey → *requestSeries
 
 // WebhookAttempt counts one delivery attempt with its outcome.
 func WebhookAttempt(outcome string) { webhookAttempts.WithLabelValues(outcome).Inc() }

@@ -57,6 +57,16 @@ func StartTracing(ctx context.Context, service string) (stop func(context.Contex
 	}, nil
 }
 
+// Recording reports whether spans started now may be recorded: a
+// provider of the SDK is the global one (InstallTracer). Otherwise the
+// global provider and propagator are no-ops, so a span would be a no-op
+// carried in a context made for nothing, and a caller's traceparent would
+// not be read.
+func Recording() bool {
+	_, sdk := otel.GetTracerProvider().(*sdktrace.TracerProvider)
+	return sdk
+}
+
 // DefaultSampleRatio is the share of requests traced when
 // OTEL_TRACES_SAMPLER does not say otherwise: tracing every request costs
 // the API 8 to 22 per cent more CPU time a request (the telemetry
