@@ -194,7 +194,7 @@ func BDOSourcesPage(ctx context.Context, db *gorm.DB, org uuid.UUID, year, page,
 // not knowing the organization and dates, it expects a few thousand
 // sources and walks the date index over all of the year's at random in
 // the heap. On the benchmark's million flows that made the summary take
-// 5 to 16 s instead of 0.7 s, and the last page 8 to 11 s.
+// 5 to 16 s instead of 0.5 to 0.8 s, and the last page 8 to 11 s.
 func plannedForValues(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error; err != nil {
@@ -208,7 +208,7 @@ func plannedForValues(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) err
 // start. The walk reads each row it passes at random in the heap, the
 // count per date reads the year once in heap order: on the benchmark's
 // million sources, under load, walking 10,000 rows took 35 to 210 ms and
-// the count 340 to 920 ms. So a page above deepOffset walks for at most
+// the count 340 to 920 ms. So a page below deepOffset walks for at most
 // a fraction of the count, and from it on a page costs one pass over the
 // year more than the first page, however deep.
 const deepOffset = 10_000
