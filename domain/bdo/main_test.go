@@ -1,0 +1,9 @@
+package bdo
+
+import (
+	"testing"
+
+	"ppwr/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
