@@ -86,6 +86,9 @@ func main() {
 	importTimeout := flag.Duration("import-timeout", 5*time.Minute, "longest wait for each stage of a big import")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	// SetDefault routed the log package into slog at the info level,
+	// below the handler's: log.Fatal would exit 1 without saying why.
+	log.SetOutput(os.Stderr)
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
