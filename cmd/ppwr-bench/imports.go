@@ -232,6 +232,10 @@ func startWorker(bin string, cfg config.Config) (*workerProcess, error) {
 		"S3_ENDPOINT="+cfg.S3Endpoint, "S3_BUCKET="+cfg.S3Bucket, "S3_REGION="+cfg.S3Region,
 		"AWS_ACCESS_KEY_ID="+cfg.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY="+cfg.AWSSecretAccessKey,
 		"CLAMD_ADDRESS="+cfg.ClamdAddress,
+		// The benchmark reads neither, and their fixed ports would keep
+		// a second benchmark's worker (or a running `make run`) from
+		// starting.
+		"METRICS_ADDR=off", "WORKER_HEALTH_ADDR=",
 	)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
