@@ -119,11 +119,11 @@ func ApplyStock(w *work.Unit, changes []StockChange) error {
 	w.DeferExec(`INSERT INTO stock_balances (catalog_item_id, organization_id) SELECT k, $1 FROM unnest($2::uuid[]) AS k
 		WHERE NOT EXISTS (SELECT FROM stock_balances AS b WHERE b.catalog_item_id = k) ORDER BY k ON CONFLICT DO NOTHING`, org, ids)
 	w.Last(func(tx *gorm.DB) error {
-		balances, err := moveBalances(tx, org, ids, database.Array(physical), database.Array(reserved))
+		after, err := moveBalances(tx, org, ids, database.Array(physical), database.Array(reserved))
 		if err != nil {
 			return err
 		}
-		return refuseShortage(changes, balances, net)
+		return refuseShortage(changes, after, net)
 	})
 	return nil
 }
@@ -134,28 +134,42 @@ type stockDelta struct{ physical, reserved decimal.Decimal }
 // moveBalances adds the changes physical and reserved to the
 // organization's balances of the items ids in one statement, which first
 // locks the rows in item order so that no two units deadlock, and answers
-// the balances after.
-func moveBalances(tx *gorm.DB, org uuid.UUID, ids pgtype.Array[uuid.UUID], physical, reserved pgtype.Array[decimal.Decimal]) ([]StockBalance, error) {
-	var balances []StockBalance
-	err := tx.Raw(`WITH locked AS MATERIALIZED (SELECT catalog_item_id FROM stock_balances
+// each item's available stock after. It returns only that, read by
+// position: the statement holds the balances' locks that every unit
+// moving them waits for.
+func moveBalances(tx *gorm.DB, org uuid.UUID, ids pgtype.Array[uuid.UUID], physical, reserved pgtype.Array[decimal.Decimal]) (map[uuid.UUID]decimal.Decimal, error) {
+	rows, err := tx.Raw(`WITH locked AS MATERIALIZED (SELECT catalog_item_id FROM stock_balances
 			WHERE organization_id = ? AND catalog_item_id = ANY (?::uuid[]) ORDER BY catalog_item_id FOR UPDATE)
 		UPDATE stock_balances AS b SET physical = b.physical + v.physical, reserved = b.reserved + v.reserved, updated_at = now()
 		FROM locked JOIN unnest(?::uuid[], ?::numeric[], ?::numeric[]) AS v (id, physical, reserved) ON v.id = locked.catalog_item_id
 		WHERE b.catalog_item_id = locked.catalog_item_id
-		RETURNING b.*`, org, ids, ids, physical, reserved).Scan(&balances).Error
-	if err == nil && len(balances) != len(ids.Elements) {
-		err = errors.New("stock: an item's balance belongs to another organization")
+		RETURNING b.catalog_item_id, b.physical - b.reserved`, org, ids, ids, physical, reserved).Rows()
+	if err != nil {
+		return nil, err
 	}
-	return balances, err
+	defer rows.Close()
+	available := make(map[uuid.UUID]decimal.Decimal, len(ids.Elements))
+	for rows.Next() {
+		var id uuid.UUID
+		var left decimal.Decimal
+		if err := rows.Scan(&id, &left); err != nil {
+			return nil, err
+		}
+		available[id] = left
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(available) != len(ids.Elements) {
+		return nil, errors.New("stock: an item's balance belongs to another organization")
+	}
+	return available, nil
 }
 
 // refuseShortage refuses the changes if they left a tracked item short of
-// stock by lowering its available stock, naming each such change's field.
-func refuseShortage(changes []StockChange, balances []StockBalance, net map[uuid.UUID]*stockDelta) error {
-	after := make(map[uuid.UUID]decimal.Decimal, len(balances))
-	for _, b := range balances {
-		after[b.CatalogItemID] = b.Available()
-	}
+// stock by lowering its available stock (after, by item), naming each
+// such change's field.
+func refuseShortage(changes []StockChange, after map[uuid.UUID]decimal.Decimal, net map[uuid.UUID]*stockDelta) error {
 	var short *domain.RuleError
 	for _, c := range changes {
 		d, left := net[c.Item.ID], after[c.Item.ID]
