@@ -179,11 +179,11 @@ func TestApplyAttemptsRacingOnABatchOfCreatesCreateEachItemOnce(t *testing.T) {
 	db, org, imp, unit := plannedCatalogImport(t, "copyrace", rows, func([]map[string]string) {})
 
 	// The first attempt to mark the rows waits, before it writes its
-	// items, for the organization (their key), which the test holds; the
-	// other waits for its marks.
+	// items, for the items' table, which the test holds against writes;
+	// the other waits for its marks.
 	hold := db.Begin()
 	defer hold.Rollback()
-	require.NoError(t, hold.Exec("SELECT 1 FROM organizations WHERE id = ? FOR UPDATE", org).Error)
+	require.NoError(t, hold.Exec("LOCK TABLE catalog_items IN SHARE MODE").Error)
 	first, second := raceTwoAttempts(t, db, hold, func() (int, error) {
 		_, n, err := imports.ApplyImportBatch(unit(), imp, 0, rows)
 		return n, err
