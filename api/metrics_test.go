@@ -55,4 +55,11 @@ func TestRequestsAreCountedByOperation(t *testing.T) {
 	assert.Equal(t, missingBefore+1, sample(missing))
 	assert.Equal(t, latencyBefore+2, sample(latency))
 	assert.NotContains(t, scrape(), item, "no series is labelled with a record's id")
+
+	// An operation's server errors are exported before the first, so
+	// rate() sees it.
+	for _, series := range []string{`ppwr_http_requests_total{operation="createComponent",status="500"}`,
+		`ppwr_http_requests_total{operation="listAuditLog",status="503"}`} {
+		assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(series)+` \d`, scrape(), series)
+	}
 }

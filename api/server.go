@@ -35,6 +35,7 @@ import (
 	"ppwr/internal/credcache"
 	"ppwr/internal/health"
 	"ppwr/internal/ratelimit"
+	"ppwr/internal/telemetry"
 )
 
 // Areas are the spec's areas, in the order of its endpoint tables. A new
@@ -89,6 +90,7 @@ func NewServer(d Deps, areas ...func(kit.Deps) kit.Area) (*Server, error) {
 			if op.Handler == nil {
 				return nil, fmt.Errorf("api: operation %s has no handler", op.ID)
 			}
+			telemetry.ExpectOperation(op.ID)
 		}
 		s.operations = append(s.operations, area.Operations...)
 	}

@@ -66,6 +66,19 @@ func init() {
 	}
 }
 
+// serverErrors are the statuses an alert on an operation's errors watches:
+// a failure (500) and a backing service not answering (503).
+var serverErrors = []string{strconv.Itoa(http.StatusInternalServerError), strconv.Itoa(http.StatusServiceUnavailable)}
+
+// ExpectOperation exports operation's server-error counts from 0 as it is
+// routed, so the first error of an operation moves a series already
+// scraped and rate() sees it, as for the webhook outcomes.
+func ExpectOperation(operation string) {
+	for _, status := range serverErrors {
+		httpRequests.WithLabelValues(operation, status)
+	}
+}
+
 // ObserveRequest counts one answered request of operation and its latency.
 func ObserveRequest(operation string, status int, elapsed time.Duration) {
 	key := requestKey{operation, status}
