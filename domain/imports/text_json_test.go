@@ -2,6 +2,7 @@ package imports
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,5 +29,37 @@ func TestTextObjectsAreWrittenAsJSONMarshalWritesThem(t *testing.T) {
 		want, err = json.Marshal(c)
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(changeJSON(c)))
+	}
+}
+
+// The direct writing of a create's change names the fields it may skip:
+// a field RowChange gains must either make changeJSON take json.Marshal or
+// be written by it, never be dropped.
+func TestAChangeWithAnyFieldBesideItsFieldsIsWrittenWhole(t *testing.T) {
+	fields := map[string]*string{"name": new(string)}
+	typ := reflect.TypeFor[RowChange]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Name == "Fields" {
+			continue
+		}
+		c := RowChange{Fields: fields}
+		v := reflect.ValueOf(&c).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Array: // a UUID
+			v.Index(0).SetUint(1)
+		case reflect.Map:
+			v.Set(reflect.MakeMap(v.Type()))
+			v.SetMapIndex(reflect.ValueOf("name"), reflect.New(v.Type().Elem()).Elem())
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int:
+			v.SetInt(1)
+		default:
+			t.Fatalf("RowChange.%s: set a value of kind %s here", f.Name, v.Kind())
+		}
+		want, err := json.Marshal(c)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(changeJSON(c)), f.Name)
 	}
 }
