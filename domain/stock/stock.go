@@ -143,19 +143,18 @@ func moveBalances(tx *gorm.DB, org uuid.UUID, ids pgtype.Array[uuid.UUID], physi
 		UPDATE stock_balances AS b SET physical = b.physical + v.physical, reserved = b.reserved + v.reserved, updated_at = now()
 		FROM locked JOIN unnest(?::uuid[], ?::numeric[], ?::numeric[]) AS v (id, physical, reserved) ON v.id = locked.catalog_item_id
 		WHERE b.catalog_item_id = locked.catalog_item_id
-		RETURNING b.catalog_item_id, b.physical - b.reserved`, org, ids, ids, physical, reserved).Rows()
+		RETURNING b.catalog_item_id, b.physical, b.reserved`, org, ids, ids, physical, reserved).Rows()
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	available := make(map[uuid.UUID]decimal.Decimal, len(ids.Elements))
 	for rows.Next() {
-		var id uuid.UUID
-		var left decimal.Decimal
-		if err := rows.Scan(&id, &left); err != nil {
+		var b StockBalance
+		if err := rows.Scan(&b.CatalogItemID, &b.Physical, &b.Reserved); err != nil {
 			return nil, err
 		}
-		available[id] = left
+		available[b.CatalogItemID] = b.Available()
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
