@@ -17,7 +17,9 @@ import (
 // several heartbeat timeouts.
 const blockedCall = 4 * heartbeatTimeout
 
-const heartbeatTimeout = 150 * time.Millisecond
+// heartbeatTimeout leaves a beat a third of it, and two beats of slack: at
+// 150 ms a loaded CI machine (load 20 on 2 cores) delayed a beat past it.
+const heartbeatTimeout = 500 * time.Millisecond
 
 // runOnce runs wait as a one-attempt activity with a short heartbeat
 // timeout and answers its error.
