@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"ppwr/domain"
+	"ppwr/internal/database"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
@@ -189,15 +190,11 @@ func BDOSourcesPage(ctx context.Context, db *gorm.DB, org uuid.UUID, year, page,
 
 // plannedForValues runs fn's statements in one snapshot (so a source
 // written between a deep page's count and its rows cannot shift the page),
-// each planned for its values. The driver prepares each statement once per
-// connection, and from its sixth run PostgreSQL may keep a generic plan:
-// not knowing the organization and dates, it expects a few thousand
-// sources and walks the date index over all of the year's at random in
-// the heap. On the benchmark's million flows that made the summary take
-// 5 to 16 s instead of 0.5 to 0.8 s, and the last page 8 to 11 s.
+// each planned for its values (database.PlanForValues: with a generic plan
+// the last page took 8 to 11 s).
 func plannedForValues(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error; err != nil {
+		if err := database.PlanForValues(tx); err != nil {
 			return err
 		}
 		return fn(tx)

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/domain"
+	"ppwr/internal/database"
 	"ppwr/internal/dictionaries"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
@@ -170,7 +171,12 @@ func CreateBDOReport(w *work.Unit, in *BDOReportCreate) (*BDOReport, error) {
 	args["report"], args["groups"] = r.ID, string(groups)
 	// The snapshot is written and totalled in one statement: its rows are
 	// read once, as they are inserted. An item's material group is looked
-	// up once per item of the organization, then joined to the sources.
+	// up once per item of the organization, then joined to the sources. It
+	// reads the year as the summary does, and is planned for its values
+	// as the summary is.
+	if err := database.PlanForValues(tx); err != nil {
+		return nil, err
+	}
 	var sums []snapshotSum
 	if err := tx.Raw(`WITH groups AS (
 		SELECT i.id, g.grp FROM catalog_items i JOIN jsonb_each_text(CAST(@groups AS jsonb)) g(code, grp) ON g.code = i.main_material_code
