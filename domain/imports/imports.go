@@ -380,7 +380,7 @@ func FailImport(w *work.Unit, imp *Import, reason input.FieldError) error {
 // completed, or completed_with_errors when some rows were invalid. It
 // returns the status.
 func CompleteImport(w *work.Unit, imp *Import) (string, error) {
-	if err := CountImportRows(w, imp); err != nil {
+	if err := countInvalidated(w, imp); err != nil {
 		return "", err
 	}
 	status := ImportCompletedStatus
@@ -388,6 +388,40 @@ func CompleteImport(w *work.Unit, imp *Import) (string, error) {
 		status = ImportCompletedWithErrors
 	}
 	return status, finishImport(w, imp, status, nil, ImportCompleted{ID: imp.ID, Status: status})
+}
+
+// countInvalidated moves from the import's counts as its preview made it
+// ready to the counts of its applied rows. An apply changes no outcome
+// but a planned create's or update's, to invalid, when a rule the preview
+// could not check refuses the row, and such rows alone are invalid with a
+// plan (the preview plans no invalid row): import_rows_invalidated_idx
+// finds them, usually none, where counting every row again read the
+// whole import back (migration 0055). A row was an update when its plan
+// names the record it changes.
+func countInvalidated(w *work.Unit, imp *Import) error {
+	read, err := w.Tx().Raw("SELECT id, planned FROM import_rows WHERE import_id = ? AND outcome = '"+OutcomeInvalid+
+		"' AND planned IS NOT NULL", imp.ID).Rows()
+	if err != nil {
+		return err
+	}
+	defer read.Close()
+	for read.Next() {
+		row := ImportRow{Outcome: OutcomeInvalid}
+		if err := read.Scan(&row.ID, &row.Planned); err != nil {
+			return err
+		}
+		plan, err := row.PlannedChange()
+		if err != nil {
+			return err
+		}
+		if plan.Record() == uuid.Nil {
+			imp.CreateCount--
+		} else {
+			imp.UpdateCount--
+		}
+		imp.InvalidCount++
+	}
+	return read.Err()
 }
 
 // finishImport sets the import's status with its counts, or for a failed
