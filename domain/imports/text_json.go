@@ -2,12 +2,13 @@ package imports
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"gorm.io/datatypes"
+
+	"ppwr/internal/jsontext"
 )
 
 // A preview writes two objects of text values for every row: the cells as
@@ -51,48 +52,14 @@ func textObject[V any](m map[string]V, value func(V) (string, bool)) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(appendText(b, k), ':')
+		b = append(jsontext.AppendString(b, k), ':')
 		if v, ok := value(m[k]); ok {
-			b = appendText(b, v)
+			b = jsontext.AppendString(b, v)
 		} else {
 			b = append(b, "null"...)
 		}
 	}
 	return append(b, '}')
-}
-
-// appendText appends s as a JSON string, as json.Marshal writes it: text
-// that needs no escape as it is, anything else through json.Marshal.
-func appendText(b []byte, s string) []byte {
-	if !plainText(s) {
-		q, _ := json.Marshal(s) // a string always marshals
-		return append(b, q...)
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// plainText reports whether json.Marshal writes s unchanged between its
-// quotes: valid UTF-8 without control characters, quotes, backslashes,
-// the characters it escapes for HTML, and U+2028 and U+2029.
-func plainText(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError || r == '\u2028' || r == '\u2029' {
-			return false
-		}
-		i += size
-	}
-	return true
 }
 
 // createCells reads a create's plan, as PostgreSQL renders the jsonb that
