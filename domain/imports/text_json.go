@@ -1,8 +1,8 @@
 package imports
 
 import (
-	"bytes"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -66,10 +66,12 @@ func textObject[V any](m map[string]V, value func(V) (string, bool)) []byte {
 // changeJSON wrote ({"fields": {...}} of text values and nulls), straight
 // into cells, a null as an empty cell. encoding/json took a fifth of a
 // catalogue apply's CPU time in this process reading them into a map by
-// reflection. ok is false for any other plan, and for text with an escape
-// or that is not UTF-8, which plannedCells leaves to encoding/json.
+// reflection. The names and values are parts of one copy of the plan as
+// text, not a string each. ok is false for any other plan, and for text
+// with an escape or that is not UTF-8, which plannedCells leaves to
+// encoding/json.
 func createCells(doc []byte) (cells map[string]string, ok bool) {
-	s := jsonScan{doc: doc}
+	s := jsonScan{doc: string(doc)}
 	if !s.token('{') || !s.key("fields") || !s.token('{') {
 		return nil, false
 	}
@@ -98,7 +100,7 @@ func createCells(doc []byte) (cells map[string]string, ok bool) {
 // jsonScan reads the tokens of a JSON document of plain text: strings
 // without escapes.
 type jsonScan struct {
-	doc []byte
+	doc string
 	at  int
 }
 
@@ -127,7 +129,7 @@ func (s *jsonScan) key(name string) bool {
 // null skips a null, if one comes next.
 func (s *jsonScan) null() bool {
 	s.space()
-	if bytes.HasPrefix(s.doc[s.at:], []byte("null")) {
+	if strings.HasPrefix(s.doc[s.at:], "null") {
 		s.at += len("null")
 		return true
 	}
@@ -145,11 +147,11 @@ func (s *jsonScan) text() (string, bool) {
 		switch c := s.doc[i]; {
 		case c == '"':
 			t := s.doc[s.at+1 : i]
-			if !utf8.Valid(t) {
+			if !utf8.ValidString(t) {
 				return "", false
 			}
 			s.at = i + 1
-			return string(t), true
+			return t, true
 		case c == '\\' || c < 0x20:
 			return "", false
 		}
