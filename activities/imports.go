@@ -468,7 +468,7 @@ func (a *Imports) applyConcurrently(ctx context.Context, imp *imports.Import, af
 	g.Go(func() error {
 		defer close(batches)
 		for from := after; ; {
-			last, err := imports.ImportBatchEnd(gctx, a.DB, imp.ID, from, applyBatch)
+			last, err := imports.NextImportBatch(gctx, a.DB, imp, from, applyBatch)
 			if err != nil || last == 0 {
 				return err
 			}

@@ -536,6 +536,25 @@ func ImportBatchEnd(ctx context.Context, db *gorm.DB, importID uuid.UUID, after,
 	return *end, nil
 }
 
+// NextImportBatch is the number of the last row of the next batch of up to
+// limit pending rows after row number after, or 0 when none is pending:
+// ImportBatchEnd's answer. When the preview counted its rows and planned
+// every one as a create or an update, the batch is cut by row number,
+// without reading the rows: they are numbered from 1 without a gap, and
+// none of them is left out but one an earlier attempt applied, which a
+// retry's batch skips anyway. Reading each batch's rows to count them cost
+// PostgreSQL some 0.1 s of CPU per 100,000 rows, the batch's own read of
+// them aside.
+func NextImportBatch(ctx context.Context, db *gorm.DB, imp *Import, after, limit int) (int, error) {
+	if rows := int(imp.Rows()); rows > 0 && imp.CreateCount+imp.UpdateCount == rows {
+		if after >= rows {
+			return 0, nil
+		}
+		return min(after+limit, rows), nil
+	}
+	return ImportBatchEnd(ctx, db, imp.ID, after, limit)
+}
+
 // ImportRowsIndependent reports whether the import's rows may be applied
 // in batches at the same time: no two of its rows touch the same record
 // or unique key, so batches neither wait for nor refuse each other.
