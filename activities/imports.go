@@ -30,10 +30,16 @@ import (
 )
 
 // Batch sizes: rows planned per transaction in the preview, and applied
-// per transaction (and audit entry) in the apply.
+// per transaction (and audit entry) in the apply. Each apply batch COPYs
+// its items and their data versions, and a COPY costs PostgreSQL a fixed
+// share of its own (a tuple slot made and dropped for each row it buffers,
+// up to a thousand): 100 COPYs of 1,000 items took it half as much CPU
+// again as one of 100,000. With 2,000 rows a batch, a 100,000-row apply
+// cost PostgreSQL some 0.14 s and this process some 0.18 s less CPU than
+// with 1,000; the batches in flight held some 7 MB more.
 const (
 	previewBatch = 1000
-	applyBatch   = 1000
+	applyBatch   = 2000
 )
 
 // sniffSize is how much of the file decides its encoding and delimiter.
