@@ -12,6 +12,7 @@ import (
 	"gorm.io/datatypes"
 
 	"ppwr/domain"
+	"ppwr/internal/jsontext"
 	"ppwr/internal/work"
 )
 
@@ -131,6 +132,42 @@ type ItemSpecifications struct {
 	Status            string           `json:"status"`
 }
 
+// appendJSON appends s as json.Marshal writes it: every item's data
+// version holds it, and json.Marshal's reflection over the struct cost a
+// catalogue import's apply some 0.15 s of CPU per 100,000 items. (Not a
+// MarshalJSON method: the item resource embeds these fields.)
+func (s *ItemSpecifications) appendJSON(b []byte) []byte {
+	for _, f := range [...]struct {
+		name string
+		text string
+	}{{`{"internalCode":`, s.InternalCode}, {`,"name":`, s.Name}, {`,"sourcingType":`, s.SourcingType}} {
+		b = jsontext.AppendString(append(b, f.name...), f.text)
+	}
+	b = appendDecimal(append(b, `,"massG":`...), &s.MassG)
+	b = jsontext.AppendString(append(b, `,"mainMaterialCode":`...), s.MainMaterialCode)
+	b = jsontext.AppendString(append(b, `,"stockUnit":`...), s.StockUnit)
+	b = strconv.AppendBool(append(b, `,"stockTracked":`...), s.StockTracked)
+	b = jsontext.AppendString(append(b, `,"foodContactStatus":`...), s.FoodContactStatus)
+	b = jsontext.AppendString(append(b, `,"reuseType":`...), s.ReuseType)
+	for _, f := range [...]struct {
+		name  string
+		value *decimal.Decimal
+	}{{`,"innerLengthMm":`, s.InnerLengthMm}, {`,"innerWidthMm":`, s.InnerWidthMm}, {`,"innerHeightMm":`, s.InnerHeightMm}} {
+		b = appendDecimal(append(b, f.name...), f.value)
+	}
+	b = jsontext.AppendString(append(b, `,"status":`...), s.Status)
+	return append(b, '}')
+}
+
+// appendDecimal appends d as json.Marshal writes it (null for nil).
+func appendDecimal(b []byte, d *decimal.Decimal) []byte {
+	if d == nil {
+		return append(b, "null"...)
+	}
+	text, _ := d.MarshalJSON() // never fails
+	return append(b, text...)
+}
+
 // VersionComponent is a component as a data version keeps it.
 type VersionComponent struct {
 	ID           uuid.UUID       `json:"id"`
@@ -175,12 +212,15 @@ func NewDataVersion(item *CatalogItem, comps []Component, markets []MarketScenar
 			vm[i].AssessmentDate = &d
 		}
 	}
-	specJSON, err := json.Marshal(spec)
+	specJSON := spec.appendJSON(make([]byte, 0, 512))
+	compJSON, err := json.Marshal(vc)
 	if err != nil {
 		return nil, err
 	}
-	compJSON, _ := json.Marshal(vc)
-	marketJSON, _ := json.Marshal(vm)
+	marketJSON, err := json.Marshal(vm)
+	if err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256(canonicalVersion(item.Revision, specJSON, compJSON, marketJSON))
 	v := &DataVersion{
 		ID: domain.NewID(), OrganizationID: item.OrganizationID, CatalogItemID: item.ID, Revision: item.Revision,

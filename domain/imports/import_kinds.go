@@ -136,6 +136,14 @@ func plannedCells(row *ImportRow) (map[string]string, error) {
 		_, err := row.PlannedChange() // says why there is none
 		return map[string]string{}, err
 	}
+	if cells, ok := createCells(row.Planned); ok {
+		return cells, nil
+	}
+	return decodePlannedCells(row)
+}
+
+// decodePlannedCells is plannedCells of any plan, through encoding/json.
+func decodePlannedCells(row *ImportRow) (map[string]string, error) {
 	var plan struct {
 		Fields  map[string]string `json:"fields"`
 		Changes map[string]struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gorm.io/datatypes"
 )
 
 // Cells and changes are written byte for byte as json.Marshal writes their
@@ -61,5 +62,38 @@ func TestAChangeWithAnyFieldBesideItsFieldsIsWrittenWhole(t *testing.T) {
 		want, err := json.Marshal(c)
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(changeJSON(c)), f.Name)
+	}
+}
+
+// A create's plan is read directly as encoding/json reads it, in the form
+// PostgreSQL renders it and in the form it was written; any other plan,
+// or text that needs unescaping, is left to encoding/json.
+func TestCreateCellsReadAPlanAsEncodingJSONDoes(t *testing.T) {
+	direct := []string{
+		`{"fields": {"name": "Karton", "massG": "420.5", "folder": null, "reuseType": "single_use"}}`,
+		`{"fields":{"internalCode":"A-1","name":"Łódź żółć 🙂"}}`,
+		"{ \"fields\" :\n{\t} }",
+		`{"fields": {"name": "a", "name": "b"}}`,
+	}
+	whole := []string{
+		`{"fields": {"name": "a\"b"}}`, `{"fields": {"name": "tab\tthere"}}`, `{"fields": {"name": "\u0141"}}`,
+		"{\"fields\": {\"name\": \"bad \xff\"}}",
+		`{"fields": {"name": "Box"}, "changes": {"code": {"to": "PLASTIC_PET", "from": "PAPER"}}, "codeMapping": "0190c1f2-0000-7000-8000-000000000001"}`,
+		`{"fields": {}, "document": "0190c1f2-0000-7000-8000-000000000001", "plannedOnly": true}`,
+		`{"changes": {"name": {"to": "B", "from": "A"}}, "revision": 3, "catalogItem": "0190c1f2-0000-7000-8000-000000000001"}`,
+		`{"fields": ["name"]}`, `{"fields": {"name": 1}}`, `{"fields": {"name": "a"}`, `{"fields": {"name": "a",}}`,
+		`{"fields": {"name": "a"}} x`, `{"fields": {"name" "a"}}`, `{"fields": {"name": nullx}}`,
+	}
+	for _, doc := range append(direct, whole...) {
+		row := &ImportRow{Outcome: OutcomeCreate, Planned: datatypes.JSON(doc)}
+		want, wantErr := decodePlannedCells(row)
+		got, ok := createCells(row.Planned)
+		if !ok {
+			assert.NotContains(t, direct, doc, "read directly")
+			continue
+		}
+		assert.Contains(t, direct, doc, "left to encoding/json")
+		require.NoError(t, wantErr, doc)
+		assert.Equal(t, want, got, doc)
 	}
 }

@@ -1,0 +1,12 @@
+-- An apply changes no row's outcome but a planned create's or update's,
+-- to invalid, when a rule the preview could not check refuses it (the
+-- item changed since, the code was taken meanwhile), and only such a row
+-- is invalid with a plan: the preview plans no invalid row. Completing an
+-- import counted its rows' outcomes again, which read the whole import
+-- back (a 100,000-row import is some 20,000 pages, more than the shared
+-- buffers hold, and each was written out again for the hint bits the
+-- count set on it), serially after the last batch. It now adjusts the
+-- counts its preview made ready with by the rows this index finds,
+-- usually none. The index names no column the apply's marks change on a
+-- row they leave valid, so those stay heap-only updates.
+CREATE INDEX import_rows_invalidated_idx ON import_rows (import_id) WHERE outcome = 'invalid' AND planned IS NOT NULL;
