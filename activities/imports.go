@@ -161,13 +161,13 @@ func (a *Imports) previewRows(ctx context.Context, imp *imports.Import) error {
 		return err
 	}
 	// Three stages, so that both cores work: reading the file (for an
-	// XLSX sheet, parsing its XML, as costly as planning), planning the
-	// rows, and storing them (PostgreSQL's work). A batch is stored (and
-	// heartbeated, in order) while the next is planned and the one after
-	// read. Planning reads none of the rows stored. Batches read before an
-	// unreadable row are still planned and stored, as they were when each
-	// batch was stored before the next was read.
-	read, planned := make(chan cellBatch, 1), make(chan plannedBatch)
+	// XLSX sheet, parsing its XML, three times as costly as planning),
+	// planning the rows, and storing them (PostgreSQL's work). A batch is
+	// stored (and heartbeated, in order) while the next is planned and the
+	// one after read. Planning reads none of the rows stored. Batches read
+	// before an unreadable row are still planned and stored, as they were
+	// when each batch was stored before the next was read.
+	read, planned := make(chan recordBatch, 1), make(chan plannedBatch)
 	stop, failed := make(chan struct{}), make(chan struct{})
 	readErr, stored := make(chan error, 1), make(chan error, 1)
 	go func() {
@@ -192,7 +192,7 @@ func (a *Imports) previewRows(ctx context.Context, imp *imports.Import) error {
 		}
 		stored <- err
 	}()
-	err = a.planBatches(ctx, imp, imports.NewRowPlanner(imp), read, planned, failed)
+	err = a.planBatches(ctx, imp, imports.NewRowPlanner(imp), columns, read, planned, failed)
 	close(stop)
 	close(planned)
 	// The reader is done with the file before the file is closed.
@@ -209,11 +209,11 @@ func (a *Imports) previewRows(ctx context.Context, imp *imports.Import) error {
 // storing's error is the one returned.
 var errStoreFailed = errors.New("storing a batch failed")
 
-// cellBatch is a batch of rows read, as cells keyed by field, and the
-// number of its first row.
-type cellBatch struct {
-	cells []map[string]string
-	first int
+// recordBatch is a batch of rows read, as their cells in the file's
+// column order, and the number of its first row.
+type recordBatch struct {
+	records [][]string
+	first   int
 }
 
 // plannedBatch is a batch's planned rows and the number of its last row.
@@ -222,13 +222,14 @@ type plannedBatch struct {
 	last int
 }
 
-// readBatches reads the rows into batches of cells keyed by field,
-// passing each to out, until the file ends, a row cannot be read, or
-// stop closes.
-func readBatches(rows rowReader, columns []string, out chan<- cellBatch, stop <-chan struct{}) error {
-	batch := cellBatch{cells: make([]map[string]string, 0, previewBatch), first: 1}
+// readBatches reads the rows into batches, passing each to out, until the
+// file ends, a row cannot be read, or stop closes. It only reads and
+// checks the rows: for an XLSX sheet, reading is the slowest stage, so
+// keying the cells by field is left to the planning.
+func readBatches(rows rowReader, columns []string, out chan<- recordBatch, stop <-chan struct{}) error {
+	batch := recordBatch{records: make([][]string, 0, previewBatch), first: 1}
 	flush := func() bool {
-		if len(batch.cells) == 0 {
+		if len(batch.records) == 0 {
 			return true
 		}
 		select {
@@ -236,7 +237,7 @@ func readBatches(rows rowReader, columns []string, out chan<- cellBatch, stop <-
 		case <-stop:
 			return false
 		}
-		batch = cellBatch{cells: make([]map[string]string, 0, previewBatch), first: batch.first + len(batch.cells)}
+		batch = recordBatch{records: make([][]string, 0, previewBatch), first: batch.first + len(batch.records)}
 		return true
 	}
 	for {
@@ -248,16 +249,13 @@ func readBatches(rows rowReader, columns []string, out chan<- cellBatch, stop <-
 		if err != nil {
 			return err
 		}
-		cells := make(map[string]string, len(columns))
-		for i, v := range record {
-			if i < len(columns) {
-				cells[columns[i]] = v
-			} else if strings.TrimSpace(v) != "" {
-				return cannotRead("error.import_extra_cells", batch.first+len(batch.cells))
+		for _, v := range record[min(len(columns), len(record)):] {
+			if strings.TrimSpace(v) != "" {
+				return cannotRead("error.import_extra_cells", batch.first+len(batch.records))
 			}
 		}
-		batch.cells = append(batch.cells, cells)
-		if len(batch.cells) == previewBatch && !flush() {
+		batch.records = append(batch.records, record)
+		if len(batch.records) == previewBatch && !flush() {
 			return nil
 		}
 	}
@@ -265,19 +263,26 @@ func readBatches(rows rowReader, columns []string, out chan<- cellBatch, stop <-
 
 // planBatches plans the batches read, passing each to planned for
 // storing, until the reading ends or storing failed.
-func (a *Imports) planBatches(ctx context.Context, imp *imports.Import, planner imports.RowPlanner, read <-chan cellBatch,
-	planned chan<- plannedBatch, failed <-chan struct{}) error {
+func (a *Imports) planBatches(ctx context.Context, imp *imports.Import, planner imports.RowPlanner, columns []string,
+	read <-chan recordBatch, planned chan<- plannedBatch, failed <-chan struct{}) error {
 	for b := range read {
+		cells := make([]map[string]string, len(b.records))
+		for i, record := range b.records {
+			cells[i] = make(map[string]string, len(columns))
+			for j, v := range record[:min(len(columns), len(record))] {
+				cells[i][columns[j]] = v
+			}
+		}
 		// Planning only reads: its unit writes nothing, and the rows are
 		// stored on their own.
 		w := systemUnit(ctx, a.DB, imp.OrganizationID)
-		rows, err := planner.Plan(w, imp.ID, b.first, b.cells)
+		rows, err := planner.Plan(w, imp.ID, b.first, cells)
 		w.Rollback()
 		if err != nil {
 			return err
 		}
 		select {
-		case planned <- plannedBatch{rows: rows, last: b.first + len(b.cells) - 1}:
+		case planned <- plannedBatch{rows: rows, last: b.first + len(cells) - 1}:
 		case <-failed:
 			return errStoreFailed
 		}
@@ -392,7 +397,6 @@ func openCSV(r io.Reader) (csvRows, error) {
 		out.Comma = ';'
 	}
 	out.FieldsPerRecord = -1 // short rows leave their last fields absent
-	out.ReuseRecord = true
 	return csvRows{out}, nil
 }
 

@@ -107,16 +107,20 @@ func (r *plannedRow) fields() *catalog.CatalogItemFields {
 	return &r.patch.CatalogItemFields
 }
 
-// decide sets the row's outcome and planned change.
+// decide sets the row's outcome and planned change. A create's change,
+// most rows of a large file, is written straight from its fields.
 func (r *plannedRow) decide() {
-	sent := sentValues(r.fields())
 	if r.create != nil {
-		r.row.decide(r.errs, OutcomeCreate, RowChange{Fields: sent})
+		if !r.row.invalid(r.errs) {
+			sent := sentFields(r.fields())
+			r.row.Outcome, r.row.Planned = OutcomeCreate, createJSON(sent[:])
+		}
 		return
 	}
+	sent := sentFields(r.fields())
 	current := itemValues(r.item)
 	diff := map[string]FieldChange{}
-	for field, v := range sent {
+	for field, v := range sentValues(sent[:]) {
 		if !sameText(current[field], v) {
 			diff[field] = FieldChange{From: current[field], To: v}
 		}
@@ -128,37 +132,61 @@ func (r *plannedRow) decide() {
 	r.row.decide(r.errs, outcome, RowChange{CatalogItem: r.item.ID, Revision: r.item.Revision, Changes: diff})
 }
 
-// sentValues are the sent fields by API name, as comparable text (nil
-// for null), so a diff is a plain comparison.
-// The fields are listed in arrays rather than maps, which every row
-// would allocate.
-func sentValues(in *catalog.CatalogItemFields) map[string]*string {
-	out := make(map[string]*string, len(CatalogImportColumns))
-	type field[T any] struct {
-		name  string
-		value input.Opt[T]
+// sentField is a field as sent: its API name and, when sent, its value as
+// comparable text, or null.
+type sentField struct {
+	name       string
+	text       string
+	sent, null bool
+}
+
+// sentFields are an item's fields as sent, in the order of their names,
+// the order json.Marshal writes a map's keys in. They are an array rather
+// than a map, which every row would allocate. A string, number or boolean
+// sent as null is left out, as not sent; a folder or family sent as null
+// is null.
+func sentFields(in *catalog.CatalogItemFields) [14]sentField {
+	return [...]sentField{uuidField("family", in.Family), uuidField("folder", in.Folder),
+		textField("foodContactStatus", in.FoodContactStatus), decimalField("innerHeightMm", in.InnerHeightMm),
+		decimalField("innerLengthMm", in.InnerLengthMm), decimalField("innerWidthMm", in.InnerWidthMm),
+		textField("internalCode", in.InternalCode), textField("mainMaterialCode", in.MainMaterialCode),
+		decimalField("massG", in.MassG), textField("name", in.Name), textField("reuseType", in.ReuseType),
+		textField("sourcingType", in.SourcingType), boolField("stockTracked", in.StockTracked),
+		textField("stockUnit", in.StockUnit)}
+}
+
+func textField(name string, v input.Opt[string]) sentField {
+	return sentField{name: name, text: v.Value, sent: v.Set()}
+}
+
+func decimalField(name string, v input.Opt[decimal.Decimal]) sentField {
+	if !v.Set() {
+		return sentField{name: name}
 	}
-	for _, f := range [...]field[string]{{"internalCode", in.InternalCode}, {"name", in.Name}, {"sourcingType", in.SourcingType},
-		{"mainMaterialCode", in.MainMaterialCode}, {"stockUnit", in.StockUnit}, {"foodContactStatus", in.FoodContactStatus},
-		{"reuseType", in.ReuseType}} {
-		if f.value.Set() {
-			out[f.name] = text(f.value.Value)
-		}
+	return sentField{name: name, text: v.Value.String(), sent: true}
+}
+
+func boolField(name string, v input.Opt[bool]) sentField {
+	return sentField{name: name, text: boolText(v.Value), sent: v.Set()}
+}
+
+func uuidField(name string, v input.Opt[uuid.UUID]) sentField {
+	if !v.Set() {
+		return sentField{name: name, sent: v.Null, null: v.Null}
 	}
-	for _, f := range [...]field[decimal.Decimal]{{"massG", in.MassG}, {"innerLengthMm", in.InnerLengthMm},
-		{"innerWidthMm", in.InnerWidthMm}, {"innerHeightMm", in.InnerHeightMm}} {
-		if f.value.Set() {
-			out[f.name] = text(f.value.Value.String())
-		}
-	}
-	if in.StockTracked.Set() {
-		out["stockTracked"] = text(boolText(in.StockTracked.Value))
-	}
-	for _, f := range [...]field[uuid.UUID]{{"folder", in.Folder}, {"family", in.Family}} {
-		if f.value.Null {
+	return sentField{name: name, text: v.Value.String(), sent: true}
+}
+
+// sentValues are the fields sent by API name, as comparable text (nil for
+// null), so an update's diff is a plain comparison.
+func sentValues(fields []sentField) map[string]*string {
+	out := make(map[string]*string, len(fields))
+	for _, f := range fields {
+		switch {
+		case f.null:
 			out[f.name] = nil
-		} else if f.value.Set() {
-			out[f.name] = text(f.value.Value.String())
+		case f.sent:
+			out[f.name] = text(f.text)
 		}
 	}
 	return out

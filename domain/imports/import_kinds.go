@@ -116,12 +116,20 @@ var noErrors = datatypes.JSON("[]")
 // decide sets the row's outcome: invalid with errs' field errors when
 // binding or a rule failed, else outcome with its planned change.
 func (r *ImportRow) decide(errs *input.Errors, outcome string, planned RowChange) {
-	var invalid *input.Invalid
-	if errors.As(errs.Err(), &invalid) {
-		r.Outcome, r.Errors = OutcomeInvalid, mustJSON(invalid.Fields)
-		return
+	if !r.invalid(errs) {
+		r.Outcome, r.Planned = outcome, changeJSON(planned)
 	}
-	r.Outcome, r.Planned = outcome, changeJSON(planned)
+}
+
+// invalid makes the row invalid with errs' field errors when binding or a
+// rule failed, and reports whether it did.
+func (r *ImportRow) invalid(errs *input.Errors) bool {
+	var invalid *input.Invalid
+	if !errors.As(errs.Err(), &invalid) {
+		return false
+	}
+	r.Outcome, r.Errors = OutcomeInvalid, mustJSON(invalid.Fields)
+	return true
 }
 
 // plannedCells are the planned values of a row as cells, so the apply binds

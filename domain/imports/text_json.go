@@ -32,6 +32,34 @@ func changeJSON(c RowChange) datatypes.JSON {
 	return append(append([]byte(`{"fields":`), fields...), '}')
 }
 
+// createJSON is the change of a create with the fields sent, as
+// changeJSON writes it: the fields are in the order of their names.
+func createJSON(fields []sentField) datatypes.JSON {
+	size := len(`{"fields":{}}`)
+	for _, f := range fields {
+		size += len(f.name) + len(f.text) + len(`"":"",`)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"fields":{`...)
+	first := true
+	for _, f := range fields {
+		if !f.sent {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(jsontext.AppendString(b, f.name), ':')
+		if f.null {
+			b = append(b, "null"...)
+		} else {
+			b = jsontext.AppendString(b, f.text)
+		}
+	}
+	return append(b, "}}"...)
+}
+
 // cellsJSON is a row's cells as json.Marshal writes them.
 func cellsJSON(cells map[string]string) []byte {
 	return textObject(cells, func(v string) (string, bool) { return v, true })
@@ -40,9 +68,13 @@ func cellsJSON(cells map[string]string) []byte {
 // textObject writes m as a JSON object with its keys in order, each
 // value given by value as text, or null when it answers false.
 func textObject[V any](m map[string]V, value func(V) (string, bool)) []byte {
-	size, keys := 2, make([]string, 0, len(m))
-	for k := range m {
-		size += len(k) + 24
+	// The keys of a row's few cells are sorted on the stack, and the text
+	// is written into one allocation of its size (unless escaped).
+	var stack [16]string
+	size, keys := 2, stack[:0]
+	for k, v := range m {
+		t, _ := value(v)
+		size += len(k) + len(t) + len(`"":"",`)
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)

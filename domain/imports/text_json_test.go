@@ -3,11 +3,18 @@ package imports
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gorm.io/datatypes"
+
+	"ppwr/domain/catalog"
+	"ppwr/internal/input"
 )
 
 // Cells and changes are written byte for byte as json.Marshal writes their
@@ -96,4 +103,44 @@ func TestCreateCellsReadAPlanAsEncodingJSONDoes(t *testing.T) {
 		require.NoError(t, wantErr, doc)
 		assert.Equal(t, want, got, doc)
 	}
+}
+
+// A create's change is written from its fields as changeJSON writes the
+// map of the values sent, whichever are sent, null or need escaping.
+func TestACreateIsWrittenAsTheMapOfItsFields(t *testing.T) {
+	null := input.Opt[string]{Sent: true, Null: true}
+	for name, in := range map[string]catalog.CatalogItemFields{
+		"every field": {InternalCode: input.Of("K-1"), Name: input.Of(`Karton "A" <b> & Łódź`), SourcingType: input.Of("purchased"),
+			MassG: input.Of(decimal.RequireFromString("420.50")), MainMaterialCode: input.Of("PAPER_CORRUGATED"),
+			StockUnit: input.Of("piece"), StockTracked: input.Of(false), FoodContactStatus: input.Of("not_food_contact"),
+			ReuseType: input.Of("single_use"), InnerLengthMm: input.Of(decimal.NewFromInt(300)),
+			InnerWidthMm: input.Of(decimal.RequireFromString("0.5")), InnerHeightMm: input.Of(decimal.Zero),
+			Folder: input.Of(uuid.New()), Family: input.Of(uuid.New())},
+		"nulls": {InternalCode: input.Of("K-2"), Name: null, MassG: input.Opt[decimal.Decimal]{Sent: true, Null: true},
+			StockTracked: input.Opt[bool]{Sent: true, Null: true}, Folder: input.Opt[uuid.UUID]{Sent: true, Null: true}},
+		"none": {},
+	} {
+		sent := sentFields(&in)
+		want := changeJSON(RowChange{Fields: sentValues(sent[:])})
+		assert.Equal(t, string(want), string(createJSON(sent[:])), name)
+	}
+}
+
+// Every field of an item is sent, under its API name, and in the order of
+// the names, which createJSON writes them in.
+func TestEveryFieldOfAnItemIsSentInTheOrderOfItsName(t *testing.T) {
+	var in catalog.CatalogItemFields
+	v := reflect.ValueOf(&in).Elem()
+	var want, names []string
+	for i := range v.NumField() {
+		v.Field(i).FieldByName("Sent").SetBool(true)
+		name := v.Type().Field(i).Name
+		want = append(want, strings.ToLower(name[:1])+name[1:])
+	}
+	for _, f := range sentFields(&in) {
+		assert.True(t, f.sent, f.name)
+		names = append(names, f.name)
+	}
+	assert.ElementsMatch(t, want, names)
+	assert.True(t, slices.IsSorted(names), "%v", names)
 }
