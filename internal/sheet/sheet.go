@@ -5,13 +5,13 @@ package sheet
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 )
@@ -132,7 +132,9 @@ func Save(x *excelize.File, out io.Writer) error {
 	z := &numbersZip{Writer: zip.NewWriter(out), mark: mark, number: []byte(` s="` + strconv.Itoa(style) + `"><v>`)}
 	// Deflate at its fastest level: a million-row sheet spent most of its
 	// render compressing at the default level, for a file about a fifth
-	// smaller.
+	// smaller. klauspost/compress's deflate makes the same size of file at
+	// that level in half the time of the standard library's (the BDO
+	// bench's 454 MB sheet: 0.95 to 1.14 s against 1.81 to 1.97 s).
 	z.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
 	x.SetZipWriter(func(io.Writer) excelize.ZipWriter { return z })
 	_, err = x.WriteToBuffer()
