@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 
@@ -55,18 +56,34 @@ func (a *BDO) RenderBDOReport(ctx context.Context, in bdo.BDOReportInput) error 
 		defer f.Close()
 		files[format] = f
 	}
-	if err := a.render(ctx, r, files["xlsx"], files["json"]); err != nil {
+	x := excelize.NewFile()
+	defer x.Close()
+	if err := a.render(ctx, r, x, files["json"]); err != nil {
 		return err
 	}
-	for format, contentType := range map[string]string{"xlsx": reports.XLSXType, "json": jsonType} {
-		if _, err := files[format].Seek(0, 0); err != nil {
+	// The JSON is complete: it goes up while the workbook is zipped, which
+	// keeps one core busy.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.upload(gctx, r, files["json"], "json", jsonType) })
+	g.Go(func() error {
+		if err := sheet.Save(x, files["xlsx"]); err != nil {
 			return err
 		}
-		if err := a.Storage.Put(ctx, BDOExportKey(r, format), files[format], contentType); err != nil {
-			return err
-		}
+		return a.upload(gctx, r, files["xlsx"], "xlsx", reports.XLSXType)
+	})
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return bdo.FinishBDOExport(ctx, a.DB, r.OrganizationID, r.ID, BDOExportKey(r, "xlsx"), BDOExportKey(r, "json"), nil)
+}
+
+// upload puts the report's export in format, written into f, into the
+// object store.
+func (a *BDO) upload(ctx context.Context, r *bdo.BDOReport, f *os.File, format, contentType string) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return a.Storage.Put(ctx, BDOExportKey(r, format), f, contentType)
 }
 
 // FailBDOExport records that the exports could not be rendered.
@@ -88,13 +105,12 @@ var referenceLevels = [][]any{
 	{"Multi-material", 44, 47, 53, "UNVERIFIED", 70},
 }
 
-// render writes the XLSX (a sheet per section in the layout of Dział II
-// Table 1: material, single-use, reusable and total in Mg; the sources
-// behind them; the reference levels, labelled as reference) and the JSON
-// (the report, its totals and warnings, its sources).
-func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os.File) error {
-	x := excelize.NewFile()
-	defer x.Close()
+// render writes the sheets of the XLSX into x, for the caller to save (a
+// sheet per section in the layout of Dział II Table 1: material,
+// single-use, reusable and total in Mg; the sources behind them; the
+// reference levels, labelled as reference), and the JSON (the report, its
+// totals and warnings, its sources).
+func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, x *excelize.File, jsonOut *os.File) error {
 	for _, section := range bdo.BDOSections {
 		rows := [][]any{
 			{fmt.Sprintf("BDO %d: %s (settlement_mode: %s; %s)", r.Year, section, r.SettlementMode, r.Rounding)},
@@ -135,10 +151,7 @@ func (a *BDO) render(ctx context.Context, r *bdo.BDOReport, xlsxOut, jsonOut *os
 	if err := j.Flush(); err != nil {
 		return err
 	}
-	if err := x.DeleteSheet("Sheet1"); err != nil {
-		return err
-	}
-	return sheet.Save(x, xlsxOut)
+	return x.DeleteSheet("Sheet1")
 }
 
 // sourceBatch is rows of the sources' sheet on their way from the
