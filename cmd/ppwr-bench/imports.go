@@ -402,10 +402,13 @@ func (c cpuTimes) String() string {
 }
 
 // cpu reads the CPU times now.
-func (c *importClient) cpu() cpuTimes {
-	out := cpuTimes{worker: processTicks(c.worker.cmd.Process.Pid)}
+func (c *importClient) cpu() cpuTimes { return cpuOf(c.worker, c.db) }
+
+// cpuOf reads the CPU times of worker and of db's backends now.
+func cpuOf(worker *workerProcess, db *gorm.DB) cpuTimes {
+	out := cpuTimes{worker: processTicks(worker.cmd.Process.Pid)}
 	var pids []int
-	if c.db.Raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database()").Scan(&pids).Error == nil {
+	if db.Raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database()").Scan(&pids).Error == nil {
 		for _, pid := range pids {
 			out.postgres += processTicks(pid)
 		}

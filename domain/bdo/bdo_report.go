@@ -2,6 +2,7 @@ package bdo
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -290,21 +291,35 @@ func (r *BDOReport) tabulate(ctx context.Context, tx *gorm.DB, rows []snapshotSu
 	return nil
 }
 
-// Key is the source's key, flow:<uuid> or supply:<uuid>.
-func (s *BDOReportSource) Key() string { return s.SourceKind + ":" + s.SourceID.String() }
+// ExportSource is a source of a report as its exports write it, each
+// value as its text.
+type ExportSource struct {
+	// Key is flow:<uuid> or supply:<uuid>.
+	Key, Date, Item, Section string
+	MaterialGroup            sql.NullString
+	Reusable                 bool
+	// MassG is the grams' decimal without trailing zeros, as
+	// decimal.Decimal writes it.
+	MassG      string
+	Classified bool
+}
 
 // ReportSources streams a report's sources in date order to fn; each row
-// is read into the same value, which fn must not keep.
-func ReportSources(ctx context.Context, db *gorm.DB, reportID uuid.UUID, fn func(*BDOReportSource) error) error {
-	rows, err := db.WithContext(ctx).Raw(`SELECT source_kind, source_id, event_on, catalog_item_id, section, material_group, reusable, mass_g, classified
+// is read into the same value, which fn must not keep. PostgreSQL writes
+// the values as text while it sends them: the exports need nothing else,
+// and decoding each id, date and decimal only to format it again took the
+// worker twice the CPU time of the reading itself.
+func ReportSources(ctx context.Context, db *gorm.DB, reportID uuid.UUID, fn func(*ExportSource) error) error {
+	rows, err := db.WithContext(ctx).Raw(`SELECT source_kind || ':' || source_id, to_char(event_on, 'YYYY-MM-DD'), catalog_item_id::text,
+			section, material_group, reusable, trim_scale(mass_g)::text, classified
 		FROM bdo_report_sources WHERE report_id = ? ORDER BY event_on, source_id`, reportID).Rows()
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	s := BDOReportSource{ReportID: reportID}
+	var s ExportSource
 	for rows.Next() {
-		if err := rows.Scan(&s.SourceKind, &s.SourceID, &s.EventOn, &s.CatalogItemID, &s.Section, &s.MaterialGroup, &s.Reusable, &s.MassG, &s.Classified); err != nil {
+		if err := rows.Scan(&s.Key, &s.Date, &s.Item, &s.Section, &s.MaterialGroup, &s.Reusable, &s.MassG, &s.Classified); err != nil {
 			return err
 		}
 		if err := fn(&s); err != nil {

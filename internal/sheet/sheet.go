@@ -5,13 +5,13 @@ package sheet
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 )
@@ -24,6 +24,11 @@ import (
 // number cell whose value is the decimal's text as it is. Readers parse it
 // at their own precision (Excel at 15 digits); the file holds it exactly.
 
+// Number is a decimal's text, such as a query answers it: Stream writes it
+// as a decimal.Decimal, a number cell with these digits, without parsing
+// it.
+type Number string
+
 // decimalFormat is the decimals' number format: Excel's General, declared
 // as a custom format so that their style is theirs alone.
 var decimalFormat = "General"
@@ -35,8 +40,8 @@ func decimalStyle(x *excelize.File) (int, error) {
 }
 
 // Stream adds a sheet to x whose rows fill streams, one row at a time. A
-// decimal.Decimal value becomes a number cell with its exact digits;
-// integers and floats are numbers, other values text.
+// decimal.Decimal or Number value becomes a number cell with its exact
+// digits; integers and floats are numbers, other values text.
 func Stream(x *excelize.File, name string, fill func(add func([]any) error) error) error {
 	if _, err := x.NewSheet(name); err != nil {
 		return err
@@ -64,8 +69,11 @@ func Stream(x *excelize.File, name string, fill func(add func([]any) error) erro
 		}
 		cells = cells[:0]
 		for _, v := range values {
-			if d, ok := v.(decimal.Decimal); ok {
+			switch d := v.(type) {
+			case decimal.Decimal:
 				v = excelize.Cell{StyleID: style, Value: d.String()}
+			case Number:
+				v = excelize.Cell{StyleID: style, Value: string(d)}
 			}
 			cells = append(cells, v)
 		}
@@ -124,7 +132,9 @@ func Save(x *excelize.File, out io.Writer) error {
 	z := &numbersZip{Writer: zip.NewWriter(out), mark: mark, number: []byte(` s="` + strconv.Itoa(style) + `"><v>`)}
 	// Deflate at its fastest level: a million-row sheet spent most of its
 	// render compressing at the default level, for a file about a fifth
-	// smaller.
+	// smaller. klauspost/compress's deflate makes the same size of file at
+	// that level in half the time of the standard library's (the BDO
+	// bench's 454 MB sheet: 0.95 to 1.14 s against 1.81 to 1.97 s).
 	z.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
 	x.SetZipWriter(func(io.Writer) excelize.ZipWriter { return z })
 	_, err = x.WriteToBuffer()

@@ -62,3 +62,27 @@ func TestDecimalsAreExactNumbers(t *testing.T) {
 	require.NoError(t, CSV(&csv, All([][]any{{large, 3}})))
 	assert.Equal(t, "123456789012345.123456789,3\n", csv.String(), "CSV writes the same digits")
 }
+
+// A Number, a decimal's text as a query answers it, is the same number
+// cell as its decimal.
+func TestNumbersAreTheirDecimals(t *testing.T) {
+	x := excelize.NewFile()
+	defer x.Close()
+	require.NoError(t, Stream(x, "masses", All([][]any{
+		{Number("123456789012345.123456789"), decimal.RequireFromString("123456789012345.123456789")},
+	})))
+	var out bytes.Buffer
+	require.NoError(t, Save(x, &out))
+
+	read, err := excelize.OpenReader(&out)
+	require.NoError(t, err)
+	defer read.Close()
+	for _, cell := range []string{"A1", "B1"} {
+		value, err := read.GetCellValue("masses", cell, excelize.Options{RawCellValue: true})
+		require.NoError(t, err)
+		assert.Equal(t, "123456789012345.123456789", value, cell)
+		kind, err := read.GetCellType("masses", cell)
+		require.NoError(t, err)
+		assert.Contains(t, []excelize.CellType{excelize.CellTypeUnset, excelize.CellTypeNumber}, kind, "%s is a number", cell)
+	}
+}

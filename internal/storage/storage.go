@@ -108,21 +108,60 @@ func (s *Store) call(ctx context.Context, fn func(context.Context) error) error 
 	return bound.Call(ctx, bound.S3, s.timeout, fn)
 }
 
-// Put streams r to key. The transfer manager switches to a multipart upload for
-// large or unknown-length bodies, holding only one part in memory at a time.
+// singlePutMax is the largest body of known size that Put sends in one
+// PutObject; larger ones go in parts, so that a failure repeats a part
+// rather than the whole body.
+const singlePutMax = 1 << 30
+
+// Put streams r to key. A body that can seek (a file, a bytes.Reader) and
+// holds at most singlePutMax goes up in one PutObject, read from where it
+// is: the store writes it as it comes, where a multipart upload is written
+// part by part and then joined (for versitygw, 200 MB took 1.7 to 2.1 s
+// and 1.2 to 1.5 s of its CPU in parts, 0.8 to 0.9 s and 0.75 s in one),
+// and the transfer manager would hold its parts in memory, 8 MiB each, up
+// to six at a time. Other bodies go through the transfer manager, which
+// switches to a multipart upload for large or unknown-length bodies.
 //
 // The bound counts the time the upload waits on the store, not the time it
 // waits for r: a slow client is not cut off, a store that stops is.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType string) error {
 	ctx, w := bound.Watch(ctx, bound.S3, s.timeout)
 	defer w.Stop()
-	_, err := s.transfer.UploadObject(ctx, &transfermanager.UploadObjectInput{
-		Bucket: aws.String(s.bucket), Key: aws.String(key), Body: &watchedSource{r: r, w: w}, ContentType: aws.String(contentType),
-	})
+	var err error
+	if size, ok := remaining(r); ok && size <= singlePutMax {
+		_, err = s.client.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: aws.String(s.bucket), Key: aws.String(key), Body: &watchedSeeker{watchedSource{r: r, w: w}, r.(io.Seeker)},
+			ContentLength: aws.Int64(size), ContentType: aws.String(contentType),
+		})
+	} else {
+		_, err = s.transfer.UploadObject(ctx, &transfermanager.UploadObjectInput{
+			Bucket: aws.String(s.bucket), Key: aws.String(key), Body: &watchedSource{r: r, w: w}, ContentType: aws.String(contentType),
+		})
+	}
 	if err = w.Err(err); err != nil {
 		return fmt.Errorf("storage: put %s: %w", key, err)
 	}
 	return nil
+}
+
+// remaining is how many bytes r holds from where it is, when it can seek.
+func remaining(r io.Reader) (int64, bool) {
+	seeker, ok := r.(io.Seeker)
+	if !ok {
+		return 0, false
+	}
+	at, err := seeker.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, false
+	}
+	end, err := seeker.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, false
+	}
+	if _, err := seeker.Seek(at, io.SeekStart); err != nil {
+		return 0, false
+	}
+	return end - at, true
 }
 
 // Get opens key for streaming; a quarantined key is never opened. The
@@ -156,6 +195,17 @@ func (s *watchedSource) Read(p []byte) (int, error) {
 	s.w.Pause()
 	defer s.w.Wait()
 	return s.r.Read(p)
+}
+
+// watchedSeeker is a watchedSource that can seek, as the SDK needs to
+// sign a body sent in one request and to send it again on a retry.
+type watchedSeeker struct {
+	watchedSource
+	seeker io.Seeker
+}
+
+func (s *watchedSeeker) Seek(offset int64, whence int) (int64, error) {
+	return s.seeker.Seek(offset, whence)
 }
 
 // watchedBody is a download's body: each read waits on the store.

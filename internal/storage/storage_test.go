@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,6 +40,31 @@ func TestPutGetDeleteRoundTrip(t *testing.T) {
 	_, err = store.Get(ctx, "org/x/documents/a/b")
 	assert.ErrorIs(t, err, storage.ErrNotFound)
 	assert.NoError(t, store.Delete(ctx, "org/x/documents/a/b"), "deleting a missing key is not an error")
+}
+
+// A body that can seek goes up from where it stands, in one request.
+func TestPutSendsASeekableBodyFromItsPosition(t *testing.T) {
+	store := testenv.Storage(t)
+	ctx := context.Background()
+	f, err := os.CreateTemp(t.TempDir(), "body")
+	require.NoError(t, err)
+	defer f.Close()
+	payload := make([]byte, 17<<20) // above the transfer manager's multipart threshold
+	_, _ = rand.Read(payload)
+	_, err = f.Write(payload)
+	require.NoError(t, err)
+	_, err = f.Seek(1000, io.SeekStart)
+	require.NoError(t, err)
+
+	require.NoError(t, store.Put(ctx, "org/x/exports/"+t.Name(), f, "application/json"))
+
+	obj, err := store.Get(ctx, "org/x/exports/"+t.Name())
+	require.NoError(t, err)
+	defer obj.Body.Close()
+	got, err := io.ReadAll(obj.Body)
+	require.NoError(t, err)
+	assert.Equal(t, payload[1000:], got)
+	assert.Equal(t, "application/json", obj.ContentType)
 }
 
 func TestPingFailsForUnreachableStore(t *testing.T) {
