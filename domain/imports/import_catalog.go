@@ -9,6 +9,7 @@ import (
 
 	"ppwr/domain"
 	"ppwr/domain/catalog"
+	"ppwr/internal/database"
 	"ppwr/internal/input"
 	"ppwr/internal/work"
 )
@@ -236,7 +237,7 @@ func boolText(b bool) string {
 // planned for its parameters on each call (planning the batch's large
 // inserts each time would cost more than it saves).
 func itemsWithCodes(w *work.Unit, codes []string) ([]catalog.CatalogItem, error) {
-	if err := w.Tx().Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error; err != nil {
+	if err := database.PlanForValues(w.Tx()); err != nil {
 		return nil, err
 	}
 	var items []catalog.CatalogItem
