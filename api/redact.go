@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"gorm.io/datatypes"
 )
@@ -35,7 +36,20 @@ const (
 // redactedSummary is the audit log's view of a request: query parameters and
 // the JSON body with secret-looking fields replaced. Non-JSON bodies are not
 // recorded; the record type and id already say what changed.
-func redactedSummary(query url.Values, body []byte) datatypes.JSON {
+func redactedSummary(u *url.URL, body []byte) datatypes.JSON {
+	if u.RawQuery == "" && len(body) > 0 && len(body)+len(`{"body":}`) <= maxSummaryBytes && nothingToRedact(body) {
+		// The body as sent: jsonb keeps the same value as from its decoding
+		// and encoding, which were a tenth of a create's CPU time.
+		out := make(datatypes.JSON, 0, len(body)+len(`{"body":}`))
+		out = append(append(append(out, `{"body":`...), body...), '}')
+		return out
+	}
+	return decodedSummary(u.Query(), body)
+}
+
+// decodedSummary is redactedSummary's view made by decoding the body,
+// redacting its tree and encoding it again.
+func decodedSummary(query url.Values, body []byte) datatypes.JSON {
 	summary := map[string]any{}
 	if len(query) > 0 {
 		q := map[string]any{}
@@ -57,6 +71,28 @@ func redactedSummary(query url.Values, body []byte) datatypes.JSON {
 		out = truncatedSummary(summary)
 	}
 	return datatypes.JSON(out)
+}
+
+// nothingToRedact reports whether body, valid JSON, is stored as jsonb just
+// as its redaction would be: no secret word appears anywhere in it, in any
+// case, and no escape either, so no name reads otherwise once decoded and
+// no NUL (which jsonb refuses) can be in it; it is valid UTF-8 (the
+// decoding would replace what is not); and no number has an exponent
+// (jsonb refuses one beyond its range, where the decoding into float64
+// failed and left the body out).
+func nothingToRedact(body []byte) bool {
+	inString := false
+	for i, c := range body {
+		switch {
+		case c == '\\':
+			return false
+		case c == '"':
+			inString = !inString
+		case !inString && (c == 'e' || c == 'E') && i > 0 && '0' <= body[i-1] && body[i-1] <= '9':
+			return false
+		}
+	}
+	return utf8.Valid(body) && !secretKey(string(body))
 }
 
 func redactValue(key string, v any) any {

@@ -177,7 +177,7 @@ func (s *Server) commit(c *gin.Context, req writeRequest, buf *bufferedWriter) {
 	status := buf.Status()
 	entry := domain.AuditEntry{
 		Operation: req.op.ID, Method: c.Request.Method, Path: c.Request.URL.Path, Status: &status,
-		Summary: redactedSummary(c.Request.URL.Query(), st.Body),
+		Summary: redactedSummary(c.Request.URL, st.Body),
 	}
 	var extra []any
 	if req.op.Idempotent {
