@@ -462,8 +462,8 @@ func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fiel
 	if !ok {
 		return
 	}
-	var values map[string]json.RawMessage
-	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &values) != nil || values == nil {
+	values, ok := f.object(raw)
+	if !ok {
 		f.Fail(name, typeKey)
 		return
 	}
@@ -473,13 +473,13 @@ func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fiel
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		var fields map[string]json.RawMessage
 		prefix := f.prefix + name + "." + k + "."
-		if json.Unmarshal(values[k], &fields) != nil || fields == nil {
+		fields, ok := objectMembers(values[k])
+		if !ok {
 			f.errs.Fail(strings.TrimSuffix(prefix, "."), "field.object")
 			continue
 		}
-		declare(k, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
+		declare(k, &Fields{src: fields, errs: f.errs, prefix: prefix})
 	}
 }
 
