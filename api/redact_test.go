@@ -17,7 +17,7 @@ func TestSummaryOfABodyAsSentIsItsRedaction(t *testing.T) {
 	asSent := []string{
 		`{"internalCode":"A-1","name":"Butelka na żywność","massG":"24.5","stockTracked":true,"innerLengthMm":null}`,
 		"{ \"lines\" : [ {\"quantity\": 12.50, \"note\": \"<b>&</b>\"}, 1, -0, 3.25, false ],\n \"name\":\"x\"}",
-		`{"a":1,"a":2}`, `[]`, `"text"`, `{"description":"e1 E2 1e5 in a string"}`,
+		`{"a":1,"a":2}`, `[]`, `"text"`, `{"description":"e1 E2 1e5 in a string"}`, `{"note":"the token: Password"}`,
 	}
 	for _, body := range asSent {
 		require.True(t, nothingToRedact([]byte(body)), body)
