@@ -58,10 +58,10 @@ func (f *Fields) Items(name string, r Items, declare func(i int, item *Fields)) 
 	for i, raw := range entries {
 		prefix := f.prefix + name + "." + strconv.Itoa(i) + "."
 		if r.Shorthand != "" && len(raw) > 0 && raw[0] == '"' {
-			declare(i, &Fields{src: jsonSource{r.Shorthand: raw}, errs: f.errs, prefix: prefix, whole: r.Shorthand})
+			declare(i, &Fields{src: jsonSource{r.Shorthand: string(raw)}, errs: f.errs, prefix: prefix, whole: r.Shorthand})
 			continue
 		}
-		fields, ok := objectMembers(raw)
+		fields, ok := objectMembers(string(raw))
 		if !ok {
 			f.errs.Fail(prefix[:len(prefix)-1], "field.object")
 			continue

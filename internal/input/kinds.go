@@ -521,7 +521,7 @@ func (f *Fields) Refs(name string, dst *Opt[[]uuid.UUID], r Refs) {
 	out := []uuid.UUID{}
 	for i, v := range values {
 		var id Opt[uuid.UUID]
-		entry := &Fields{src: jsonSource{strconv.Itoa(i): v}, errs: f.errs, prefix: f.prefix + name + "."}
+		entry := &Fields{src: jsonSource{strconv.Itoa(i): string(v)}, errs: f.errs, prefix: f.prefix + name + "."}
 		entry.Ref(strconv.Itoa(i), &id, Ref{Required: true})
 		if id.Value != uuid.Nil && !slices.Contains(out, id.Value) {
 			out = append(out, id.Value)
