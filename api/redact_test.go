@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +39,16 @@ func TestSummaryOfABodyAsSentIsItsRedaction(t *testing.T) {
 	assert.Equal(t, `{"body":{"apiToken":"[REDACTED]","name":"x"}}`, string(redactedSummary(&url.URL{}, []byte(redacted[0]))))
 	assert.Equal(t, `{"body":{"name":"x"},"query":{"token":"[REDACTED]"}}`,
 		string(redactedSummary(&url.URL{RawQuery: "token=hunter2"}, []byte(`{"name":"x"}`))))
+}
+
+// A name holds a secret when, lowered, it contains a secret word.
+func TestSecretKeyFindsTheWordsInAnyCase(t *testing.T) {
+	lowered := func(name string) bool {
+		name = strings.ToLower(name)
+		return slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(name, w) })
+	}
+	for _, name := range []string{"apiToken", "TOKEN", "tok", "x-API-KEY", "api_Key", "apikey", "client_secret", "Passwd", "PassWord1",
+		"authorizationHeader", "credentials", "signatureV2", "massG", "name", "to\u212Aen", "ŻółćToken", "sign", "", "t", "apik"} {
+		assert.Equal(t, lowered(name), secretKey(name), name)
+	}
 }
