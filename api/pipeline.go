@@ -98,7 +98,9 @@ func adapt(h kit.HandlerFunc) gin.HandlerFunc {
 // X-Request-ID when it is a UUID, so that ERP logs correlate; else a fresh
 // one) and its locale.
 func (s *Server) withRequestState(c *gin.Context) {
-	st := kit.State(c)
+	// Every wait of the request on PostgreSQL is bounded, so a server
+	// that stops answering yields a 503 rather than a hung request.
+	st := kit.Start(c, database.WithTimeout(c.Request.Context(), s.Config.DatabaseTimeout))
 	// Spelled as net/http keys it, so the lookup makes no canonical copy.
 	st.ID = c.GetHeader("X-Request-Id")
 	if _, err := uuid.Parse(st.ID); err != nil {
@@ -106,9 +108,6 @@ func (s *Server) withRequestState(c *gin.Context) {
 	}
 	st.Locale = i18n.Parse(c.GetHeader("X-Locale"))
 	st.BaseURL = s.Config.PublicBaseURL
-	// Every wait of the request on PostgreSQL is bounded, so a server
-	// that stops answering yields a 503 rather than a hung request.
-	c.Request = c.Request.WithContext(database.WithTimeout(c.Request.Context(), s.Config.DatabaseTimeout))
 	h := c.Writer.Header()
 	h["X-Request-Id"] = []string{st.ID}
 	h["Content-Language"] = contentLanguage[st.Locale]

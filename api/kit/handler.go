@@ -56,7 +56,8 @@ func JSONBody[P input.Body](name string, newBody func() P, fn func(c *gin.Contex
 		body: &Body{Name: name, ContentType: "application/json", Schema: schema, Required: len(required) > 0},
 		run: func(c *gin.Context) error {
 			in := newBody()
-			if err := input.FromJSON(State(c).Body, in); err != nil {
+			// The pipeline reads only a valid JSON body (readBody).
+			if err := input.FromValidJSON(State(c).Body, in); err != nil {
 				return NewProblem(http.StatusUnprocessableEntity, CodeInvalidJSON, "error.json_object_expected")
 			}
 			err := fn(c, in)

@@ -1,6 +1,8 @@
 package kit
 
 import (
+	"context"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
@@ -32,19 +34,26 @@ type Request struct {
 	upload       *Upload // the form's stored file, until the write commits
 }
 
-const stateKey = "ppwr.request"
+// stateKey keys the request's state on its context.
+type stateKey struct{}
+
+// Start gives the request a new state on ctx, a context of its own: the
+// pipeline's first step. The state lives on the request's context, where
+// State finds it without the lock and the map of gin's keys, which every
+// step of the pipeline consulted.
+func Start(c *gin.Context, ctx context.Context) *Request {
+	r := &Request{Locale: i18n.Default}
+	c.Request = c.Request.WithContext(context.WithValue(ctx, stateKey{}, r))
+	return r
+}
 
 // State is the request's state; every request has one from its first
 // middleware on.
 func State(c *gin.Context) *Request {
-	if v, ok := c.Get(stateKey); ok {
-		if r, ok := v.(*Request); ok {
-			return r
-		}
+	if r, ok := c.Request.Context().Value(stateKey{}).(*Request); ok {
+		return r
 	}
-	r := &Request{Locale: i18n.Default}
-	c.Set(stateKey, r)
-	return r
+	return Start(c, c.Request.Context())
 }
 
 // Credential is the authenticated key's credential.

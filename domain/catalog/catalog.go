@@ -28,6 +28,9 @@ var (
 	ReuseTypes = []string{"single_use", "reusable", "refillable"}
 	// StockUnits are the spec's base units.
 	StockUnits = []string{"piece", "m", "m2", "kg", "l", "m3"}
+	// RefusedStockUnits are units refused with a message of their own:
+	// "pcs" is the usual slip for "piece".
+	RefusedStockUnits = map[string]string{"pcs": "field.stock_unit_pcs"}
 	// ComponentRoles name a component's part in the item.
 	ComponentRoles = []string{"body", "closure", "lid", "label", "sleeve", "liner", "seal", "handle", "insert", "cushioning", "tape", "strap", "other"}
 )

@@ -47,7 +47,7 @@ func (in *CatalogItemFields) declare(f *input.Fields, create bool) {
 	f.Enum("sourcingType", &in.SourcingType, input.Enum{Required: create, Values: SourcingTypes})
 	f.Decimal("massG", &in.MassG, input.Decimal{Required: create, Positive: true})
 	f.Code("mainMaterialCode", &in.MainMaterialCode, input.Code{Required: create, Known: dict.HasMaterial, Desc: "schema.material_code"})
-	f.Enum("stockUnit", &in.StockUnit, input.Enum{Required: create, Values: StockUnits, Refused: map[string]string{"pcs": "field.stock_unit_pcs"}})
+	f.Enum("stockUnit", &in.StockUnit, input.Enum{Required: create, Values: StockUnits, Refused: RefusedStockUnits})
 	f.Bool("stockTracked", &in.StockTracked, input.Bool{})
 	f.Enum("foodContactStatus", &in.FoodContactStatus, input.Enum{Required: create, Values: FoodContactStatuses})
 	f.Enum("reuseType", &in.ReuseType, input.Enum{Required: create, Values: ReuseTypes})

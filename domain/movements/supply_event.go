@@ -190,7 +190,7 @@ func (in *SupplyEventCreate) declareQuantityForm(f *input.Fields) {
 // declareUnit declares a base unit; whether the item converts it is the
 // command's check (unitConverts).
 func declareUnit(f *input.Fields, dst *input.Opt[string], required bool) {
-	f.Enum("unit", dst, input.Enum{Required: required, Values: catalog.StockUnits, Refused: map[string]string{"pcs": "field.stock_unit_pcs"}})
+	f.Enum("unit", dst, input.Enum{Required: required, Values: catalog.StockUnits, Refused: catalog.RefusedStockUnits})
 }
 
 // DeclareEventOn declares event_on: the real date of the activity, so

@@ -228,7 +228,7 @@ func (in *PackagingSystemLineInput) Declare(f *input.Fields) {
 	f.Ref("line", &in.Line, input.Ref{})
 	f.Ref("item", &in.Item, input.Ref{})
 	f.Decimal("quantity", &in.Quantity, input.Decimal{Positive: true})
-	f.Enum("unit", &in.Unit, input.Enum{Values: catalog.StockUnits, Refused: map[string]string{"pcs": "field.stock_unit_pcs"}})
+	f.Enum("unit", &in.Unit, input.Enum{Values: catalog.StockUnits, Refused: catalog.RefusedStockUnits})
 	f.Enum("role", &in.Role, input.Enum{Values: LineRoles})
 	f.Bool("outer_packaging", &in.OuterPackaging, input.Bool{})
 }

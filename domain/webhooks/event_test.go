@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -69,5 +70,19 @@ func TestEventCatalogueIsUniqueAndFlat(t *testing.T) {
 			assert.Contains(t, []reflect.Kind{reflect.String, reflect.Int, reflect.Bool, reflect.Array}, f.Kind(),
 				"%s.%s: events carry ids and scalars only", p.EventType(), v.Field(i).Name)
 		}
+	}
+}
+
+// An event's body is its EventEnvelope as encoding/json writes it, for
+// every type of the catalogue.
+func TestNewEventBodyIsItsEnvelope(t *testing.T) {
+	org := uuid.New()
+	for _, p := range webhooks.EventCatalogue {
+		e, err := domain.NewEvent(org, p)
+		require.NoError(t, err)
+		want, err := json.Marshal(domain.EventEnvelope{ID: e.ID, Type: e.Type, SchemaVersion: domain.EventSchemaVersion,
+			OrganizationID: org, CreatedAt: e.CreatedAt, Data: p})
+		require.NoError(t, err)
+		assert.Equal(t, string(want), e.Body, p.EventType())
 	}
 }

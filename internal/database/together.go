@@ -86,7 +86,8 @@ func execWith(ctx context.Context, db *gorm.DB, queries [][]Statement) error {
 	var (
 		sql    strings.Builder
 		vars   = make([]any, 0, params)
-		number []byte
+		digits [20]byte
+		number = digits[:0]
 	)
 	sql.Grow(size)
 	for i, q := range queries {
@@ -95,12 +96,17 @@ func execWith(ctx context.Context, db *gorm.DB, queries [][]Statement) error {
 		} else {
 			sql.WriteString(", ")
 		}
-		sql.WriteString("w" + strconv.Itoa(i) + " AS (")
+		// Written piece by piece: concatenated, each piece was copied twice.
+		sql.WriteByte('w')
+		number = strconv.AppendInt(number[:0], int64(i), 10)
+		sql.Write(number)
+		sql.WriteString(" AS (")
 		if q[0].plan == nil {
 			renumber(&sql, q[0].SQL, len(vars))
 			vars = append(vars, q[0].Vars...)
 		} else {
-			sql.WriteString(q[0].plan.into + " VALUES ")
+			sql.WriteString(q[0].plan.into)
+			sql.WriteString(" VALUES ")
 			for r, row := range q {
 				if r > 0 {
 					sql.WriteString(", ")

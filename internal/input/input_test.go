@@ -1,6 +1,7 @@
 package input
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -124,9 +125,37 @@ func TestPlainStringsReadAsDecoded(t *testing.T) {
 		var want string
 		wantErr := json.Unmarshal([]byte(raw), &want)
 		var errs Errors
-		f := &Fields{src: jsonSource{"name": json.RawMessage(raw)}, errs: &errs}
+		f := &Fields{src: jsonSource{"name": raw}, errs: &errs}
 		s, ok := f.text("name", raw, "field.string")
 		assert.Equal(t, wantErr == nil, ok, raw)
 		assert.Equal(t, want, s, raw)
 	}
+}
+
+// objectMembers finds what decoding into a map of raw messages finds, for
+// any input, around which it allows any space, as binding always did.
+func FuzzObjectMembers(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, ` { "a" : 1 , "b":[1,{"c":"}"}], "d":{"e":[]} ,"f":"x\"y","g":null,"h":true,"i":-1.5e3} `,
+		`{"a":1,"a":2}`, `{"\u006eame":"x","na\\me":"y","\xff":1,"ż":2}`, `[]`, `null`, `"x"`, `{`, `{"a":1}x`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		var want map[string]json.RawMessage
+		trimmed := bytes.TrimSpace(obj)
+		wantOK := json.Unmarshal(trimmed, &want) == nil && want != nil
+		var got jsonSource
+		ok := json.Valid(trimmed)
+		if ok {
+			got, ok = objectMembers(string(trimmed))
+		}
+		require.Equal(t, wantOK, ok)
+		if ok {
+			require.Len(t, got, len(want))
+			for name, value := range want {
+				require.Equal(t, string(value), got[name], name)
+			}
+		}
+	})
 }

@@ -58,15 +58,15 @@ func (f *Fields) Items(name string, r Items, declare func(i int, item *Fields)) 
 	for i, raw := range entries {
 		prefix := f.prefix + name + "." + strconv.Itoa(i) + "."
 		if r.Shorthand != "" && len(raw) > 0 && raw[0] == '"' {
-			declare(i, &Fields{src: jsonSource{r.Shorthand: raw}, errs: f.errs, prefix: prefix, whole: r.Shorthand})
+			declare(i, &Fields{src: jsonSource{r.Shorthand: string(raw)}, errs: f.errs, prefix: prefix, whole: r.Shorthand})
 			continue
 		}
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(raw, &fields) != nil || fields == nil {
+		fields, ok := objectMembers(string(raw))
+		if !ok {
 			f.errs.Fail(prefix[:len(prefix)-1], "field.object")
 			continue
 		}
-		declare(i, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
+		declare(i, &Fields{src: fields, errs: f.errs, prefix: prefix})
 	}
 	return len(entries)
 }
@@ -97,11 +97,11 @@ func (f *Fields) Object(name string, r Object, declare func(inner *Fields)) bool
 	if !ok {
 		return false
 	}
-	var fields map[string]json.RawMessage
-	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &fields) != nil || fields == nil {
+	fields, ok := f.object(raw)
+	if !ok {
 		f.Fail(name, "field.object")
 		return false
 	}
-	declare(&Fields{src: jsonSource(fields), errs: f.errs, prefix: f.prefix + name + "."})
+	declare(&Fields{src: fields, errs: f.errs, prefix: f.prefix + name + "."})
 	return true
 }

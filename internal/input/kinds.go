@@ -462,8 +462,8 @@ func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fiel
 	if !ok {
 		return
 	}
-	var values map[string]json.RawMessage
-	if !f.src.isJSON() || json.Unmarshal([]byte(raw), &values) != nil || values == nil {
+	values, ok := f.object(raw)
+	if !ok {
 		f.Fail(name, typeKey)
 		return
 	}
@@ -473,13 +473,13 @@ func (f *Fields) Each(name, typeKey string, declare func(key string, value *Fiel
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		var fields map[string]json.RawMessage
 		prefix := f.prefix + name + "." + k + "."
-		if json.Unmarshal(values[k], &fields) != nil || fields == nil {
+		fields, ok := objectMembers(values[k])
+		if !ok {
 			f.errs.Fail(strings.TrimSuffix(prefix, "."), "field.object")
 			continue
 		}
-		declare(k, &Fields{src: jsonSource(fields), errs: f.errs, prefix: prefix})
+		declare(k, &Fields{src: fields, errs: f.errs, prefix: prefix})
 	}
 }
 
@@ -521,7 +521,7 @@ func (f *Fields) Refs(name string, dst *Opt[[]uuid.UUID], r Refs) {
 	out := []uuid.UUID{}
 	for i, v := range values {
 		var id Opt[uuid.UUID]
-		entry := &Fields{src: jsonSource{strconv.Itoa(i): v}, errs: f.errs, prefix: f.prefix + name + "."}
+		entry := &Fields{src: jsonSource{strconv.Itoa(i): string(v)}, errs: f.errs, prefix: f.prefix + name + "."}
 		entry.Ref(strconv.Itoa(i), &id, Ref{Required: true})
 		if id.Value != uuid.Nil && !slices.Contains(out, id.Value) {
 			out = append(out, id.Value)
