@@ -103,7 +103,7 @@ func (s *Server) withRequestState(c *gin.Context) {
 	st := kit.Start(c, database.WithTimeout(c.Request.Context(), s.Config.DatabaseTimeout))
 	// Spelled as net/http keys it, so the lookup makes no canonical copy.
 	st.ID = c.GetHeader("X-Request-Id")
-	if _, err := uuid.Parse(st.ID); err != nil {
+	if st.ID == "" || uuid.Validate(st.ID) != nil {
 		st.ID = uuid.NewString()
 	}
 	st.Locale = i18n.Parse(c.GetHeader("X-Locale"))

@@ -34,7 +34,9 @@ func Tenant(ctx context.Context, db *gorm.DB, orgID uuid.UUID) *gorm.DB {
 // Find reads the organization's record id of type T (ErrNotFound
 // otherwise).
 func Find[T any](ctx context.Context, db *gorm.DB, orgID, id uuid.UUID) (*T, error) {
-	return Take[T](Tenant(ctx, db, orgID).Where("id = ?", id))
+	// One condition where Tenant and a second Where would build two: this
+	// is the API's most frequent read.
+	return Take[T](db.WithContext(ctx).Where("organization_id = ? AND id = ?", orgID, id))
 }
 
 // FindOfItem reads the organization's record id of type T that belongs
