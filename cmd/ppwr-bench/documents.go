@@ -251,7 +251,7 @@ func (c *documentClient) awaitStatus(id, want string) error {
 // proposals are written in one transaction, so the first seen are all.
 func (c *documentClient) analyze(version string) (int, error) {
 	var queued struct{ Analysis int }
-	if err := c.do(http.MethodPost, "/document-versions/"+version+"/analyze", strings.NewReader("{}"), "application/json", http.StatusOK, &queued); err != nil {
+	if err := c.do(http.MethodPost, "/document-versions/"+version+"/analyze", strings.NewReader("{}"), "application/json", http.StatusAccepted, &queued); err != nil {
 		return 0, err
 	}
 	deadline := time.Now().Add(documentTimeout)
