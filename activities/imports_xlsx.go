@@ -36,14 +36,15 @@ const (
 // bench's 100k-row XLSX preview the worker's live heap stayed at 11 to
 // 20 MB, so at GOGC's 100 the collector ran some 140 times, and each run
 // slows the reading, the preview's slowest stage, besides its own CPU.
-// At 200 the preview took some 0.45 s less of the worker's CPU (3.6 s
-// against 4.1 s) and its heap stayed under the apply's (the worker's
-// peak 115 MB against 112); at 300 and 400 it took 0.6 to 0.7 s less,
-// but the worker peaked at 148 to 173 MB, against the target's 150. Set
-// for the whole worker (GOGC), it would raise the heap of all it runs:
-// the bulk assessment's, whose worker peaks at 76 to 87 MB against its
-// 100, the applies' and the BDO render's. A memory limit (GOMEMLIMIT, as
-// docker/compose.yaml gives the worker) bounds the heap meanwhile.
+// At 200 the preview took some 0.35 s less of the worker's CPU (medians
+// 3.74 s against 4.09 s), the worker peaking at 115 to 135 MB against
+// 109 to 116; at 300 and 400 it took 3.4 to 4.0 s, but the worker
+// peaked at 148 to 173 MB against the target's 150 (README,
+// "Benchmarks"). Set for the whole worker (GOGC), it would raise the
+// heap of all it runs: the bulk assessment's, whose worker peaks at 76
+// to 87 MB against its 100, the applies' and the BDO render's. A memory
+// limit (GOMEMLIMIT, as docker/compose.yaml gives the worker) bounds the
+// heap meanwhile.
 const xlsxGCPercent = 200
 
 // sheetsRead counts the sheets being read, so that GOGC is raised while
