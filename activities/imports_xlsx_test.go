@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,4 +229,29 @@ func writeWorkbook(t *testing.T, path string, n int, row func(int) []string) {
 	require.NoError(t, sst.Flush())
 	require.NoError(t, z.Close())
 	require.NoError(t, out.Close())
+}
+
+// gogc is the garbage collector's GOGC now.
+func gogc() int64 {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
+
+// GOGC is raised while any sheet is read and set back after the last is
+// closed; a higher GOGC is left alone.
+func TestReadingSheetsRaisesGOGCUntilTheLastIsClosed(t *testing.T) {
+	for _, before := range []int{100, xlsxGCPercent * 2} {
+		prev := debug.SetGCPercent(before)
+		first, err := openFixture(t, "")
+		require.NoError(t, err)
+		second, err := openFixture(t, "")
+		require.NoError(t, err)
+		assert.Equal(t, int64(max(before, xlsxGCPercent)), gogc())
+		require.NoError(t, first.Close())
+		assert.Equal(t, int64(max(before, xlsxGCPercent)), gogc(), "another sheet is still read")
+		require.NoError(t, second.Close())
+		assert.Equal(t, int64(before), gogc())
+		debug.SetGCPercent(prev)
+	}
 }
