@@ -40,7 +40,7 @@ func BenchmarkAssessRun(b *testing.B) {
 	if err := cloneItem(ctx, db, org, template, benchRunItems); err != nil {
 		b.Fatal(err)
 	}
-	perItem := func(b *testing.B, assess func(b *testing.B) int) {
+	measure := func(b *testing.B, assess func(b *testing.B) int) {
 		var used cpuUse
 		items := 0
 		for b.Loop() {
@@ -54,10 +54,10 @@ func BenchmarkAssessRun(b *testing.B) {
 	}
 	b.Run("run", func(b *testing.B) {
 		a := &activities.Assessments{DB: db}
-		perItem(b, func(b *testing.B) int { return benchRun(b, db, a, org) })
+		measure(b, func(b *testing.B) int { return benchRun(b, db, a, org) })
 	})
 	b.Run("loop", func(b *testing.B) {
-		perItem(b, func(b *testing.B) int {
+		measure(b, func(b *testing.B) int {
 			if _, err := bareRun(ctx, db, org, benchRunItems); err != nil {
 				b.Fatal(err)
 			}
