@@ -53,6 +53,10 @@ func (a *Assessments) AssessBatch(ctx context.Context, in assessments.Assessment
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
+	assessed, err := assessments.RunItemsDone(ctx, a.DB, run, ids)
+	if err != nil {
+		return 0, err
+	}
 	var done atomic.Int64
 	progress, statistics := assessments.TrackRun(a.DB, run), assessments.NewReuseStatisticsCache()
 	g, gctx := errgroup.WithContext(ctx)
@@ -60,9 +64,11 @@ func (a *Assessments) AssessBatch(ctx context.Context, in assessments.Assessment
 	for _, id := range ids {
 		g.Go(func() error {
 			w := systemUnit(gctx, a.DB, in.OrganizationID)
-			if _, err := assessments.AssessRunItem(w, run, id, statistics); err != nil {
-				w.Rollback()
-				return err
+			if !assessed[id] {
+				if err := assessments.AssessRunItem(w, run, id, statistics); err != nil {
+					w.Rollback()
+					return err
+				}
 			}
 			if err := domain.Commit(w, domain.AuditEntry{Operation: "runAssessments"}); err != nil && !assessments.RunItemDone(err) {
 				return err

@@ -8,6 +8,7 @@ import (
 	"gorm.io/datatypes"
 	"gorm.io/gorm/clause"
 
+	"ppwr/internal/database"
 	"ppwr/internal/work"
 )
 
@@ -144,8 +145,15 @@ func ResolveIssuesOf(w *work.Unit, kind string, subjects []uuid.UUID, resolution
 	if len(subjects) == 0 {
 		return nil
 	}
+	// Planned for its subjects on each run: the pool's prepared statement
+	// settled on a generic plan while the table was small (a bulk run's
+	// first items), which probed the organization's index and read every
+	// open issue of the organization, ever more as the run went on.
+	tx := w.Tx()
 	var resolved []uuid.UUID
-	err := w.Tx().Raw(resolveOpenIssues, IssueResolved, Now(), resolution, w.Organization(), kind, subjects).Scan(&resolved).Error
+	err := database.PlannedForValues(tx, func() error {
+		return tx.Raw(resolveOpenIssues, IssueResolved, Now(), resolution, w.Organization(), kind, subjects).Scan(&resolved).Error
+	})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"ppwr/internal/testenv"
+	"ppwr/internal/work"
 )
 
 // A resolve finds the open issues of its subjects by the index, whatever
@@ -38,4 +40,24 @@ func TestResolveFindsSubjectsByIndexWithStaleStatistics(t *testing.T) {
 		assert.NotContains(t, text, "Rows Removed by Filter", text)
 		return gorm.ErrInvalidTransaction // roll back
 	}), gorm.ErrInvalidTransaction)
+}
+
+// Each resolve is planned for its own subjects: the pool's prepared
+// statement, run on one connection while the table was small, settled on
+// a generic plan that read every open issue of the organization, and kept
+// it while a bulk assessment run filled the table.
+func TestResolveIsPlannedForItsSubjects(t *testing.T) {
+	db := testenv.DB(t)
+	org := NewID()
+	require.NoError(t, db.Exec(`INSERT INTO organizations (id, name, slug) VALUES (?, 'Plan', ?)`, org, "plan-"+org.String()[24:]).Error)
+	w := work.New(context.Background(), db, work.Actor{Kind: work.ActorSystem, OrganizationID: org})
+	defer w.Rollback()
+	for range 10 {
+		require.NoError(t, ResolveIssuesOf(w, IssueRuleFinding, []uuid.UUID{uuid.New(), uuid.New()}, "issue.resolved_by_assessment"))
+	}
+	var plans struct{ Generic, Custom int }
+	require.NoError(t, w.Tx().Raw(`SELECT coalesce(sum(generic_plans), 0) AS generic, coalesce(sum(custom_plans), 0) AS custom
+		FROM pg_prepared_statements WHERE statement LIKE 'UPDATE compliance_issues SET status%'`).Scan(&plans).Error)
+	assert.Zero(t, plans.Generic)
+	assert.GreaterOrEqual(t, plans.Custom, 10)
 }

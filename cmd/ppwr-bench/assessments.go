@@ -82,11 +82,14 @@ func runAssessments() error {
 	if err := cloneItem(ctx, st.db, st.org, template, bulkItems+bareItems); err != nil {
 		return fmt.Errorf("clone items: %w", err)
 	}
+	loopBefore := cpuNow(st.db)
 	bare, err := bareRun(ctx, st.db, st.org, bareItems)
 	if err != nil {
 		return err
 	}
+	loopUsed := cpuNow(st.db).sub(loopBefore)
 	line(fmt.Sprintf("%d items in a plain loop (baseline)", bareItems), "-", fmt.Sprintf("%.0f items/s", float64(bareItems)/bare.Seconds()), "")
+	line("  CPU per item", "-", fmt.Sprintf("this process %s, PostgreSQL %s", perItem(loopUsed.process, bareItems), perItem(loopUsed.database, bareItems)), "")
 
 	if err := st.worker.resetPeak(); err != nil {
 		return err
@@ -95,7 +98,7 @@ func runAssessments() error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
+	start, runBefore := time.Now(), cpuOf(st.worker, st.db)
 	for {
 		var r assessments.AssessmentRun
 		if err := st.db.Take(&r, "id = ?", run.ID).Error; err != nil {
@@ -112,7 +115,7 @@ func runAssessments() error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	took := time.Since(start)
+	took, runUsed := time.Since(start), cpuOf(st.worker, st.db).minus(runBefore)
 	peak, err := st.worker.status("VmHWM")
 	if err != nil {
 		return err
@@ -122,8 +125,14 @@ func runAssessments() error {
 	line(fmt.Sprintf("bulk run, %d items", run.Total), fmt.Sprintf("<= %s, >= loop, < %s", scaled.Round(100*time.Millisecond), mb(bulkMaxRSS)),
 		fmt.Sprintf("%s, %.0f items/s, worker peak %s", took.Round(100*time.Millisecond), rate, mb(peak)),
 		verdict(took <= scaled && rate >= loopRate && peak < bulkMaxRSS))
+	line("  CPU per item", "-", fmt.Sprintf("worker %s, PostgreSQL %s", perItem(runUsed.worker, run.Total), perItem(runUsed.postgres, run.Total)), "")
 	fmt.Println()
 	return nil
+}
+
+// perItem is a CPU time spent on n items, per item.
+func perItem(d time.Duration, n int) string {
+	return (d / time.Duration(max(n, 1))).Round(time.Microsecond).String()
 }
 
 func p50p99(r result, runs int) string {

@@ -144,21 +144,30 @@ func NextRunItems(ctx context.Context, db *gorm.DB, run *AssessmentRun, limit in
 	return ids, q.Pluck("id", &ids).Error
 }
 
-// AssessRunItem assesses one item for the run, unless the run already
-// did (a retried batch): it reports whether it assessed it. The items of
-// a batch share statistics.
-func AssessRunItem(w *work.Unit, run *AssessmentRun, itemID uuid.UUID, statistics *ReuseStatisticsCache) (bool, error) {
-	var done bool
-	if err := w.Tx().Raw(`SELECT EXISTS (SELECT 1 FROM assessments WHERE run_id = ? AND catalog_item_id = ?)`, run.ID, itemID).
-		Scan(&done).Error; err != nil || done {
-		return false, err
+// RunItemsDone are the items of ids the run has assessed already, in
+// one query for a batch: a batch retried after a crash skips them.
+func RunItemsDone(ctx context.Context, db *gorm.DB, run *AssessmentRun, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	var found []uuid.UUID
+	if err := db.WithContext(ctx).Raw(`SELECT catalog_item_id FROM assessments WHERE run_id = ? AND catalog_item_id IN ?`, run.ID, ids).
+		Scan(&found).Error; err != nil {
+		return nil, err
 	}
+	done := make(map[uuid.UUID]bool, len(found))
+	for _, id := range found {
+		done[id] = true
+	}
+	return done, nil
+}
+
+// AssessRunItem assesses one item for the run, one RunItemsDone did not
+// find. The items of a batch share statistics.
+func AssessRunItem(w *work.Unit, run *AssessmentRun, itemID uuid.UUID, statistics *ReuseStatisticsCache) error {
 	in := &AssessmentCreate{Item: input.Of(itemID), Date: input.Of(run.AssessedOn), run: &run.ID, statistics: statistics}
 	if run.RuleSet != nil {
 		in.RuleSets = input.Of([]string{*run.RuleSet})
 	}
 	_, err := CreateAssessment(w, in)
-	return err == nil, err
+	return err
 }
 
 // RunItemDone tells a failed commit of AssessRunItem that only found the

@@ -12,3 +12,18 @@ import "gorm.io/gorm"
 func PlanForValues(tx *gorm.DB) error {
 	return tx.Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error
 }
+
+// PlannedForValues runs query with its transaction's statements planned
+// for their values (PlanForValues), and the statements after it planned
+// as before: a statement that would otherwise settle on a generic plan
+// too early, while its table was small, keeps that plan for the life of
+// the connection.
+func PlannedForValues(tx *gorm.DB, query func() error) error {
+	if err := PlanForValues(tx); err != nil {
+		return err
+	}
+	if err := query(); err != nil {
+		return err
+	}
+	return tx.Exec("SET LOCAL plan_cache_mode TO DEFAULT").Error
+}
