@@ -15,15 +15,20 @@ func PlanForValues(tx *gorm.DB) error {
 
 // PlannedForValues runs query with its transaction's statements planned
 // for their values (PlanForValues), and the statements after it planned
-// as before: a statement that would otherwise settle on a generic plan
+// as they were before, even when the transaction had called PlanForValues
+// itself: a statement that would otherwise settle on a generic plan
 // too early, while its table was small, keeps that plan for the life of
 // the connection.
 func PlannedForValues(tx *gorm.DB, query func() error) error {
-	if err := PlanForValues(tx); err != nil {
+	var before string
+	// Evaluated in the order written, so before is the value set_config
+	// replaces.
+	if err := tx.Raw("SELECT current_setting('plan_cache_mode'), set_config('plan_cache_mode', 'force_custom_plan', true)").
+		Row().Scan(&before, new(string)); err != nil {
 		return err
 	}
 	if err := query(); err != nil {
 		return err
 	}
-	return tx.Exec("SET LOCAL plan_cache_mode TO DEFAULT").Error
+	return tx.Exec("SELECT set_config('plan_cache_mode', ?, true)", before).Error
 }
