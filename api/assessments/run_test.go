@@ -11,8 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/testsuite"
 
+	"ppwr/activities"
 	"ppwr/api/apitest"
+	"ppwr/domain"
 	"ppwr/domain/assessments"
 	"ppwr/internal/testenv"
 	"ppwr/worker"
@@ -91,4 +94,43 @@ func TestABulkRunSurvivesAWorkerRestart(t *testing.T) {
 		desc, err := c.DescribeWorkflowExecution(ctx, "assessment-run/"+run.ID.String(), "")
 		return err == nil && desc.WorkflowExecutionInfo.Status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	}, time.Minute, 50*time.Millisecond, "the run's workflow completes")
+}
+
+// A batch retried after its items committed but before the run moved past
+// it (the worker died in between) assesses none of them again.
+func TestARetriedBatchSkipsTheItemsItAssessed(t *testing.T) {
+	a := apitest.New(t)
+	tn := a.NewTenant(apitest.TenantSpec{})
+	const items = 3
+	for range items {
+		res := a.Do(apitest.Req{Method: http.MethodPost, Path: tn.Path("/catalog-items"), Token: tn.Token,
+			Headers: map[string]string{"Idempotency-Key": apitest.IdemKey()},
+			Body: map[string]any{"internalCode": "RETRY-" + uuid.NewString()[:8], "name": "Karton", "sourcingType": "purchased",
+				"massG": "120", "mainMaterialCode": "PAPER_CARDBOARD", "stockUnit": "piece", "reuseType": "single_use",
+				"foodContactStatus": "not_food_contact"}})
+		require.Equal(t, http.StatusCreated, res.Code, res.Body.String())
+	}
+	run, err := assessments.StartAssessmentRun(context.Background(), a.DB, tn.Org, "")
+	require.NoError(t, err)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	act := &activities.Assessments{DB: a.DB}
+	env.RegisterActivity(act)
+	in := assessments.AssessmentRunInput{Org: domain.OrgOf(tn.Org), RunID: run.ID}
+	batch := func() int {
+		res, err := env.ExecuteActivity(act.AssessBatch, in)
+		require.NoError(t, err)
+		var n int
+		require.NoError(t, res.Get(&n))
+		return n
+	}
+	require.Equal(t, items, batch())
+	require.NoError(t, a.DB.Exec(`UPDATE assessment_runs SET last_item = NULL WHERE id = ?`, run.ID).Error)
+	assert.Equal(t, items, batch(), "the retry reads the same batch")
+
+	var counts []int
+	require.NoError(t, a.DB.Model(&assessments.Assessment{}).Where("run_id = ?", run.ID).Group("catalog_item_id").
+		Pluck("count(*)", &counts).Error)
+	assert.Equal(t, []int{1, 1, 1}, counts, "each item assessed once")
+	assert.Zero(t, batch(), "nothing left after the batch")
 }
