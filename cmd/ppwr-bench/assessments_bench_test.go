@@ -49,8 +49,7 @@ func BenchmarkAssessRun(b *testing.B) {
 			used = used.add(cpuNow(db).sub(before))
 		}
 		b.ReportMetric(float64(items)/b.Elapsed().Seconds(), "items/s")
-		b.ReportMetric(float64(used.process.Microseconds())/float64(items), "process-µs/item")
-		b.ReportMetric(float64(used.database.Microseconds())/float64(items), "postgres-µs/item")
+		reportCPU(b, used, items, "item")
 	}
 	b.Run("run", func(b *testing.B) {
 		a := &activities.Assessments{DB: db}

@@ -103,10 +103,15 @@ func benchAgainstBare(b *testing.B, engine http.Handler, db *gorm.DB, s scenario
 				}
 			}
 		})
-		used := cpuNow(db).sub(before)
-		b.ReportMetric(float64(used.process.Microseconds())/float64(b.N), "process-µs/op")
-		b.ReportMetric(float64(used.database.Microseconds())/float64(b.N), "postgres-µs/op")
+		reportCPU(b, cpuNow(db).sub(before), b.N, "op")
 	}
 	b.Run("ppwr", func(b *testing.B) { run(b, engine, s.fullRequest) })
 	b.Run("bare", func(b *testing.B) { run(b, bare, s.bare[0].request) })
+}
+
+// reportCPU reports the CPU time used of this process and of PostgreSQL
+// per unit, over n of them.
+func reportCPU(b *testing.B, used cpuUse, n int, unit string) {
+	b.ReportMetric(float64(used.process.Microseconds())/float64(n), "process-µs/"+unit)
+	b.ReportMetric(float64(used.database.Microseconds())/float64(n), "postgres-µs/"+unit)
 }
